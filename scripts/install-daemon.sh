@@ -184,6 +184,10 @@ mkdir -p "$stage/shared" "$stage/daemon" "$stage/packs"
 cp -r "$repo/packages/shared/package.json" "$repo/packages/shared/dist" "$stage/shared/"
 cp -r "$repo/proto" "$stage/shared/proto" # the packaged layout: proto/ beside dist/
 cp -r "$repo/packages/daemon/package.json" "$repo/packages/daemon/dist" "$stage/daemon/"
+# The native spawner is compiled on the machine by the package's install script (needs cc; without
+# one the daemon starts commands through its Node spawner).
+mkdir -p "$stage/daemon/native"
+cp "$repo/packages/daemon/native/spawner.c" "$repo/packages/daemon/native/build.mjs" "$stage/daemon/native/"
 (cd "$stage/packs" && npm pack --silent "$stage/shared" "$stage/daemon" >/dev/null)
 
 step "installing into $prefix"

@@ -3,12 +3,14 @@
 # small X programs the example tasks run and the tests use as independent witnesses (xterm, xedit
 # and xclock from x11-apps, xdotool, xclip); Python with grpcio and protoc for the test that calls
 # the daemon from a client that is not Pincer's (python3 also serves the notebook example);
-# ImageMagick for the screenshot-desktop capture fallback and the image example.
+# ImageMagick for the screenshot-desktop capture fallback and the image example; gcc for the
+# daemon's native spawner (built by npm ci).
 # Installs only what is missing; needs root (or sudo).
 set -euo pipefail
 packages=(
   xvfb xauth x11-xserver-utils x11-utils x11-apps xterm xdotool xclip
   python3 python3-grpcio protobuf-compiler protobuf-compiler-grpc imagemagick openssl systemd
+  gcc libc6-dev
 )
 # `install-system-deps.sh bench` adds what npm run bench compares against (sshd for ssh/scp).
 [ "${1:-}" = "bench" ] && packages+=(openssh-server openssh-client)

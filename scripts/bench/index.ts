@@ -4,6 +4,7 @@
  * content. Prints Markdown tables (operation, p50, p95, peer, ratio). Machines here are noisy:
  * read the medians and the ratios measured in the same run, not single figures.
  */
+import { chooseSpawner } from "../../packages/daemon/src/drivers/spawner.js";
 import { spawnDaemon } from "../../test/fixtures/daemon.js";
 import { startXvfb } from "../../test/fixtures/xvfb.js";
 import { inputRows } from "./inputBench.js";
@@ -22,7 +23,8 @@ const suites = new Set(asked.length ? asked : all);
 const xs = await startXvfb({ width: WIDTH, height: HEIGHT });
 // libnut in this process (the in-process figures) opens the display named by DISPLAY.
 process.env.DISPLAY = xs.display;
-const daemon = await spawnDaemon({ display: xs.display, args: ["--quiet"] });
+// The built daemon, as installed (`npm run bench` builds first).
+const daemon = await spawnDaemon({ display: xs.display, args: ["--quiet"], built: true });
 const ssh = suites.has("process") || suites.has("transfer") ? await startSshPeer() : undefined;
 let removeScene: (() => Promise<void>) | undefined;
 
@@ -40,7 +42,7 @@ try {
     );
   }
   if (suites.has("process")) {
-    console.log("## Processes\n");
+    console.log(`## Processes\n\ncommands start through the ${chooseSpawner()} spawner (PINCER_SPAWNER=node|native to compare)\n`);
     printTable(await processRows(daemon.env, ssh));
     console.log("For scale (earlier, not this run): a peer's HTTP /execute took 4.2–4.9 ms.\n");
   }

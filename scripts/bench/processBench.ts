@@ -3,30 +3,67 @@ import { promisify } from "node:util";
 import { execa } from "execa";
 import type { Env } from "../../packages/controller/src/index.js";
 import type { SshPeer } from "./sshPeer.js";
-import { measure, type Row } from "./stats.js";
+import { measure, summarize, type Row } from "./stats.js";
 
 const run = promisify(execFile);
 
-/** run(["true"]) through the daemon against the local spawn floor, execa, and ssh. */
+const ROUNDS = 5;
+const PER_ROUND = 80;
+
+/** Spawn times of `true` in a fresh, small Node process: `n` timed after 30 untimed. */
+async function freshSpawnTimes(n: number): Promise<number[]> {
+  const script = `const {spawn}=require("child_process");const t=[];(async()=>{for(let i=0;i<${n + 30};i++){const s=performance.now();await new Promise(r=>spawn("true").once("exit",r));if(i>=30)t.push(performance.now()-s)}console.log(JSON.stringify(t))})()`;
+  return JSON.parse((await run(process.execPath, ["-e", script])).stdout) as number[];
+}
+
+async function times(n: number, fn: () => Promise<unknown>): Promise<number[]> {
+  const t: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const s = performance.now();
+    await fn();
+    t.push(performance.now() - s);
+  }
+  return t;
+}
+
+/**
+ * run(["true"]) through the daemon against the local spawn floor, execa, and ssh. The floor and
+ * the daemon are measured in alternating rounds, so a machine that gets slower or faster during
+ * the run moves both.
+ */
 export async function processRows(env: Env, ssh: SshPeer | undefined): Promise<Row[]> {
   // The floor in a fresh, small Node process: fork time grows with the parent's resident memory,
   // and this benchmark process is large by now (screenshots), so its own spawns are slower.
-  const script = `const {spawn}=require("child_process");const t=[];(async()=>{for(let i=0;i<230;i++){const s=performance.now();await new Promise(r=>spawn("true").once("exit",r));if(i>=30)t.push(performance.now()-s)}t.sort((a,b)=>a-b);console.log(JSON.stringify({p50:t[100],p95:t[190],n:t.length}))})()`;
-  const fresh = JSON.parse((await run(process.execPath, ["-e", script])).stdout) as { p50: number; p95: number; n: number };
+  const floor: number[] = [];
+  const ours: number[] = [];
+  const rpc: number[] = [];
+  await times(50, () => env.process.run(["true"])); // warm-up (JIT, connection)
+  await times(50, () => env.process.list());
+  for (let r = 0; r < ROUNDS; r++) {
+    floor.push(...(await freshSpawnTimes(PER_ROUND)));
+    ours.push(...(await times(PER_ROUND, () => env.process.run(["true"]))));
+    rpc.push(...(await times(PER_ROUND, () => env.process.list())));
+  }
+  const fresh = summarize(floor);
+  const oursS = summarize(ours);
   const bare = await measure(200, () => new Promise<void>((resolve, reject) => spawn("true").once("exit", () => resolve()).once("error", reject)));
   const viaExeca = await measure(200, () => execa("true"));
-  const ours = await measure(200, () => env.process.run(["true"]));
   const rows: Row[] = [
     { operation: "spawn `true` from a fresh small Node process, the floor", ours: fresh },
     { operation: "spawn `true` from this (large) benchmark process", ours: bare },
     { operation: "spawn `true` from this process with execa", ours: viaExeca },
-    { operation: 'env.process.run(["true"]) over gRPC', ours, goal: `p50 ≤ 4 ms and ≤ 1.5 ms above the floor (here ${ours.p50 - fresh.p50 >= 0 ? "+" : ""}${(ours.p50 - fresh.p50).toFixed(2)} ms)` },
+    { operation: "gRPC round trip without a command (env.process.list())", ours: summarize(rpc) },
+    {
+      operation: 'env.process.run(["true"]) over gRPC',
+      ours: oursS,
+      goal: `p50 ≤ 4 ms and ≤ 1.5 ms above the floor (here ${oursS.p50 - fresh.p50 >= 0 ? "+" : ""}${(oursS.p50 - fresh.p50).toFixed(2)} ms)`,
+    },
   ];
   if (ssh) {
-    rows.push({ operation: 'env.process.run(["true"]) vs ssh', ours, peer: { name: "ssh host true", sample: await measure(20, () => run("ssh", [...ssh.sshArgs, ssh.target, "true"]), 2) } });
+    rows.push({ operation: 'env.process.run(["true"]) vs ssh', ours: oursS, peer: { name: "ssh host true", sample: await measure(20, () => run("ssh", [...ssh.sshArgs, ssh.target, "true"]), 2) } });
     rows.push({
       operation: 'env.process.run(["true"]) vs ssh (multiplexed)',
-      ours,
+      ours: oursS,
       peer: { name: "ssh -o ControlMaster host true", sample: await measure(40, () => run("ssh", [...ssh.sshMuxArgs, ssh.target, "true"]), 3) },
     });
   }

@@ -125,6 +125,8 @@ describe.skipIf(!isRoot)("install for real (into temporary directories, --no-sta
     expect(verify(readFileSync(unitFile, "utf8"), "installed.service").problems).toEqual([]);
     const mainJs = join(dirs.prefix, "node_modules/@pincer/daemon/dist/main.js");
     expect(existsSync(mainJs)).toBe(true);
+    // The package's install script compiled the native spawner on this machine.
+    expect(existsSync(join(dirs.prefix, "node_modules/@pincer/daemon/native/build/pincer-spawner"))).toBe(true);
     // Only the installed tree: no path back into this checkout.
     expect(existsSync(join(dirs.prefix, "node_modules/@pincer/shared/proto/pincer/v1/process.proto"))).toBe(true);
 

@@ -50,8 +50,9 @@ export function stopGroup(pid: number, graceMs = KILL_GRACE_MS): void {
  * Starts and tracks the commands of this daemon. Each command leads its own process group
  * (spawned detached), so stopping it reaches its children and grandchildren.
  *
- * Commands start in a small spawner process (spawnerProcess.ts): fork() time grows with the
- * parent's resident memory, and the daemon's is large. execa is not used: it was measured here at
+ * Commands start in a small spawner process: the native pincer-spawner (native/spawner.c,
+ * posix_spawn) when it was built, else a forked Node process (spawnerProcess.ts). fork() time grows
+ * with the parent's resident memory, and the daemon's is large. execa is not used: it was measured here at
  * about 1.3 ms of option normalisation and stream wiring per call on top of the spawn itself (CPU
  * profile of 400 runs of `true`), on a path whose budget is 1.5 ms above a bare spawn in all; what it
  * adds (buffering, timeouts, cleanup) is replaced by output caps, process-group timeouts and
@@ -62,7 +63,12 @@ export class ProcessTable {
 
   private readonly spawner = new Spawner();
 
-  constructor(private readonly baseEnv: Record<string, string> = {}) {}
+  /** The daemon's environment with `baseEnv` on top, taken once: reading process.env costs on every call. */
+  private readonly baseEnv: Record<string, string>;
+
+  constructor(baseEnv: Record<string, string> = {}) {
+    this.baseEnv = { ...(process.env as Record<string, string>), ...baseEnv };
+  }
 
   /**
    * Spawns a command (through the spawner process) and resolves once it runs. Output goes to the
@@ -89,7 +95,7 @@ export class ProcessTable {
       args,
       // The home directory may not exist (system users such as nobody): spawn would blame the program.
       cwd: spec.cwd || (existsSync(homedir()) ? homedir() : "/"),
-      env: { ...(process.env as Record<string, string>), ...this.baseEnv, ...spec.env },
+      env: { ...this.baseEnv, ...spec.env },
       ...(spec.stdin ? { stdin: spec.stdin } : {}),
       detachedIo: opts.detachedIo ?? false,
     }, opts.onStarted);

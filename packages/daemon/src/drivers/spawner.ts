@@ -1,6 +1,8 @@
-import { fork, type ChildProcess } from "node:child_process";
+import { fork, spawn, type ChildProcess } from "node:child_process";
 import { EventEmitter } from "node:events";
-import { dirname, extname, join } from "node:path";
+import { existsSync } from "node:fs";
+import { constants } from "node:os";
+import { dirname, extname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
 /** What the daemon needs of a started command: its output, its exit, or why it did not start. */
@@ -18,18 +20,177 @@ export interface SpawnRequest {
   detachedIo: boolean;
 }
 
-type Reply =
+/** A reply from a spawner process, whichever kind. */
+export type Reply =
   | { op: "spawned"; id: number; pid: number }
   | { op: "error"; id: number; code: string; message: string }
   | { op: "stdout" | "stderr"; id: number; data: Uint8Array }
   | { op: "exit"; id: number; code: number | null; signal: NodeJS.Signals | null };
 
+/** How commands start: `native` (the pincer-spawner binary, posix_spawn) or `node` (a forked Node process). */
+export type SpawnerKind = "native" | "node";
+
+/** Where `npm ci` (or `npm run build:native`) puts the native spawner. */
+export const NATIVE_SPAWNER_PATH = resolve(dirname(fileURLToPath(import.meta.url)), "../../native/build/pincer-spawner");
+
 /**
- * Starts commands through a small child process (see spawnerProcess.ts for why). One spawner per
- * daemon, started on first use and again if it dies.
+ * The spawner to use: PINCER_SPAWNER=node|native forces one; otherwise the native one when it was
+ * built, else the Node one (slower to start each command, same behaviour).
+ */
+export function chooseSpawner(env: NodeJS.ProcessEnv = process.env): SpawnerKind {
+  const asked = env.PINCER_SPAWNER;
+  if (asked === "node") return "node";
+  if (asked === "native") {
+    if (!existsSync(NATIVE_SPAWNER_PATH)) throw new Error(`PINCER_SPAWNER=native but ${NATIVE_SPAWNER_PATH} was not built; run \`npm run build:native\` (needs a C compiler)`);
+    return "native";
+  }
+  if (asked) throw new Error(`PINCER_SPAWNER=${asked}: use "native" or "node"`);
+  return existsSync(NATIVE_SPAWNER_PATH) ? "native" : "node";
+}
+
+/** One running spawner process: sends requests, hands decoded replies to `onReply`. */
+interface Transport {
+  readonly child: ChildProcess;
+  send(id: number, req: SpawnRequest): void;
+  alive(): boolean;
+  close(): void;
+}
+
+const ERRNO_NAMES = new Map(Object.entries(constants.errno).map(([name, n]) => [n, name]));
+const SIGNAL_NAMES = new Map(Object.entries(constants.signals).map(([name, n]) => [n, name as NodeJS.Signals]));
+
+/** The Node spawner (spawnerProcess.ts) over an IPC channel with advanced serialization. */
+function nodeTransport(onReply: (r: Reply) => void, onExit: (child: ChildProcess) => void): Transport {
+  const here = fileURLToPath(import.meta.url);
+  // spawnerProcess.ts under a TypeScript loader (tests, tsx), spawnerProcess.js when built.
+  const script = join(dirname(here), `spawnerProcess${extname(here)}`);
+  const child = fork(script, [], { serialization: "advanced", stdio: ["ignore", "inherit", "inherit", "ipc"] });
+  child.on("message", onReply);
+  child.once("exit", () => onExit(child));
+  // The spawner must not keep the daemon alive on its own.
+  child.unref();
+  (child.channel as { unref?: () => void } | undefined)?.unref?.();
+  return {
+    child,
+    send: (id, req) => child.send({ op: "spawn", id, ...req, stdin: req.stdin && req.stdin.length > 0 ? req.stdin : null }),
+    alive: () => child.connected,
+    close: () => {
+      if (child.connected) child.disconnect();
+    },
+  };
+}
+
+/** Encodes one SPAWN request frame for the native spawner (see native/spawner.c), in one buffer. */
+export function encodeSpawn(id: number, req: SpawnRequest): Buffer {
+  const stdin = req.stdin && req.stdin.length > 0 ? req.stdin : undefined;
+  const strings = [req.file, req.cwd, req.file, ...req.args];
+  const env = Object.entries(req.env).map(([k, v]) => `${k}=${v}`);
+  let size = 4 * 6 + 4 + (stdin?.length ?? 0);
+  for (const s of strings) size += 4 + Buffer.byteLength(s);
+  for (const s of env) size += 4 + Buffer.byteLength(s);
+  const buf = Buffer.allocUnsafe(size);
+  let at = 0;
+  const u32 = (n: number) => (at = buf.writeUInt32LE(n, at));
+  const str = (s: string) => {
+    const len = buf.write(s, at + 4, "utf8");
+    u32(len);
+    at += len;
+  };
+  u32(size - 4);
+  u32(1);
+  u32(id);
+  u32((req.detachedIo ? 1 : 0) | (stdin ? 2 : 0));
+  str(req.file);
+  str(req.cwd);
+  u32(req.args.length + 1);
+  str(req.file);
+  for (const a of req.args) str(a);
+  u32(env.length);
+  for (const e of env) str(e);
+  u32(stdin?.length ?? 0);
+  if (stdin) at += stdin.copy(buf, at);
+  return buf;
+}
+
+/** Splits the native spawner's reply stream into replies. */
+export class ReplyDecoder {
+  private pending: Buffer = Buffer.alloc(0);
+
+  push(chunk: Buffer, onReply: (r: Reply) => void): void {
+    let buf = this.pending.length ? Buffer.concat([this.pending, chunk]) : chunk;
+    while (buf.length >= 4) {
+      const len = buf.readUInt32LE(0);
+      if (buf.length < 4 + len) break;
+      const type = buf[4]!;
+      const id = buf.readUInt32LE(5);
+      const body = buf.subarray(9, 4 + len);
+      buf = buf.subarray(4 + len);
+      switch (type) {
+        case 1:
+          onReply({ op: "spawned", id, pid: body.readInt32LE(0) });
+          break;
+        case 2: {
+          const errno = body.readInt32LE(0);
+          const code = ERRNO_NAMES.get(errno) ?? `errno ${errno}`;
+          onReply({ op: "error", id, code, message: `spawn failed: ${code}` });
+          break;
+        }
+        case 3:
+        case 4:
+          // A copy: the chunk outlives this read buffer.
+          onReply({ op: type === 3 ? "stdout" : "stderr", id, data: Buffer.from(body) });
+          break;
+        case 5: {
+          const code = body.readInt32LE(0);
+          const sig = body.readInt32LE(4);
+          onReply({ op: "exit", id, code: code < 0 ? null : code, signal: sig ? (SIGNAL_NAMES.get(sig) ?? null) : null });
+          break;
+        }
+        default:
+          throw new Error(`pincer-spawner sent an unknown reply type ${type}`);
+      }
+    }
+    this.pending = buf.length ? Buffer.from(buf) : Buffer.alloc(0);
+  }
+}
+
+/** The native spawner (native/spawner.c) over its stdin and stdout. */
+function nativeTransport(onReply: (r: Reply) => void, onExit: (child: ChildProcess) => void): Transport {
+  const child = spawn(NATIVE_SPAWNER_PATH, [], { stdio: ["pipe", "pipe", "inherit"] });
+  const decoder = new ReplyDecoder();
+  let open = true;
+  child.stdout!.on("data", (chunk: Buffer) => decoder.push(chunk, onReply));
+  child.stdin!.on("error", () => undefined); // it exited; the exit handler reports that
+  child.once("exit", () => {
+    open = false;
+    onExit(child);
+  });
+  child.once("error", () => {
+    open = false;
+    onExit(child);
+  });
+  child.unref();
+  (child.stdout as unknown as { unref?: () => void }).unref?.();
+  (child.stdin as unknown as { unref?: () => void }).unref?.();
+  return {
+    child,
+    send: (id, req) => child.stdin!.write(encodeSpawn(id, req)),
+    alive: () => open,
+    close: () => {
+      open = false;
+      // End of its stdin: it kills what it started and exits.
+      child.stdin!.end();
+    },
+  };
+}
+
+/**
+ * Starts commands through a small helper process: the native pincer-spawner when built, else a
+ * forked Node process (see spawnerProcess.ts for why a helper at all). One helper per daemon,
+ * started on first use and again if it dies.
  */
 export class Spawner {
-  private child?: ChildProcess;
+  private transport?: Transport;
   private nextId = 1;
   private readonly waiting = new Map<
     number,
@@ -37,26 +198,21 @@ export class Spawner {
   >();
   private readonly running = new Map<number, SpawnedCommand>();
 
-  private process(): ChildProcess {
-    if (this.child && this.child.connected) return this.child;
-    const here = fileURLToPath(import.meta.url);
-    // spawnerProcess.ts under a TypeScript loader (tests, tsx), spawnerProcess.js when built.
-    const script = join(dirname(here), `spawnerProcess${extname(here)}`);
-    const child = fork(script, [], { serialization: "advanced", stdio: ["ignore", "inherit", "inherit", "ipc"] });
-    child.on("message", (m: Reply) => this.onReply(m));
-    child.once("exit", () => {
-      if (this.child === child) this.child = undefined;
+  constructor(readonly kind: SpawnerKind = chooseSpawner()) {}
+
+  private current(): Transport {
+    if (this.transport?.alive()) return this.transport;
+    const onExit = (child: ChildProcess) => {
+      if (this.transport?.child === child) this.transport = undefined;
       const lost = new Error("the daemon's spawner process exited");
       for (const w of this.waiting.values()) w.reject(lost);
       this.waiting.clear();
       for (const c of this.running.values()) c.emit("exit", null, "SIGKILL");
       this.running.clear();
-    });
-    // The spawner must not keep the daemon alive on its own.
-    child.unref();
-    (child.channel as { unref?: () => void } | undefined)?.unref?.();
-    this.child = child;
-    return child;
+    };
+    const onReply = (m: Reply) => this.onReply(m);
+    this.transport = this.kind === "native" ? nativeTransport(onReply, onExit) : nodeTransport(onReply, onExit);
+    return this.transport;
   }
 
   private onReply(m: Reply): void {
@@ -98,14 +254,14 @@ export class Spawner {
     const id = this.nextId++;
     const pid = new Promise<number>((resolve, reject) => {
       this.waiting.set(id, { resolve, reject, command, ...(onSpawned ? { onSpawned } : {}) });
-      this.process().send({ op: "spawn", id, ...req, stdin: req.stdin && req.stdin.length > 0 ? req.stdin : null });
+      this.current().send(id, req);
     });
     return { command, pid };
   }
 
   /** Ends the spawner; it kills what it started and exits. */
   close(): void {
-    if (this.child?.connected) this.child.disconnect();
-    this.child = undefined;
+    this.transport?.close();
+    this.transport = undefined;
   }
 }

@@ -1,5 +1,7 @@
 /**
- * The daemon's spawner: a small child process that starts commands on the daemon's behalf.
+ * The daemon's Node spawner: a small child process that starts commands on the daemon's behalf.
+ * The native pincer-spawner (native/spawner.c) does the same faster and is used when it was
+ * built; this one is the fallback where no C compiler was available (PINCER_SPAWNER=node forces it).
  *
  * Why: fork() time grows with the parent's resident memory. Measured in one Node process, spawning
  * `true` took 1.6 ms with a small heap and 11 ms with 150 MB of buffers resident; the daemon holds

@@ -34,9 +34,15 @@ async function validCommand(
   if (req.argv.length === 0 && !req.shell) throw new InvalidArgumentError('argv: give a program and its arguments, e.g. ["ls", "-la"], or a shell command line');
   if (req.argv.length > 0 && !req.argv[0]) throw new InvalidArgumentError("argv[0]: the program name is empty");
   if (req.cwd && !isAbsolute(req.cwd)) throw new InvalidArgumentError(`cwd: ${JSON.stringify(req.cwd)} is not absolute`);
-  for (const key of Object.keys(req.env)) {
+  for (const [key, value] of Object.entries(req.env)) {
     if (!key || key.includes("=") || key.includes("\0")) throw new InvalidArgumentError(`env: ${JSON.stringify(key)} is not a valid variable name`);
+    if (value.includes("\0")) throw new InvalidArgumentError(`env.${key}: a value cannot contain a NUL byte`);
   }
+  req.argv.forEach((a, i) => {
+    if (a.includes("\0")) throw new InvalidArgumentError(`argv[${i}]: an argument cannot contain a NUL byte`);
+  });
+  if (req.shell.includes("\0")) throw new InvalidArgumentError("shell: a command line cannot contain a NUL byte");
+  if (req.cwd.includes("\0")) throw new InvalidArgumentError("cwd: a path cannot contain a NUL byte");
   if (req.cwd) {
     if (policy.fileRoot) absolutePath(req.cwd, "cwd", policy.fileRoot);
     const st = await stat(req.cwd).catch(() => undefined);
