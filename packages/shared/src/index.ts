@@ -1,6 +1,7 @@
 export { LOADER_OPTIONS, PROTO_FILES, PROTO_ROOT, loadProtocol } from "./protoLoader.js";
 export type { PincerProto } from "./protoLoader.js";
 export * from "./errors.js";
+export { FileSink } from "./fileSink.js";
 export {
   KeyNameError,
   keysymForChar,

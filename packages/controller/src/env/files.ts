@@ -4,7 +4,7 @@ import { createReadStream } from "node:fs";
 import { open, rename, stat, unlink } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import type * as grpc from "@grpc/grpc-js";
-import { CancelledError, InternalError, NotFoundError, ResourceExhaustedError, type wire } from "@pincer/shared";
+import { CancelledError, FileSink, InternalError, NotFoundError, ResourceExhaustedError, type wire } from "@pincer/shared";
 import { callError, cancelOnAbort } from "./call.js";
 import type { CallOptions, DownloadOptions, FileInfo, FilesApi, TransferResult, UploadOptions } from "./types.js";
 
@@ -98,8 +98,10 @@ export function createFilesApi(client: wire.FilesClient, address: string, defaul
     const stopListening = cancelOnAbort(call, signal);
     const tmp = localPath ? join(dirname(localPath), `.${basename(localPath)}.pincer-${randomBytes(6).toString("hex")}.part`) : undefined;
     const fh = tmp ? await open(tmp, "wx") : undefined;
+    // To a file: positioned writes, several in flight, hashed in order; in memory: kept in parts.
+    const sink = fh ? new FileSink(fh) : undefined;
     const parts: Buffer[] = [];
-    const hash = createHash("sha256");
+    const hash = sink?.hash ?? createHash("sha256");
     let received = 0;
     let expected: number | undefined;
     let trailer: { bytes: number; sha256: string } | undefined;
@@ -107,26 +109,30 @@ export function createFilesApi(client: wire.FilesClient, address: string, defaul
       for await (const msg of call as AsyncIterable<wire.DownloadResponse__Output>) {
         if (msg.message === "header" && msg.header) expected = msg.header.size - msg.header.offset;
         else if (msg.message === "chunk" && msg.chunk) {
-          hash.update(msg.chunk);
           received += msg.chunk.length;
-          if (fh) await fh.write(msg.chunk);
-          else parts.push(msg.chunk);
+          if (sink) await sink.write(msg.chunk);
+          else {
+            hash.update(msg.chunk);
+            parts.push(msg.chunk);
+          }
           opts.onProgress?.({ bytes: received, totalBytes: expected });
         } else if (msg.message === "trailer" && msg.trailer) trailer = { bytes: msg.trailer.bytes, sha256: msg.trailer.sha256 };
       }
+      await sink?.settle();
       const sha256 = hash.digest("hex");
       if (!trailer) throw new InternalError(`${method}: ${remotePath}: the stream ended without its trailer`);
       if (trailer.bytes !== received || trailer.sha256 !== sha256) {
         throw new InternalError(`${method}: ${remotePath}: received ${received} bytes with sha256 ${sha256}, the daemon sent ${trailer.bytes} with ${trailer.sha256}`);
       }
-      if (fh && tmp && localPath) {
-        await fh.sync();
+      if (fh && sink && tmp && localPath) {
+        await sink.finish();
         await fh.close();
         await rename(tmp, localPath);
         return { path: localPath, size: received, sha256 };
       }
       return { path: remotePath, size: received, sha256, data: Buffer.concat(parts) };
     } catch (err) {
+      await sink?.settle();
       await fh?.close().catch(() => undefined);
       if (tmp) await unlink(tmp).catch(() => undefined);
       if (err instanceof InternalError) throw err;

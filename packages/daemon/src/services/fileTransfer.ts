@@ -6,6 +6,7 @@ import type * as grpc from "@grpc/grpc-js";
 import {
   AlreadyExistsError,
   CancelledError,
+  FileSink,
   InvalidArgumentError,
   ResourceExhaustedError,
   type wire,
@@ -62,12 +63,8 @@ export async function upload(
 
   const tmp = join(dir, `.${basename(dest)}.pincer-${randomBytes(6).toString("hex")}.part`);
   const fh = await open(tmp, "wx", 0o600).catch((e: unknown) => Promise.reject(fsError(e, dest)));
-  const hash = createHash("sha256");
-  let size = 0;
+  const sink = new FileSink(fh);
   let trailer: { size: number; sha256: string } | undefined;
-  // Writes go to explicit positions, so several can be in flight while the next chunks arrive.
-  const inFlight = new Set<Promise<unknown>>();
-  const MAX_IN_FLIGHT = 8;
   try {
     for (;;) {
       const next = await messages.next();
@@ -81,19 +78,16 @@ export async function upload(
       if (msg.message !== "chunk" || !msg.chunk) throw new InvalidArgumentError("chunk: after the header only data chunks and a trailer may come");
       const chunk = msg.chunk;
       if (chunk.length > MAX_CHUNK_BYTES) throw new InvalidArgumentError(`chunk: ${chunk.length} bytes is over the ${MAX_CHUNK_BYTES}-byte chunk limit`);
-      size += chunk.length;
-      if (size > maxBytes) throw new ResourceExhaustedError(`${dest}: the upload passed this daemon's limit of ${maxBytes} bytes; nothing was written; start it with a higher --max-upload-bytes`);
-      hash.update(chunk);
-      const write = fh.write(chunk, 0, chunk.length, size - chunk.length);
-      inFlight.add(write);
-      void write.finally(() => inFlight.delete(write)).catch(() => undefined);
-      if (inFlight.size >= MAX_IN_FLIGHT) await Promise.race(inFlight);
+      if (sink.bytes + chunk.length > maxBytes) throw new ResourceExhaustedError(`${dest}: the upload passed this daemon's limit of ${maxBytes} bytes; nothing was written; start it with a higher --max-upload-bytes`);
+      // Writes go to explicit positions, several in flight while the next chunks arrive.
+      await sink.write(chunk);
     }
-    await Promise.all(inFlight);
+    await sink.settle();
     // A cancelled call must never commit, even if its stream looked finished.
     await new Promise((r) => setImmediate(r));
     if (signal.aborted) throw new CancelledError(`${dest}: upload cancelled by the client; nothing was written`);
-    const sha256 = hash.digest("hex");
+    const size = sink.bytes;
+    const sha256 = sink.hash.digest("hex");
     for (const [where, want] of [["header", { size: expectedSize, sha256: expectedSha }], ["trailer", trailer]] as const) {
       if (!want) continue;
       if (want.size !== undefined && want.size !== size) {
@@ -104,7 +98,7 @@ export async function upload(
       }
     }
     await fh.chmod(mode);
-    await fh.sync();
+    await sink.finish();
     await fh.close();
     if (h.overwrite) {
       await rename(tmp, dest);
@@ -116,7 +110,7 @@ export async function upload(
     await syncDir(dir);
     return { path: dest, size, sha256 };
   } catch (err) {
-    await Promise.allSettled(inFlight);
+    await sink.settle();
     await fh.close().catch(() => undefined);
     await unlink(tmp).catch(() => undefined);
     if ((err as NodeJS.ErrnoException).code === "ERR_STREAM_PREMATURE_CLOSE" || signal.aborted) {
@@ -166,7 +160,9 @@ export async function download(
       next = readAt(position);
       hash.update(chunk);
       sent += chunk.length;
-      if (!call.write({ chunk })) await Promise.race([once(call, "drain"), once(signal, "abort")]);
+      // once() with a signal removes its listeners either way (a race of two once() calls left one
+      // abort listener behind per wait).
+      if (!call.write({ chunk })) await once(call, "drain", { signal }).catch(() => undefined);
     }
     call.write({ trailer: { bytes: sent, sha256: hash.digest("hex") } });
   } finally {
