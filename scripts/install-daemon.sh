@@ -143,7 +143,7 @@ User=$user
 Group=$group
 $unit_env
 WorkingDirectory=-~
-ExecStart=$node_bin $main_js --config $config_file
+ExecStart=$node_bin --single-threaded-gc $main_js --config $config_file
 Restart=on-failure
 RestartSec=5
 # No systemd sandboxing (PrivateTmp, ProtectHome...): the daemon reads and writes files and runs
@@ -223,7 +223,7 @@ elif [ -n "$systemd_running" ]; then
   step "started: systemctl status $service; journalctl -u $service (audit lines included)"
 else
   echo "systemd is not running on this machine: the unit is written but not started. Start the daemon by hand:"
-  echo "  runuser -u $user -- $node_bin $main_js --config $config_file"
+  echo "  runuser -u $user -- $node_bin --single-threaded-gc $main_js --config $config_file"
 fi
 reach="$host"
 case "$host" in 0.0.0.0|::|"[::]") reach="<this machine's address>" ;; esac

@@ -69,7 +69,7 @@ describe("install-daemon.sh --dry-run", () => {
       "Environment=DISPLAY=:3",
       "Environment=XAUTHORITY=/nonexistent/.Xauthority",
       "Restart=on-failure",
-      `ExecStart=${process.execPath} ${dirs.prefix}/node_modules/@pincer/daemon/dist/main.js --config ${dirs.configDir}/daemon.json`,
+      `ExecStart=${process.execPath} --single-threaded-gc ${dirs.prefix}/node_modules/@pincer/daemon/dist/main.js --config ${dirs.configDir}/daemon.json`,
       "WantedBy=graphical.target",
     ]) {
       expect(unit.split("\n")).toContain(line);
@@ -131,7 +131,7 @@ describe.skipIf(!isRoot)("install for real (into temporary directories, --no-sta
     expect(existsSync(join(dirs.prefix, "node_modules/@pincer/shared/proto/pincer/v1/process.proto"))).toBe(true);
 
     // Start it the way the unit does (its user, its config), on a free port instead of 50777.
-    const child = spawn("runuser", ["-u", USER, "--", process.execPath, mainJs, "--config", join(dirs.configDir, "daemon.json"), "--port", "0"], {
+    const child = spawn("runuser", ["-u", USER, "--", process.execPath, "--single-threaded-gc", mainJs, "--config", join(dirs.configDir, "daemon.json"), "--port", "0"], {
       cwd: "/",
       stdio: ["ignore", "pipe", "pipe"],
     });

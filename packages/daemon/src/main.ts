@@ -1,6 +1,6 @@
-#!/usr/bin/env node
+#!/usr/bin/env -S node --single-threaded-gc
 import { Command, InvalidArgumentError as CliArgumentError, Option } from "commander";
-import { PINCER_VERSION } from "@pincer/shared";
+import { NODE_FLAGS, PINCER_VERSION, hasNodeFlags } from "@pincer/shared";
 import { createLogger } from "./logger.js";
 import { startDaemon, type DaemonOptions } from "./server.js";
 import type { CaptureMethod } from "./drivers/screen.js";
@@ -207,7 +207,10 @@ try {
   );
   // The one line on stdout: tools and tests read the address from it.
   process.stdout.write(`pincer-daemon listening on ${daemon.address}\n`);
-  log.info("started", { address: daemon.address, display: daemon.display, version: PINCER_VERSION });
+  log.info("started", { address: daemon.address, display: daemon.display, version: PINCER_VERSION, nodeFlags: hasNodeFlags() ? NODE_FLAGS : [] });
+  if (!hasNodeFlags()) {
+    log.info(`started without ${NODE_FLAGS.join(" ")}: large transfers will use about twice the CPU; start it as node ${NODE_FLAGS.join(" ")} main.js (the installer and the pincer CLI do)`);
+  }
   let stopping = false;
   const stop = (signal: string, code = 0) => {
     if (stopping) return;

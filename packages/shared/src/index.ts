@@ -2,6 +2,7 @@ export { LOADER_OPTIONS, PROTO_FILES, PROTO_ROOT, loadProtocol } from "./protoLo
 export type { PincerProto } from "./protoLoader.js";
 export * from "./errors.js";
 export { FileSink } from "./fileSink.js";
+export { NODE_FLAGS, hasNodeFlags } from "./nodeFlags.js";
 export {
   KeyNameError,
   keysymForChar,

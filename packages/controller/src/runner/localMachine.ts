@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
-import { FailedPreconditionError, startXvfb } from "@pincer/shared";
+import { FailedPreconditionError, NODE_FLAGS, startXvfb } from "@pincer/shared";
 import { connect, type RemoteEnvironment } from "../env/remoteEnvironment.js";
 
 /** A machine on this computer: its own Xvfb display and pincer-daemon, for runs without --env. */
@@ -20,7 +20,7 @@ export interface LocalMachineOptions {
   height?: number;
   /**
    * Command that starts the daemon (argv), to which `--port 0 --display :N --quiet` is added.
-   * @default node <@pincer/daemon>/dist/main.js
+   * @default node --single-threaded-gc <@pincer/daemon>/dist/main.js
    */
   daemonCommand?: string[];
 }
@@ -30,7 +30,7 @@ export function defaultDaemonCommand(): string[] {
   const pkg = createRequire(import.meta.url).resolve("@pincer/daemon/package.json");
   const main = join(dirname(pkg), "dist", "main.js");
   if (!existsSync(main)) throw new FailedPreconditionError(`pincer-daemon is not built (${main} is missing); run npm run build`);
-  return [process.execPath, main];
+  return [process.execPath, ...NODE_FLAGS, main];
 }
 
 function stop(child: ChildProcess, graceMs = 3_000): Promise<void> {
