@@ -1,6 +1,8 @@
 export { LOADER_OPTIONS, PROTO_FILES, PROTO_ROOT, loadProtocol } from "./protoLoader.js";
 export type { PincerProto } from "./protoLoader.js";
 export * from "./errors.js";
+export { ChunkReader } from "./chunks.js";
+export type { EncodedChunk, ReadChunk } from "./chunks.js";
 export { FileSink } from "./fileSink.js";
 export { NODE_FLAGS, hasNodeFlags } from "./nodeFlags.js";
 export {

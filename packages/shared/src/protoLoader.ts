@@ -3,6 +3,7 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import * as grpc from "@grpc/grpc-js";
 import * as protoLoader from "@grpc/proto-loader";
+import { passEncodedChunks } from "./chunks.js";
 import type { ProtoGrpcType as InputProto } from "./generated/input.js";
 import type { ProtoGrpcType as ScreenProto } from "./generated/screen.js";
 import type { ProtoGrpcType as SystemProto } from "./generated/system.js";
@@ -60,6 +61,10 @@ let cached: { definition: protoLoader.PackageDefinition; grpcObject: PincerProto
 export function loadProtocol(): { definition: protoLoader.PackageDefinition; grpcObject: PincerProto } {
   if (!cached) {
     const definition = protoLoader.loadSync([...PROTO_FILES], { ...LOADER_OPTIONS, includeDirs: [PROTO_ROOT] });
+    // File data may be written as pre-encoded chunk messages (chunks.ts), on both ends.
+    const files = definition["pincer.v1.Files"] as protoLoader.ServiceDefinition;
+    files.Upload!.requestSerialize = passEncodedChunks(files.Upload!.requestSerialize);
+    files.Download!.responseSerialize = passEncodedChunks(files.Download!.responseSerialize);
     // The single place where the loader's untyped object meets the generated types.
     const grpcObject = grpc.loadPackageDefinition(definition) as unknown as PincerProto;
     cached = { definition, grpcObject };

@@ -1,10 +1,9 @@
 import { createHash, randomBytes } from "node:crypto";
 import { once } from "node:events";
-import { createReadStream } from "node:fs";
 import { open, rename, stat, unlink } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import type * as grpc from "@grpc/grpc-js";
-import { CancelledError, FileSink, InternalError, NotFoundError, ResourceExhaustedError, type wire } from "@pincer/shared";
+import { CancelledError, ChunkReader, FileSink, InternalError, NotFoundError, ResourceExhaustedError, type wire } from "@pincer/shared";
 import { callError, cancelOnAbort } from "./call.js";
 import type { CallOptions, DownloadOptions, FileInfo, FilesApi, TransferResult, UploadOptions } from "./types.js";
 
@@ -61,17 +60,34 @@ export function createFilesApi(client: wire.FilesClient, address: string, defaul
         });
         const hash = createHash("sha256");
         let sent = 0;
-        const chunks: AsyncIterable<Buffer> | Iterable<Buffer> =
-          typeof source === "string"
-            ? createReadStream(source, { highWaterMark: CHUNK, signal })
-            : (function* () {
-                for (let i = 0; i < source.length; i += CHUNK) yield Buffer.from(source.buffer, source.byteOffset + i, Math.min(CHUNK, source.length - i));
-              })();
-        for await (const chunk of chunks) {
-          hash.update(chunk);
-          sent += chunk.length;
-          if (!call.write({ chunk })) await once(call, "drain", { signal });
+        const wrote = (bytes: number) => {
+          sent += bytes;
           opts.onProgress?.({ bytes: sent, totalBytes: total });
+        };
+        if (typeof source === "string") {
+          // Read into buffers laid out as encoded chunk messages (no copy through protobufjs). Not
+          // reused: grpc-js may still hold one after calling back (see ChunkReader).
+          const fh = await open(source, "r");
+          try {
+            const reader = new ChunkReader(fh, 0, CHUNK);
+            for (let chunk = await reader.next(); chunk; chunk = await reader.next()) {
+              signal?.throwIfAborted();
+              hash.update(chunk.data);
+              const more = call.write(chunk.message as wire.UploadRequest);
+              wrote(chunk.data.length);
+              if (!more) await once(call, "drain", { signal });
+            }
+          } finally {
+            await fh.close();
+          }
+        } else {
+          for (let i = 0; i < source.length; i += CHUNK) {
+            const chunk = Buffer.from(source.buffer, source.byteOffset + i, Math.min(CHUNK, source.length - i));
+            hash.update(chunk);
+            const more = call.write({ chunk });
+            wrote(chunk.length);
+            if (!more) await once(call, "drain", { signal });
+          }
         }
         call.write({ trailer: { size: sent, sha256: hash.digest("hex") } });
         call.end();

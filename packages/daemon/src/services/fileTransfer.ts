@@ -6,6 +6,7 @@ import type * as grpc from "@grpc/grpc-js";
 import {
   AlreadyExistsError,
   CancelledError,
+  ChunkReader,
   FileSink,
   InvalidArgumentError,
   ResourceExhaustedError,
@@ -144,25 +145,20 @@ export async function download(
   try {
     const hash = createHash("sha256");
     call.write({ header: { size: st.size, offset, modifiedMs: Math.round(st.mtimeMs) } });
-    let position = offset;
     let sent = 0;
-    // One read ahead: the next chunk comes off the disk while this one is sent.
-    const readAt = (pos: number) => {
-      const buf = Buffer.allocUnsafe(chunkSize);
-      return fh.read(buf, 0, chunkSize, pos).then(({ bytesRead }) => (bytesRead === chunkSize ? buf : buf.subarray(0, bytesRead)));
-    };
-    let next = readAt(position);
+    // The file is read into reused buffers laid out as encoded chunk messages, one read ahead. A
+    // buffer goes back to the pool in the write callback: by then grpc-js has framed (copied) it.
+    const reader = new ChunkReader(fh, offset, chunkSize, 8);
     for (;;) {
       if (signal.aborted) return;
-      const chunk = await next;
-      if (chunk.length === 0) break;
-      position += chunk.length;
-      next = readAt(position);
-      hash.update(chunk);
-      sent += chunk.length;
+      const chunk = await reader.next();
+      if (!chunk) break;
+      hash.update(chunk.data);
+      sent += chunk.data.length;
+      const more = call.write(chunk.message as wire.DownloadResponse, () => chunk.release());
       // once() with a signal removes its listeners either way (a race of two once() calls left one
       // abort listener behind per wait).
-      if (!call.write({ chunk })) await once(call, "drain", { signal }).catch(() => undefined);
+      if (!more) await once(call, "drain", { signal }).catch(() => undefined);
     }
     call.write({ trailer: { bytes: sent, sha256: hash.digest("hex") } });
   } finally {
