@@ -58,6 +58,7 @@ async function rawTcp(bytes: number): Promise<number> {
 }
 
 const rate = (bytes: number, ms: number) => bytes / MiB / (ms / 1000);
+const signed = (mib: number) => `${mib >= 0 ? "+" : "−"}${Math.abs(mib).toFixed(0)} MiB`;
 
 /** Upload and download of `sizeMiB` through the daemon, against scp and raw TCP, with the daemon's peak RSS. */
 export async function transferFigures(env: Env, daemonPid: number, ssh: SshPeer | undefined, sizeMiB = 1024): Promise<TransferFigures> {
@@ -72,6 +73,16 @@ export async function transferFigures(env: Env, daemonPid: number, ssh: SshPeer 
   const lines: string[] = [];
   try {
     const remote = join(dir, "remote.bin");
+    // A transfer of an eighth of the size first: the daemon's peak memory must not grow with size.
+    const small = join(dir, "small.bin");
+    const smallMiB = Math.max(1, Math.floor(sizeMiB / 8));
+    const sfd = openSync(small, "w");
+    for (let written = 0; written < smallMiB * MiB; written += piece.length) writeSync(sfd, randomFillSync(piece), 0, Math.min(piece.length, smallMiB * MiB - written));
+    closeSync(sfd);
+    const smallUp = await peakRss(daemonPid, () => env.files.upload(small, remote, { timeoutMs: 600_000 }));
+    const smallDown = await peakRss(daemonPid, () => env.files.download(remote, join(dir, "small-back.bin"), { timeoutMs: 600_000 }));
+    rmSync(join(dir, "small-back.bin"));
+    rmSync(small);
     let t = performance.now();
     const up = await peakRss(daemonPid, () => env.files.upload(src, remote, { timeoutMs: 600_000 }));
     const upRate = rate(bytes, performance.now() - t);
@@ -100,6 +111,9 @@ export async function transferFigures(env: Env, daemonPid: number, ssh: SshPeer 
     );
     lines.push(`| raw TCP on loopback (one socket, no disk) | ${tcp.toFixed(0)} | 100% | | |`);
     if (scpRate) lines.push(`| scp to 127.0.0.1 | ${scpRate.toFixed(0)} | ${((scpRate / tcp) * 100).toFixed(0)}% | 1.00× | |`);
+    lines.push(
+      `Daemon peak RSS, ${smallMiB} MiB vs ${sizeMiB} MiB transfers: upload ${smallUp.peakMiB.toFixed(0)} vs ${up.peakMiB.toFixed(0)} MiB (${signed(up.peakMiB - smallUp.peakMiB)}), download ${smallDown.peakMiB.toFixed(0)} vs ${down.peakMiB.toFixed(0)} MiB (${signed(down.peakMiB - smallDown.peakMiB)}) for ${(sizeMiB / smallMiB).toFixed(0)}× the data.`,
+    );
     lines.push("Goals: upload ≥ 1.5× scp, download ≥ 400 MiB/s, daemon memory flat (not growing with file size).");
     return { lines };
   } finally {
