@@ -1,12 +1,14 @@
-import { execFile } from "node:child_process";
+import { execFile, fork } from "node:child_process";
 import { createHash } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync, openSync, writeSync, closeSync } from "node:fs";
-import { createServer, connect } from "node:net";
+import { createServer, connect as tcpConnect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { randomFillSync } from "node:crypto";
-import type { Env } from "../../packages/controller/src/index.js";
+import { connect, type Env } from "../../packages/controller/src/index.js";
+import { grpcCeiling } from "./grpcCeiling.js";
 import type { SshPeer } from "./sshPeer.js";
 
 const run = promisify(execFile);
@@ -41,7 +43,7 @@ async function rawTcp(bytes: number): Promise<number> {
   const chunk = Buffer.alloc(MiB);
   const started = performance.now();
   await new Promise<void>((resolve, reject) => {
-    const sock = connect(port, "127.0.0.1");
+    const sock = tcpConnect(port, "127.0.0.1");
     let sent = 0;
     const pump = () => {
       while (sent < bytes) {
@@ -60,8 +62,30 @@ async function rawTcp(bytes: number): Promise<number> {
 const rate = (bytes: number, ms: number) => bytes / MiB / (ms / 1000);
 const signed = (mib: number) => `${mib >= 0 ? "+" : "−"}${Math.abs(mib).toFixed(0)} MiB`;
 
+/**
+ * Runs {@link transferFigures} in a fresh controller process (`node` with this process's flags), the
+ * way the `pincer` CLI or a task runner moves files, and as scp runs: this benchmark process has a
+ * large heap by the time it gets here (the screenshot figures), which would make every collection
+ * of the transfer's buffers slower.
+ */
+export async function transferFiguresInFreshProcess(address: string, daemonPid: number, ssh: SshPeer | undefined, sizeMiB = 1024): Promise<TransferFigures> {
+  const child = fork(fileURLToPath(import.meta.url), ["child"], {
+    execArgv: process.execArgv,
+    env: { ...process.env, PINCER_BENCH_TRANSFER: JSON.stringify({ address, daemonPid, sizeMiB, ssh: ssh ? { scpArgs: ssh.scpArgs, target: ssh.target } : null }) },
+  });
+  const result = new Promise<TransferFigures>((resolve, reject) => {
+    child.once("message", (m) => resolve(m as TransferFigures));
+    child.once("exit", (code) => reject(new Error(`the transfer benchmark process exited with ${code}`)));
+  });
+  try {
+    return await result;
+  } finally {
+    child.kill();
+  }
+}
+
 /** Upload and download of `sizeMiB` through the daemon, against scp and raw TCP, with the daemon's peak RSS. */
-export async function transferFigures(env: Env, daemonPid: number, ssh: SshPeer | undefined, sizeMiB = 1024): Promise<TransferFigures> {
+export async function transferFigures(env: Env, daemonPid: number, ssh: Pick<SshPeer, "scpArgs" | "target"> | undefined, sizeMiB = 1024): Promise<TransferFigures> {
   const dir = mkdtempSync(join(tmpdir(), "pincer-bench-xfer-"));
   const bytes = sizeMiB * MiB;
   const src = join(dir, "src.bin");
@@ -94,6 +118,7 @@ export async function transferFigures(env: Env, daemonPid: number, ssh: SshPeer 
     rmSync(join(dir, "back.bin"));
     rmSync(remote);
     const tcp = await rawTcp(bytes);
+    const ceiling = await grpcCeiling(sizeMiB);
     let scpRate: number | undefined;
     if (ssh) {
       t = performance.now();
@@ -110,6 +135,8 @@ export async function transferFigures(env: Env, daemonPid: number, ssh: SshPeer 
       `| download (env.files.download, sha256 verified) | ${downRate.toFixed(0)} | ${((downRate / tcp) * 100).toFixed(0)}% | ${scpRate ? `${(downRate / scpRate).toFixed(2)}×` : "n/a"} | ${down.beforeMiB.toFixed(0)} → ${down.peakMiB.toFixed(0)} MiB |`,
     );
     lines.push(`| raw TCP on loopback (one socket, no disk) | ${tcp.toFixed(0)} | 100% | | |`);
+    lines.push(`| grpc-js stream of in-memory 1 MiB buffers, no protobuf, no disk | ${ceiling.plain.toFixed(0)} | ${((ceiling.plain / tcp) * 100).toFixed(0)}% | | |`);
+    lines.push(`| the same with sha256 on both ends (the ceiling for a verified transfer) | ${ceiling.hashed.toFixed(0)} | ${((ceiling.hashed / tcp) * 100).toFixed(0)}% | | |`);
     if (scpRate) lines.push(`| scp to 127.0.0.1 | ${scpRate.toFixed(0)} | ${((scpRate / tcp) * 100).toFixed(0)}% | 1.00× | |`);
     lines.push(
       `Daemon peak RSS, ${smallMiB} MiB vs ${sizeMiB} MiB transfers: upload ${smallUp.peakMiB.toFixed(0)} vs ${up.peakMiB.toFixed(0)} MiB (${signed(up.peakMiB - smallUp.peakMiB)}), download ${smallDown.peakMiB.toFixed(0)} vs ${down.peakMiB.toFixed(0)} MiB (${signed(down.peakMiB - smallDown.peakMiB)}) for ${(sizeMiB / smallMiB).toFixed(0)}× the data.`,
@@ -118,5 +145,20 @@ export async function transferFigures(env: Env, daemonPid: number, ssh: SshPeer 
     return { lines };
   } finally {
     rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+if (process.argv[2] === "child") {
+  const { address, daemonPid, sizeMiB, ssh } = JSON.parse(process.env.PINCER_BENCH_TRANSFER!) as {
+    address: string;
+    daemonPid: number;
+    sizeMiB: number;
+    ssh: Pick<SshPeer, "scpArgs" | "target"> | null;
+  };
+  const env = connect(address);
+  try {
+    process.send!(await transferFigures(env, daemonPid, ssh ?? undefined, sizeMiB));
+  } finally {
+    env.close();
   }
 }
