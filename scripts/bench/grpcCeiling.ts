@@ -8,6 +8,7 @@ import { fork } from "node:child_process";
 import { createHash } from "node:crypto";
 import { fileURLToPath } from "node:url";
 import * as grpc from "@grpc/grpc-js";
+import { raiseConnectionWindow, raiseStreamWindow } from "../../packages/daemon/src/flowControl.js";
 
 const MiB = 1024 * 1024;
 const WINDOW = 16 * MiB;
@@ -19,9 +20,8 @@ const options = { "grpc.max_receive_message_length": 64 * MiB, "grpc-node.flow_c
 
 function serve(): void {
   const server = new grpc.Server(options);
-  // The same 16 MiB HTTP/2 windows as the daemon (packages/daemon/src/flowControl.ts).
-  const internals = server as unknown as { commonServerOptions: { settings?: Record<string, unknown> }; http2Servers: Map<{ on(e: "session", l: (s: { setLocalWindowSize(n: number): void }) => void): void }, unknown> };
-  internals.commonServerOptions.settings = { ...internals.commonServerOptions.settings, initialWindowSize: WINDOW };
+  // The same 16 MiB HTTP/2 windows as the daemon.
+  raiseStreamWindow(server, WINDOW);
   server.addService(service, {
     Down: (call: grpc.ServerWritableStream<Buffer, Buffer>) => {
       const [mib, hashing] = call.request.toString().split(",").map(Number) as [number, number];
@@ -41,7 +41,7 @@ function serve(): void {
   });
   server.bindAsync("127.0.0.1:0", grpc.ServerCredentials.createInsecure(), (err, port) => {
     if (err) throw err;
-    for (const h of internals.http2Servers.keys()) h.on("session", (s) => s.setLocalWindowSize(WINDOW));
+    raiseConnectionWindow(server, WINDOW);
     process.send!(port);
   });
 }

@@ -3,7 +3,7 @@ import { promisify } from "node:util";
 import { execa } from "execa";
 import type { Env } from "../../packages/controller/src/index.js";
 import type { SshPeer } from "./sshPeer.js";
-import { measure, summarize, type Row } from "./stats.js";
+import { measure, summarize, timesOf, type Row } from "./stats.js";
 
 const run = promisify(execFile);
 
@@ -14,16 +14,6 @@ const PER_ROUND = 80;
 async function freshSpawnTimes(n: number): Promise<number[]> {
   const script = `const {spawn}=require("child_process");const t=[];(async()=>{for(let i=0;i<${n + 30};i++){const s=performance.now();await new Promise(r=>spawn("true").once("exit",r));if(i>=30)t.push(performance.now()-s)}console.log(JSON.stringify(t))})()`;
   return JSON.parse((await run(process.execPath, ["-e", script])).stdout) as number[];
-}
-
-async function times(n: number, fn: () => Promise<unknown>): Promise<number[]> {
-  const t: number[] = [];
-  for (let i = 0; i < n; i++) {
-    const s = performance.now();
-    await fn();
-    t.push(performance.now() - s);
-  }
-  return t;
 }
 
 /**
@@ -37,12 +27,12 @@ export async function processRows(env: Env, ssh: SshPeer | undefined): Promise<R
   const floor: number[] = [];
   const ours: number[] = [];
   const rpc: number[] = [];
-  await times(50, () => env.process.run(["true"])); // warm-up (JIT, connection)
-  await times(50, () => env.process.list());
+  await timesOf(50, () => env.process.run(["true"])); // warm-up (JIT, connection)
+  await timesOf(50, () => env.process.list());
   for (let r = 0; r < ROUNDS; r++) {
     floor.push(...(await freshSpawnTimes(PER_ROUND)));
-    ours.push(...(await times(PER_ROUND, () => env.process.run(["true"]))));
-    rpc.push(...(await times(PER_ROUND, () => env.process.list())));
+    ours.push(...(await timesOf(PER_ROUND, () => env.process.run(["true"]))));
+    rpc.push(...(await timesOf(PER_ROUND, () => env.process.list())));
   }
   const fresh = summarize(floor);
   const oursS = summarize(ours);

@@ -11,16 +11,21 @@ export function summarize(times: number[]): Sample {
   return { p50: at(0.5), p95: at(0.95), n: sorted.length };
 }
 
-/** Runs `fn` `warmup` times untimed, then `n` times timed, one after another. */
-export async function measure(n: number, fn: (i: number) => Promise<unknown>, warmup = Math.min(10, n)): Promise<Sample> {
-  for (let i = 0; i < warmup; i++) await fn(i);
+/** Runs `fn` `n` times, one after another; the time of each run in ms. */
+export async function timesOf(n: number, fn: (i: number) => Promise<unknown>): Promise<number[]> {
   const times: number[] = [];
   for (let i = 0; i < n; i++) {
     const t = performance.now();
     await fn(i);
     times.push(performance.now() - t);
   }
-  return summarize(times);
+  return times;
+}
+
+/** Runs `fn` `warmup` times untimed, then `n` times timed, one after another. */
+export async function measure(n: number, fn: (i: number) => Promise<unknown>, warmup = Math.min(10, n)): Promise<Sample> {
+  for (let i = 0; i < warmup; i++) await fn(i);
+  return summarize(await timesOf(n, fn));
 }
 
 export interface Row {

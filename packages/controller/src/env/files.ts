@@ -31,6 +31,28 @@ function toFileInfo(f: wire.FileInfo__Output): FileInfo {
   };
 }
 
+/**
+ * What an upload sends: a local file read into buffers laid out as encoded chunk messages (no copy
+ * through protobufjs; not reused, since grpc-js may still hold one after calling back, see
+ * ChunkReader), or slices of bytes in memory.
+ */
+async function* uploadChunks(source: string | Uint8Array): AsyncGenerator<{ data: Buffer; message: wire.UploadRequest }> {
+  if (typeof source !== "string") {
+    for (let i = 0; i < source.length; i += CHUNK) {
+      const chunk = Buffer.from(source.buffer, source.byteOffset + i, Math.min(CHUNK, source.length - i));
+      yield { data: chunk, message: { chunk } };
+    }
+    return;
+  }
+  const fh = await open(source, "r");
+  try {
+    const reader = new ChunkReader(fh, 0, CHUNK);
+    for (let chunk = await reader.next(); chunk; chunk = await reader.next()) yield { data: chunk.data, message: chunk.message as wire.UploadRequest };
+  } finally {
+    await fh.close();
+  }
+}
+
 /** The `env.files` API over one Files client. */
 export function createFilesApi(client: wire.FilesClient, address: string, defaultTimeoutMs: number, invoke: Invoke): FilesApi {
   const deadlineFor = (opts: CallOptions, bytes: number) => Date.now() + (opts.timeoutMs ?? Math.max(defaultTimeoutMs, defaultTimeoutMs + bytes / MIN_RATE_BYTES_PER_MS));
@@ -60,34 +82,13 @@ export function createFilesApi(client: wire.FilesClient, address: string, defaul
         });
         const hash = createHash("sha256");
         let sent = 0;
-        const wrote = (bytes: number) => {
-          sent += bytes;
+        for await (const chunk of uploadChunks(source)) {
+          signal?.throwIfAborted();
+          hash.update(chunk.data);
+          const more = call.write(chunk.message);
+          sent += chunk.data.length;
           opts.onProgress?.({ bytes: sent, totalBytes: total });
-        };
-        if (typeof source === "string") {
-          // Read into buffers laid out as encoded chunk messages (no copy through protobufjs). Not
-          // reused: grpc-js may still hold one after calling back (see ChunkReader).
-          const fh = await open(source, "r");
-          try {
-            const reader = new ChunkReader(fh, 0, CHUNK);
-            for (let chunk = await reader.next(); chunk; chunk = await reader.next()) {
-              signal?.throwIfAborted();
-              hash.update(chunk.data);
-              const more = call.write(chunk.message as wire.UploadRequest);
-              wrote(chunk.data.length);
-              if (!more) await once(call, "drain", { signal });
-            }
-          } finally {
-            await fh.close();
-          }
-        } else {
-          for (let i = 0; i < source.length; i += CHUNK) {
-            const chunk = Buffer.from(source.buffer, source.byteOffset + i, Math.min(CHUNK, source.length - i));
-            hash.update(chunk);
-            const more = call.write({ chunk });
-            wrote(chunk.length);
-            if (!more) await once(call, "drain", { signal });
-          }
+          if (!more) await once(call, "drain", { signal });
         }
         call.write({ trailer: { size: sent, sha256: hash.digest("hex") } });
         call.end();
@@ -134,7 +135,6 @@ export function createFilesApi(client: wire.FilesClient, address: string, defaul
           opts.onProgress?.({ bytes: received, totalBytes: expected });
         } else if (msg.message === "trailer" && msg.trailer) trailer = { bytes: msg.trailer.bytes, sha256: msg.trailer.sha256 };
       }
-      await sink?.settle();
       const sha256 = hash.digest("hex");
       if (!trailer) throw new InternalError(`${method}: ${remotePath}: the stream ended without its trailer`);
       if (trailer.bytes !== received || trailer.sha256 !== sha256) {

@@ -83,7 +83,6 @@ export async function upload(
       // Writes go to explicit positions, several in flight while the next chunks arrive.
       await sink.write(chunk);
     }
-    await sink.settle();
     // A cancelled call must never commit, even if its stream looked finished.
     await new Promise((r) => setImmediate(r));
     if (signal.aborted) throw new CancelledError(`${dest}: upload cancelled by the client; nothing was written`);
