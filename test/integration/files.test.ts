@@ -74,6 +74,41 @@ describe("upload and download, verified by sha256 on both sides", () => {
     for (const f of [src, remote, back]) rmSync(f);
   });
 
+  test("a large file whose size is not a multiple of 4096 (direct I/O with a padded last block), both ways", async () => {
+    const data = randomBytes(65 * MiB + 4097);
+    const remote = join(dir, "odd-remote.bin");
+    const up = await daemon.env.files.upload(data, remote);
+    expect(up).toEqual({ path: remote, size: data.length, sha256: sha(data) });
+    expect(statSync(remote).size).toBe(data.length);
+    expect(readFileSync(remote).equals(data)).toBe(true);
+    const back = join(dir, "odd-back.bin");
+    const down = await daemon.env.files.download(remote, back);
+    expect(down).toEqual({ path: back, size: data.length, sha256: sha(data) });
+    expect(statSync(back).size).toBe(data.length);
+    expect(readFileSync(back).equals(data)).toBe(true);
+    // From an offset that is not on a 4096-byte boundary.
+    const tail = await daemon.env.files.download(remote, undefined, { offset: 3 * MiB + 5, maxBytes: 80 * MiB });
+    expect(tail.data.equals(data.subarray(3 * MiB + 5))).toBe(true);
+    for (const f of [remote, back]) rmSync(f);
+  });
+
+  test("a download cancelled halfway leaves no file and no temp file at the local destination", async () => {
+    const remote = join(dir, "cancel-down.bin");
+    writeFileSync(remote, randomBytes(96 * MiB));
+    const sub = join(dir, "cancel-down");
+    mkdirSync(sub);
+    const controller = new AbortController();
+    const download = daemon.env.files.download(remote, join(sub, "target.bin"), {
+      signal: controller.signal,
+      onProgress: (p) => {
+        if (p.bytes >= 8 * MiB) controller.abort();
+      },
+    });
+    await expect(download).rejects.toBeInstanceOf(CancelledError);
+    expect(entries(sub)).toEqual([]);
+    rmSync(remote);
+  });
+
   test("a download from an offset sends the rest", async () => {
     const data = randomBytes(3000);
     const remote = join(dir, "offset.bin");

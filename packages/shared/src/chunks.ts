@@ -1,4 +1,5 @@
 import type { FileHandle } from "node:fs/promises";
+import { DIRECT_IO_BLOCK, returnAligned, takeAligned } from "./directIo.js";
 
 /**
  * Sending a file's bytes without copying them through protobufjs. UploadRequest and
@@ -42,13 +43,25 @@ export interface ReadChunk {
   release(): void;
 }
 
+/** Reads in flight at once: direct reads get no readahead from the kernel, so the reader does its own. */
+const READS_AHEAD = 4;
+
 /**
  * Reads a file from `position` to its end as encoded chunk messages of at most `chunkBytes`,
- * one read ahead, into a small pool of buffers that {@link ReadChunk.release} returns.
+ * several reads ahead, into a small pool of buffers that {@link ReadChunk.release} returns.
+ *
+ * With `direct`, a second descriptor on the same file opened with O_DIRECT (see directIo.ts), and a
+ * pool, chunks are read into page-aligned pooled buffers past the page cache, the message header
+ * just before the data; at an unaligned position, when the aligned buffers are all out, or when
+ * the file system refuses a direct read, a chunk is read the ordinary way.
  */
 export class ChunkReader {
   private readonly free: Buffer[] = [];
-  private ahead?: Promise<ReadChunk | undefined>;
+  private readonly aligned: Buffer[];
+  private readonly alignedOwned: ReadonlySet<Buffer>;
+  /** Reads issued and not yet handed out, in file order. */
+  private ahead: Promise<(ReadChunk & { position: number }) | undefined>[] = [];
+  private closed = false;
 
   constructor(
     private readonly fh: FileHandle,
@@ -56,25 +69,69 @@ export class ChunkReader {
     private readonly chunkBytes = 1024 * 1024,
     /** Released buffers kept for reuse; 0 = a new buffer per chunk (see above for when reuse is safe). */
     private readonly poolSize = 0,
-  ) {}
-
-  /** The next chunk, or undefined at the end of the file. */
-  next(): Promise<ReadChunk | undefined> {
-    const current = this.ahead ?? this.read();
-    this.ahead = current.then((c) => (c ? this.read() : undefined));
-    // A failed read ahead surfaces on the next call, not as an unhandled rejection.
-    this.ahead.catch(() => undefined);
-    return current;
+    private direct?: FileHandle,
+  ) {
+    // The pool, the reads ahead and the chunk being handed out.
+    this.aligned = (direct && poolSize > 0 && takeAligned(poolSize + READS_AHEAD + 1, DIRECT_IO_BLOCK + chunkBytes)) || [];
+    this.alignedOwned = new Set(this.aligned);
   }
 
-  private async read(): Promise<ReadChunk | undefined> {
-    const buf = this.free.pop() ?? Buffer.allocUnsafeSlow(HEADROOM + this.chunkBytes);
-    const { bytesRead } = await this.fh.read(buf, HEADROOM, this.chunkBytes, this.position);
+  /** The next chunk, or undefined at the end of the file. */
+  async next(): Promise<ReadChunk | undefined> {
+    while (this.ahead.length < READS_AHEAD) {
+      const read = this.read(this.position);
+      // A failed read surfaces when its turn comes, not as an unhandled rejection.
+      read.catch(() => undefined);
+      this.ahead.push(read);
+      this.position += this.chunkBytes;
+    }
+    const chunk = await this.ahead.shift()!;
+    if (!chunk || chunk.data.length < this.chunkBytes) {
+      // The end of the file (or a short read): the reads after it started at the wrong places.
+      await this.dropAhead();
+      if (chunk) this.position = chunk.position + chunk.data.length;
+    }
+    return chunk;
+  }
+
+  /** Waits for the reads ahead and gives the aligned buffers back; call before closing the file. */
+  async close(): Promise<void> {
+    await this.dropAhead();
+    this.closed = true;
+    returnAligned(this.aligned.splice(0));
+  }
+
+  private async dropAhead(): Promise<void> {
+    const ahead = this.ahead.splice(0);
+    for (const read of ahead) (await read.catch(() => undefined))?.release();
+  }
+
+  private async read(position: number): Promise<(ReadChunk & { position: number }) | undefined> {
+    let buf: Buffer | undefined;
+    let headroom = DIRECT_IO_BLOCK;
+    let bytesRead = 0;
+    if (this.direct && position % DIRECT_IO_BLOCK === 0 && this.chunkBytes % DIRECT_IO_BLOCK === 0) buf = this.aligned.pop();
+    if (buf) {
+      try {
+        ({ bytesRead } = await this.direct!.read(buf, headroom, this.chunkBytes, position));
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== "EINVAL") throw err;
+        // This file system refuses direct reads: the rest goes the ordinary way.
+        this.direct = undefined;
+        this.aligned.push(buf);
+        buf = undefined;
+      }
+    }
+    if (!buf) {
+      headroom = HEADROOM;
+      buf = this.free.pop() ?? Buffer.allocUnsafeSlow(HEADROOM + this.chunkBytes);
+      ({ bytesRead } = await this.fh.read(buf, HEADROOM, this.chunkBytes, position));
+    }
+    const block = buf;
     if (bytesRead === 0) {
-      this.recycle(buf);
+      this.recycle(block);
       return undefined;
     }
-    this.position += bytesRead;
     // Tag and varint length end right where the data starts.
     const len: number[] = [];
     for (let n = bytesRead; ; n >>>= 7) {
@@ -84,22 +141,26 @@ export class ChunkReader {
       }
       len.push((n & 0x7f) | 0x80);
     }
-    const start = HEADROOM - 1 - len.length;
-    buf[start] = CHUNK_TAG;
-    for (let i = 0; i < len.length; i++) buf[start + 1 + i] = len[i]!;
+    const start = headroom - 1 - len.length;
+    block[start] = CHUNK_TAG;
+    for (let i = 0; i < len.length; i++) block[start + 1 + i] = len[i]!;
     let released = false;
     return {
-      message: { [ENCODED]: buf.subarray(start, HEADROOM + bytesRead) },
-      data: buf.subarray(HEADROOM, HEADROOM + bytesRead),
+      position,
+      message: { [ENCODED]: block.subarray(start, headroom + bytesRead) },
+      data: block.subarray(headroom, headroom + bytesRead),
       release: () => {
         if (released) return;
         released = true;
-        this.recycle(buf);
+        this.recycle(block);
       },
     };
   }
 
   private recycle(buf: Buffer): void {
-    if (this.free.length < this.poolSize) this.free.push(buf);
+    if (this.alignedOwned.has(buf)) {
+      if (this.closed) returnAligned([buf]);
+      else this.aligned.push(buf);
+    } else if (this.free.length < this.poolSize) this.free.push(buf);
   }
 }

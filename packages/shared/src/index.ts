@@ -3,7 +3,9 @@ export type { PincerProto } from "./protoLoader.js";
 export * from "./errors.js";
 export { ChunkReader } from "./chunks.js";
 export type { EncodedChunk, ReadChunk } from "./chunks.js";
+export { DIRECT_IO_MIN_BYTES, openDirect } from "./directIo.js";
 export { FileSink } from "./fileSink.js";
+export type { FileSinkOptions } from "./fileSink.js";
 export { NODE_FLAGS, hasNodeFlags } from "./nodeFlags.js";
 export {
   KeyNameError,

@@ -1,10 +1,11 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { constants } from "node:fs";
 import { open } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { randomBytes } from "node:crypto";
 import { afterAll, describe, expect, test } from "vitest";
-import { ChunkReader, loadProtocol } from "@pincer/shared";
+import { ChunkReader, DIRECT_IO_MIN_BYTES, loadProtocol, openDirect } from "@pincer/shared";
 
 const dir = mkdtempSync(join(tmpdir(), "pincer-chunks-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -64,5 +65,51 @@ describe("ChunkReader: file bytes as pre-encoded chunk messages", () => {
     } finally {
       await fh.close();
     }
+  });
+
+  test("with an O_DIRECT descriptor: the same bytes, from the start or from an unaligned offset, and several readers at once", async () => {
+    const size = 5 * 1024 * 1024 + 100;
+    const content = randomBytes(size);
+    const path = join(dir, "direct");
+    writeFileSync(path, content);
+    const readAll = async (offset: number) => {
+      const fh = await open(path, "r");
+      const direct = await openDirect(path, constants.O_RDONLY, DIRECT_IO_MIN_BYTES);
+      expect(direct).toBeDefined();
+      const reader = new ChunkReader(fh, offset, 1024 * 1024, 2, direct);
+      const got: Buffer[] = [];
+      try {
+        for (let c = await reader.next(); c; c = await reader.next()) {
+          const down = files.Download!.responseDeserialize(files.Download!.responseSerialize(c.message)) as { chunk: Buffer };
+          expect(Buffer.compare(down.chunk, c.data)).toBe(0);
+          got.push(Buffer.from(c.data));
+          c.release();
+        }
+      } finally {
+        await reader.close();
+        await direct!.close();
+        await fh.close();
+      }
+      return Buffer.concat(got);
+    };
+    const [fromStart, fromOffset, again] = await Promise.all([readAll(0), readAll(1000), readAll(0)]);
+    expect(fromStart.equals(content)).toBe(true);
+    expect(fromOffset.equals(content.subarray(1000))).toBe(true);
+    expect(again.equals(content)).toBe(true);
+  });
+
+  test("openDirect: only for transfers of DIRECT_IO_MIN_BYTES or more, and not with PINCER_DIRECT_IO=0", async () => {
+    const path = join(dir, "flag");
+    writeFileSync(path, "x");
+    expect(await openDirect(path, constants.O_RDONLY, DIRECT_IO_MIN_BYTES - 1)).toBeUndefined();
+    process.env.PINCER_DIRECT_IO = "0";
+    try {
+      expect(await openDirect(path, constants.O_RDONLY, DIRECT_IO_MIN_BYTES)).toBeUndefined();
+    } finally {
+      delete process.env.PINCER_DIRECT_IO;
+    }
+    const fh = await openDirect(path, constants.O_RDONLY, DIRECT_IO_MIN_BYTES);
+    expect(fh).toBeDefined();
+    await fh!.close();
   });
 });

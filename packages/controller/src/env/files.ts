@@ -114,11 +114,10 @@ export function createFilesApi(client: wire.FilesClient, address: string, defaul
     const call = client.Download({ path: remotePath, offset, chunkSize: 0 }, { deadline: deadlineFor(opts, info.size - offset) });
     const stopListening = cancelOnAbort(call, signal);
     const tmp = localPath ? join(dirname(localPath), `.${basename(localPath)}.pincer-${randomBytes(6).toString("hex")}.part`) : undefined;
-    const fh = tmp ? await open(tmp, "wx") : undefined;
-    // To a file: positioned writes, several in flight, hashed in order; in memory: kept in parts.
-    const sink = fh ? new FileSink(fh) : undefined;
+    // To a file: hashed in order and written as it arrives (see FileSink); in memory: kept in parts.
+    const sink = tmp ? await FileSink.create(tmp, { mode: 0o666, expectedBytes: info.size - offset }) : undefined;
     const parts: Buffer[] = [];
-    const hash = sink?.hash ?? createHash("sha256");
+    const hash = sink ? undefined : createHash("sha256");
     let received = 0;
     let expected: number | undefined;
     let trailer: { bytes: number; sha256: string } | undefined;
@@ -129,27 +128,26 @@ export function createFilesApi(client: wire.FilesClient, address: string, defaul
           received += msg.chunk.length;
           if (sink) await sink.write(msg.chunk);
           else {
-            hash.update(msg.chunk);
+            hash!.update(msg.chunk);
             parts.push(msg.chunk);
           }
           opts.onProgress?.({ bytes: received, totalBytes: expected });
         } else if (msg.message === "trailer" && msg.trailer) trailer = { bytes: msg.trailer.bytes, sha256: msg.trailer.sha256 };
       }
-      const sha256 = hash.digest("hex");
+      const sha256 = sink ? await sink.digest() : hash!.digest("hex");
       if (!trailer) throw new InternalError(`${method}: ${remotePath}: the stream ended without its trailer`);
       if (trailer.bytes !== received || trailer.sha256 !== sha256) {
         throw new InternalError(`${method}: ${remotePath}: received ${received} bytes with sha256 ${sha256}, the daemon sent ${trailer.bytes} with ${trailer.sha256}`);
       }
-      if (fh && sink && tmp && localPath) {
+      if (sink && tmp && localPath) {
         await sink.finish();
-        await fh.close();
+        await sink.close();
         await rename(tmp, localPath);
         return { path: localPath, size: received, sha256 };
       }
       return { path: remotePath, size: received, sha256, data: Buffer.concat(parts) };
     } catch (err) {
-      await sink?.settle();
-      await fh?.close().catch(() => undefined);
+      await sink?.close().catch(() => undefined);
       if (tmp) await unlink(tmp).catch(() => undefined);
       if (err instanceof InternalError) throw err;
       if (signal?.aborted) throw new CancelledError(`${method}: cancelled by the caller`, { cause: signal.reason });

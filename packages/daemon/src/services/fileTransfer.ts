@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from "node:crypto";
-import { once } from "node:events";
+import { constants } from "node:fs";
 import { link, lstat, mkdir, open, rename, stat, unlink } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import type * as grpc from "@grpc/grpc-js";
@@ -9,6 +9,7 @@ import {
   ChunkReader,
   FileSink,
   InvalidArgumentError,
+  openDirect,
   ResourceExhaustedError,
   type wire,
 } from "@pincer/shared";
@@ -16,6 +17,8 @@ import { absolutePath, fsError } from "./paths.js";
 
 /** Largest data message, both directions. */
 export const MAX_CHUNK_BYTES = 1024 * 1024;
+/** Download messages handed to grpc-js and not yet written to the connection. */
+const DOWNLOAD_WINDOW = 8;
 
 export interface TransferLimits {
   /** Largest file one upload may write, in bytes. @default no limit */
@@ -63,8 +66,7 @@ export async function upload(
   if (existing && !h.overwrite) throw new AlreadyExistsError(`${dest}: already exists; pass overwrite to replace it`);
 
   const tmp = join(dir, `.${basename(dest)}.pincer-${randomBytes(6).toString("hex")}.part`);
-  const fh = await open(tmp, "wx", 0o600).catch((e: unknown) => Promise.reject(fsError(e, dest)));
-  const sink = new FileSink(fh);
+  const sink = await FileSink.create(tmp, { mode: 0o600, expectedBytes: expectedSize }).catch((e: unknown) => Promise.reject(fsError(e, dest)));
   let trailer: { size: number; sha256: string } | undefined;
   try {
     for (;;) {
@@ -87,7 +89,7 @@ export async function upload(
     await new Promise((r) => setImmediate(r));
     if (signal.aborted) throw new CancelledError(`${dest}: upload cancelled by the client; nothing was written`);
     const size = sink.bytes;
-    const sha256 = sink.hash.digest("hex");
+    const sha256 = await sink.digest();
     for (const [where, want] of [["header", { size: expectedSize, sha256: expectedSha }], ["trailer", trailer]] as const) {
       if (!want) continue;
       if (want.size !== undefined && want.size !== size) {
@@ -97,9 +99,9 @@ export async function upload(
         throw new InvalidArgumentError(`${where}.sha256: ${dest}: content has sha256 ${sha256}, not ${want.sha256}; nothing was written`);
       }
     }
-    await fh.chmod(mode);
+    await sink.handle.chmod(mode);
     await sink.finish();
-    await fh.close();
+    await sink.close();
     if (h.overwrite) {
       await rename(tmp, dest);
     } else {
@@ -110,8 +112,7 @@ export async function upload(
     await syncDir(dir);
     return { path: dest, size, sha256 };
   } catch (err) {
-    await sink.settle();
-    await fh.close().catch(() => undefined);
+    await sink.close().catch(() => undefined);
     await unlink(tmp).catch(() => undefined);
     if ((err as NodeJS.ErrnoException).code === "ERR_STREAM_PREMATURE_CLOSE" || signal.aborted) {
       throw new CancelledError(`${dest}: upload stream broke off; nothing was written`, { cause: err });
@@ -141,26 +142,44 @@ export async function download(
   const offset = call.request.offset;
   if (offset > st.size) throw new InvalidArgumentError(`offset: ${offset} is past the end of ${path} (${st.size} bytes)`);
   const fh = await open(path, "r").catch((e: unknown) => Promise.reject(fsError(e, path)));
+  // Large files are read past the page cache (see directIo.ts in @pincer/shared).
+  const direct = await openDirect(path, constants.O_RDONLY, st.size - offset);
+  // The file is read into reused buffers laid out as encoded chunk messages, several reads ahead.
+  // A buffer goes back to the pool in the write callback: by then grpc-js has framed (copied) it.
+  const reader = new ChunkReader(fh, offset, chunkSize, DOWNLOAD_WINDOW, direct);
+  // Up to DOWNLOAD_WINDOW messages wait in grpc-js at once. Waiting for 'drain' after each one
+  // (its HTTP/2 stream buffers 16 KiB) left the socket idle while the next chunk was hashed.
+  let queued = 0;
+  let wake: (() => void) | undefined;
+  const onAbort = () => wake?.();
+  signal.addEventListener("abort", onAbort, { once: true });
   try {
     const hash = createHash("sha256");
     call.write({ header: { size: st.size, offset, modifiedMs: Math.round(st.mtimeMs) } });
     let sent = 0;
-    // The file is read into reused buffers laid out as encoded chunk messages, one read ahead. A
-    // buffer goes back to the pool in the write callback: by then grpc-js has framed (copied) it.
-    const reader = new ChunkReader(fh, offset, chunkSize, 8);
     for (;;) {
       if (signal.aborted) return;
       const chunk = await reader.next();
       if (!chunk) break;
+      queued++;
+      call.write(chunk.message as wire.DownloadResponse, () => {
+        queued--;
+        chunk.release();
+        wake?.();
+      });
+      // Hashed while the message goes out; its buffer is released only in the callback above.
       hash.update(chunk.data);
       sent += chunk.data.length;
-      const more = call.write(chunk.message as wire.DownloadResponse, () => chunk.release());
-      // once() with a signal removes its listeners either way (a race of two once() calls left one
-      // abort listener behind per wait).
-      if (!more) await once(call, "drain", { signal }).catch(() => undefined);
+      if (queued >= DOWNLOAD_WINDOW) {
+        await new Promise<void>((resolve) => (wake = resolve));
+        wake = undefined;
+      }
     }
     call.write({ trailer: { bytes: sent, sha256: hash.digest("hex") } });
   } finally {
+    signal.removeEventListener("abort", onAbort);
+    await reader.close();
+    await direct?.close();
     await fh.close();
   }
 }
