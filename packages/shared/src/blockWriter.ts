@@ -3,19 +3,21 @@ import { DIRECT_IO_BLOCK } from "./directIo.js";
 
 /** The unit of a direct write in the writer thread. */
 const BLOCK_BYTES = 4 * 1024 * 1024;
+/** The thread exits this long after its last job, giving back its memory (the chunks it was handed wait for its GC). */
+const IDLE_EXIT_MS = 5000;
 
 /**
  * A thread that hashes and writes large incoming files (FileSink's direct mode), so that the
  * thread receiving the stream only hands chunks over. Profiles of a 1 GiB download had the
  * receiving main thread busy 85–90% of the time, a third of it in sha256, and the transfer went as
- * fast as that thread. One thread serves every transfer of the process; it starts on first use and
- * does not keep the process alive while idle.
+ * fast as that thread. One thread serves every transfer of the process; it starts on first use,
+ * does not keep the process alive while idle and exits 5 s after its last job.
  *
  * Chunks move to the thread without a copy (their memory is transferred, see {@link BlockJob.write}).
- * The thread hashes them in order and gathers them into a page-aligned 4 MiB block (a WebAssembly
- * memory: see directIo.ts), written with O_DIRECT when full; the last block is padded to whole
- * 4096-byte blocks and the caller truncates the file to its size. Where a write through O_DIRECT
- * fails with EINVAL, the job goes on with buffered writes.
+ * The thread hashes them in order and gathers them into page-aligned 4 MiB blocks (WebAssembly
+ * memories: see directIo.ts); a full block is written with O_DIRECT while the other one fills. The
+ * last block is padded to whole 4096-byte blocks and the caller truncates the file to its size.
+ * Where a write through O_DIRECT fails with EINVAL, the job goes on with buffered writes.
  *
  * The code runs from a string (`eval`), so the same file works from the TypeScript sources (tests,
  * tsx) and from the build, and the thread loads nothing but node's own modules.
@@ -23,7 +25,7 @@ const BLOCK_BYTES = 4 * 1024 * 1024;
 const WORKER_SOURCE = String.raw`
 const { parentPort, workerData } = require("node:worker_threads");
 const { createHash } = require("node:crypto");
-const { writeSync } = require("node:fs");
+const { write } = require("node:fs");
 const { blockBytes, alignment } = workerData;
 const jobs = new Map();
 const idleBlocks = [];
@@ -36,76 +38,103 @@ function alignedBlock() {
   }
 }
 function writeAll(fd, view, at) {
-  for (let done = 0; done < view.length; ) {
-    const n = writeSync(fd, view, done, view.length - done, at + done);
-    if (n === 0) throw Object.assign(new Error("write returned 0 bytes at offset " + (at + done)), { code: "EIO" });
-    done += n;
-  }
+  return new Promise((resolve, reject) => {
+    const step = (done) => {
+      if (done === view.length) return resolve();
+      write(fd, view, done, view.length - done, at + done, (err, n) => {
+        if (err) return reject(err);
+        if (n === 0) return reject(Object.assign(new Error("write returned 0 bytes at offset " + (at + done)), { code: "EIO" }));
+        step(done + n);
+      });
+    };
+    step(0);
+  });
 }
-// Writes the job's block (the first length bytes, padded to whole O_DIRECT blocks) at its offset.
-function flush(job, length) {
+// Writes the first length bytes of block at offset at: padded to whole blocks through O_DIRECT
+// while the file system takes it, else buffered.
+async function flush(job, block, length, at) {
   const whole = Math.ceil(length / alignment) * alignment;
   if (job.direct >= 0) {
     if (whole > length) {
-      job.block.fill(0, length, whole);
+      block.fill(0, length, whole);
       job.padded = true;
     }
     try {
-      writeAll(job.direct, job.block.subarray(0, whole), job.blockAt);
-      return;
+      return await writeAll(job.direct, block.subarray(0, whole), at);
     } catch (err) {
       if (err.code !== "EINVAL") throw err;
       job.direct = -1;
     }
   }
-  writeAll(job.fd, job.block.subarray(0, length), job.blockAt);
+  await writeAll(job.fd, block.subarray(0, length), at);
 }
-function release(id) {
-  const job = jobs.get(id);
-  jobs.delete(id);
-  if (job && job.block && idleBlocks.length < 2) idleBlocks.push(job.block);
+// One block is written while the other fills: waits for the write in flight, then starts this one.
+async function startWrite(job, length) {
+  const block = job.blocks[job.current];
+  const at = job.blockAt;
+  await job.writing;
+  job.writing = flush(job, block, length, at);
+  job.writing.catch(() => undefined);
+  job.current ^= 1;
+  job.blockAt += length;
+  job.filled = 0;
+}
+async function consume(job, data) {
+  job.hash.update(data);
+  if (job.blocks.length === 0) {
+    await writeAll(job.fd, data, job.size);
+  } else {
+    for (let from = 0; from < data.length; ) {
+      const block = job.blocks[job.current];
+      const n = Math.min(data.length - from, block.length - job.filled);
+      block.set(data.subarray(from, from + n), job.filled);
+      job.filled += n;
+      from += n;
+      if (job.filled === block.length) await startWrite(job, job.filled);
+    }
+  }
+  job.size += data.length;
+}
+async function finish(job) {
+  if (job.blocks.length && job.filled > 0) await startWrite(job, job.filled);
+  await job.writing;
+  return { sha256: job.hash.digest("hex"), padded: job.padded };
 }
 parentPort.on("message", (m) => {
-  const job = jobs.get(m.job);
-  try {
-    if (m.op === "open") {
-      const block = m.direct >= 0 ? alignedBlock() : undefined;
-      jobs.set(m.job, { hash: createHash("sha256"), fd: m.fd, direct: block ? m.direct : -1, block, filled: 0, blockAt: 0, size: 0, padded: false });
-      return;
-    }
-    if (m.op === "drop") return release(m.job);
-    if (!job) throw new Error("no such job: " + m.job);
-    if (job.failed) throw job.failed;
-    if (m.op === "data") {
-      const data = m.data;
-      job.hash.update(data);
-      if (!job.block) {
-        writeAll(job.fd, data, job.size);
-      } else {
-        for (let from = 0; from < data.length; ) {
-          const n = Math.min(data.length - from, job.block.length - job.filled);
-          job.block.set(data.subarray(from, from + n), job.filled);
-          job.filled += n;
-          from += n;
-          if (job.filled === job.block.length) {
-            flush(job, job.filled);
-            job.blockAt += job.filled;
-            job.filled = 0;
-          }
-        }
-      }
-      job.size += data.length;
-      parentPort.postMessage({ seq: m.seq });
-    } else if (m.op === "finish") {
-      if (job.block && job.filled > 0) flush(job, job.filled);
-      const reply = { seq: m.seq, sha256: job.hash.digest("hex"), padded: job.padded };
-      release(m.job);
-      parentPort.postMessage(reply);
-    }
-  } catch (err) {
-    if (job) job.failed = err;
-    parentPort.postMessage({ seq: m.seq, error: { code: err.code, message: err.message } });
+  if (m.op === "open") {
+    const a = m.direct >= 0 ? alignedBlock() : undefined;
+    const b = a ? alignedBlock() : undefined;
+    if (a && !b) idleBlocks.push(a);
+    const blocks = a && b ? [a, b] : [];
+    jobs.set(m.job, { hash: createHash("sha256"), fd: m.fd, direct: blocks.length ? m.direct : -1, blocks, current: 0, filled: 0, blockAt: 0, size: 0, padded: false, writing: Promise.resolve(), queue: Promise.resolve() });
+    return;
   }
+  const job = jobs.get(m.job);
+  if (!job) return parentPort.postMessage({ seq: m.seq, error: { message: "no such job: " + m.job } });
+  // A job's messages are handled one after another; its replies go out in order.
+  job.queue = job.queue.then(async () => {
+    try {
+      if (m.op === "drop") {
+        // Nothing may be in flight on the descriptors once the caller closes them.
+        await job.writing.catch(() => undefined);
+        jobs.delete(m.job);
+        for (const b of job.blocks) if (idleBlocks.length < 2) idleBlocks.push(b);
+        return parentPort.postMessage({ seq: m.seq });
+      }
+      if (job.failed) throw job.failed;
+      if (m.op === "data") {
+        await consume(job, m.data);
+        // The memory goes back: this thread allocates too little to collect it soon, the caller's
+        // thread collects such young buffers within milliseconds.
+        parentPort.postMessage({ seq: m.seq, data: m.data }, [m.data.buffer]);
+      } else if (m.op === "finish") {
+        parentPort.postMessage({ seq: m.seq, ...(await finish(job)) });
+      }
+    } catch (err) {
+      job.failed = err;
+      parentPort.postMessage({ seq: m.seq, error: { code: err.code, message: err.message } });
+    }
+  });
 });
 `;
 
@@ -120,6 +149,8 @@ let worker: Worker | undefined;
 const exited = new WeakSet<Worker>();
 let nextSeq = 1;
 let nextJob = 1;
+let openJobs = 0;
+let idleTimer: NodeJS.Timeout | undefined;
 const waiting = new Map<number, { resolve: (r: Reply) => void; reject: (e: Error) => void }>();
 
 function failAll(err: Error): void {
@@ -127,7 +158,15 @@ function failAll(err: Error): void {
   waiting.clear();
 }
 
+/** Stops the thread; a job started after this gets a new one. */
+function retire(w: Worker): void {
+  exited.add(w);
+  if (worker === w) worker = undefined;
+  void w.terminate();
+}
+
 function thread(): Worker {
+  clearTimeout(idleTimer);
   if (worker) return worker;
   const w = new Worker(WORKER_SOURCE, { eval: true, execArgv: [], name: "pincer-block-writer", workerData: { blockBytes: BLOCK_BYTES, alignment: DIRECT_IO_BLOCK } });
   w.on("message", (r: Reply) => {
@@ -185,8 +224,8 @@ export interface BlockJob {
   write(chunk: Uint8Array): Promise<void>;
   /** Writes what is left; the sha256 (hex) of everything, and whether the file needs truncating to its size. */
   finish(): Promise<{ sha256: string; padded: boolean }>;
-  /** Forgets the job (after a failure). */
-  drop(): void;
+  /** Waits for any write in flight, then forgets the job; after it the descriptors may be closed. */
+  drop(): Promise<void>;
 }
 
 /**
@@ -201,6 +240,13 @@ export function startBlockJob(fd: number, directFd: number): BlockJob | undefine
     return undefined;
   }
   const job = nextJob++;
+  openJobs++;
+  let open = true;
+  const close = () => {
+    if (!open) return;
+    open = false;
+    if (--openJobs === 0) idleTimer = setTimeout(() => openJobs === 0 && retire(w), IDLE_EXIT_MS).unref();
+  };
   w.postMessage({ op: "open", job, fd, direct: directFd });
   return {
     write: async (chunk) => {
@@ -219,6 +265,12 @@ export function startBlockJob(fd: number, directFd: number): BlockJob | undefine
       const r = await request(w, { op: "finish", job });
       return { sha256: r.sha256!, padded: r.padded ?? false };
     },
-    drop: () => w.postMessage({ op: "drop", job }),
+    drop: async () => {
+      try {
+        await request(w, { op: "drop", job });
+      } finally {
+        close();
+      }
+    },
   };
 }

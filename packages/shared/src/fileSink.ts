@@ -105,7 +105,7 @@ export class FileSink {
   async close(): Promise<void> {
     await this.settle();
     if (this.direct) {
-      this.direct.job.drop();
+      await this.direct.job.drop().catch(() => undefined);
       await this.direct.handle.close().catch(() => undefined);
     }
     await this.handle.close();
