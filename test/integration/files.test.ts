@@ -109,6 +109,16 @@ describe("upload and download, verified by sha256 on both sides", () => {
     rmSync(remote);
   });
 
+  test("a download to a local directory that does not exist says so and writes nothing", async () => {
+    const remote = join(dir, "nowhere-src.txt");
+    writeFileSync(remote, "content");
+    const missing = join(dir, "no-such-dir", "out.txt");
+    await expect(daemon.env.files.download(remote, missing)).rejects.toThrow(NotFoundError);
+    await expect(daemon.env.files.download(remote, missing)).rejects.toThrow(/local directory .*no-such-dir does not exist; create it first/);
+    expect(entries(dir)).not.toContain("no-such-dir");
+    rmSync(remote);
+  });
+
   test("a download from an offset sends the rest", async () => {
     const data = randomBytes(3000);
     const remote = join(dir, "offset.bin");

@@ -107,7 +107,7 @@ parentPort.on("message", (m) => {
     if (a && !b) idleBlocks.push(a);
     const blocks = a && b ? [a, b] : [];
     jobs.set(m.job, { hash: createHash("sha256"), fd: m.fd, direct: blocks.length ? m.direct : -1, blocks, current: 0, filled: 0, blockAt: 0, size: 0, padded: false, writing: Promise.resolve(), queue: Promise.resolve() });
-    return;
+    return parentPort.postMessage({ seq: m.seq });
   }
   const job = jobs.get(m.job);
   if (!job) return parentPort.postMessage({ seq: m.seq, error: { message: "no such job: " + m.job } });
@@ -145,64 +145,78 @@ interface Reply {
   error?: { code?: string; message: string };
 }
 
-let worker: Worker | undefined;
-const exited = new WeakSet<Worker>();
 let nextSeq = 1;
 let nextJob = 1;
-let openJobs = 0;
-let idleTimer: NodeJS.Timeout | undefined;
-const waiting = new Map<number, { resolve: (r: Reply) => void; reject: (e: Error) => void }>();
 
-function failAll(err: Error): void {
-  for (const w of waiting.values()) w.reject(err);
-  waiting.clear();
-}
+/** One writer thread and what it owes: its own requests, its own jobs, its own idle timer. */
+class WriterThread {
+  private readonly worker: Worker;
+  private readonly waiting = new Map<number, { resolve: (r: Reply) => void; reject: (e: Error) => void }>();
+  private jobs = 0;
+  private idleTimer?: NodeJS.Timeout;
+  /** No new requests: the thread failed or is being retired. */
+  exited = false;
+  /** Resolves once the thread has stopped, its file operations with it. */
+  readonly gone: Promise<void>;
 
-/** Stops the thread; a job started after this gets a new one. */
-function retire(w: Worker): void {
-  exited.add(w);
-  if (worker === w) worker = undefined;
-  void w.terminate();
-}
-
-function thread(): Worker {
-  clearTimeout(idleTimer);
-  if (worker) return worker;
-  const w = new Worker(WORKER_SOURCE, { eval: true, execArgv: [], name: "pincer-block-writer", workerData: { blockBytes: BLOCK_BYTES, alignment: DIRECT_IO_BLOCK } });
-  w.on("message", (r: Reply) => {
-    const entry = waiting.get(r.seq);
-    waiting.delete(r.seq);
-    if (waiting.size === 0) w.unref();
-    if (!entry) return;
-    if (r.error) entry.reject(Object.assign(new Error(r.error.message), { code: r.error.code }));
-    else entry.resolve(r);
-  });
-  w.on("error", (err) => failAll(err));
-  w.on("exit", () => {
-    exited.add(w);
-    if (worker === w) worker = undefined;
-    failAll(new Error("the block writer thread exited"));
-  });
-  w.unref();
-  worker = w;
-  return w;
-}
-
-function request(w: Worker, message: Record<string, unknown>, transfer?: ArrayBuffer[]): Promise<Reply> {
-  if (exited.has(w)) return Promise.reject(new Error("the block writer thread exited"));
-  const seq = nextSeq++;
-  // Referenced while it owes an answer, so a caller awaiting it keeps the process alive.
-  if (waiting.size === 0) w.ref();
-  const reply = new Promise<Reply>((resolve, reject) => waiting.set(seq, { resolve, reject }));
-  try {
-    w.postMessage({ ...message, seq }, transfer);
-  } catch (err) {
-    waiting.delete(seq);
-    if (waiting.size === 0) w.unref();
-    throw err;
+  constructor() {
+    this.worker = new Worker(WORKER_SOURCE, { eval: true, execArgv: [], name: "pincer-block-writer", workerData: { blockBytes: BLOCK_BYTES, alignment: DIRECT_IO_BLOCK } });
+    this.worker.on("message", (r: Reply) => {
+      const entry = this.waiting.get(r.seq);
+      this.waiting.delete(r.seq);
+      if (this.waiting.size === 0) this.worker.unref();
+      if (!entry) return;
+      if (r.error) entry.reject(Object.assign(new Error(r.error.message), { code: r.error.code }));
+      else entry.resolve(r);
+    });
+    this.worker.on("error", (err) => this.fail(err));
+    this.gone = new Promise((resolve) => this.worker.once("exit", () => resolve()));
+    this.worker.on("exit", () => this.fail(new Error("the block writer thread exited")));
+    this.worker.unref();
   }
-  return reply;
+
+  request(message: Record<string, unknown>, transfer?: ArrayBuffer[]): Promise<Reply> {
+    if (this.exited) return Promise.reject(new Error("the block writer thread exited"));
+    const seq = nextSeq++;
+    // Referenced while it owes an answer, so a caller awaiting it keeps the process alive.
+    if (this.waiting.size === 0) this.worker.ref();
+    const reply = new Promise<Reply>((resolve, reject) => this.waiting.set(seq, { resolve, reject }));
+    try {
+      this.worker.postMessage({ ...message, seq }, transfer);
+    } catch (err) {
+      this.waiting.delete(seq);
+      if (this.waiting.size === 0) this.worker.unref();
+      throw err;
+    }
+    return reply;
+  }
+
+  jobStarted(): void {
+    clearTimeout(this.idleTimer);
+    this.jobs++;
+  }
+
+  /** After a job's last answer; the thread exits once it has had no job for IDLE_EXIT_MS. */
+  jobEnded(): void {
+    if (--this.jobs > 0) return;
+    this.idleTimer = setTimeout(() => {
+      if (this.jobs > 0) return;
+      // Nothing is in flight (every job was dropped), so ending it loses nothing.
+      this.exited = true;
+      if (current === this) current = undefined;
+      void this.worker.terminate();
+    }, IDLE_EXIT_MS).unref();
+  }
+
+  private fail(err: Error): void {
+    this.exited = true;
+    if (current === this) current = undefined;
+    for (const w of this.waiting.values()) w.reject(err);
+    this.waiting.clear();
+  }
 }
+
+let current: WriterThread | undefined;
 
 /**
  * The memory of `chunk` to hand to another thread: its own ArrayBuffer when the chunk is all of
@@ -224,52 +238,63 @@ export interface BlockJob {
   write(chunk: Uint8Array): Promise<void>;
   /** Writes what is left; the sha256 (hex) of everything, and whether the file needs truncating to its size. */
   finish(): Promise<{ sha256: string; padded: boolean }>;
-  /** Waits for any write in flight, then forgets the job; after it the descriptors may be closed. */
+  /**
+   * Waits for any write in flight, then forgets the job; once it resolves the descriptors may be
+   * closed (the thread answered, or it has stopped and nothing of it runs any more).
+   */
   drop(): Promise<void>;
 }
 
 /**
  * Starts a job writing through `fd` (and `directFd`, opened with O_DIRECT, while it accepts the
- * writes), or returns undefined where no thread can be started.
+ * writes), or returns undefined where no writer thread can be had (the caller writes buffered).
  */
-export function startBlockJob(fd: number, directFd: number): BlockJob | undefined {
-  let w: Worker;
+export async function startBlockJob(fd: number, directFd: number): Promise<BlockJob | undefined> {
+  let t: WriterThread;
   try {
-    w = thread();
+    t = current && !current.exited ? current : (current = new WriterThread());
   } catch {
     return undefined;
   }
   const job = nextJob++;
-  openJobs++;
-  let open = true;
-  const close = () => {
-    if (!open) return;
-    open = false;
-    if (--openJobs === 0) idleTimer = setTimeout(() => openJobs === 0 && retire(w), IDLE_EXIT_MS).unref();
-  };
-  w.postMessage({ op: "open", job, fd, direct: directFd });
+  t.jobStarted();
+  // Answered once the thread runs and has its blocks: a thread that cannot start costs no data.
+  const opened = await t.request({ op: "open", job, fd, direct: directFd }).then(
+    () => true,
+    () => false,
+  );
+  if (!opened) {
+    t.jobEnded();
+    return undefined;
+  }
+  let ended = false;
   return {
     write: async (chunk) => {
       const data = transferable(chunk);
       let reply: Promise<Reply>;
       try {
-        reply = request(w, { op: "data", job, data }, [data.buffer as ArrayBuffer]);
+        reply = t.request({ op: "data", job, data }, [data.buffer as ArrayBuffer]);
       } catch {
         // Memory node will not hand over (marked untransferable): send a copy.
         const copy = new Uint8Array(chunk);
-        reply = request(w, { op: "data", job, data: copy }, [copy.buffer]);
+        reply = t.request({ op: "data", job, data: copy }, [copy.buffer]);
       }
       await reply;
     },
     finish: async () => {
-      const r = await request(w, { op: "finish", job });
+      const r = await t.request({ op: "finish", job });
       return { sha256: r.sha256!, padded: r.padded ?? false };
     },
     drop: async () => {
+      if (ended) return;
+      ended = true;
       try {
-        await request(w, { op: "drop", job });
+        await t.request({ op: "drop", job });
+      } catch {
+        // The thread failed: wait until it has stopped, its writes in flight with it.
+        await t.gone;
       } finally {
-        close();
+        t.jobEnded();
       }
     },
   };

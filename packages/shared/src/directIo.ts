@@ -33,17 +33,23 @@ interface WasmMemoryConstructor {
 
 /** Idle aligned buffers by size. */
 const pools = new Map<number, Buffer[]>();
-let unavailable = false;
 
 /**
- * For a transfer of `bytes`: a second descriptor on `path` (already open the ordinary way) with
- * O_DIRECT added to `flags`, or undefined where the transfer should use buffered I/O (small, no
- * O_DIRECT on this platform or file system, or PINCER_DIRECT_IO=0).
+ * For a transfer of `bytes`: a second descriptor on the file `fh` is open on, with O_DIRECT added
+ * to `flags`, or undefined where the transfer should use buffered I/O (small, no O_DIRECT on this
+ * platform or file system, or PINCER_DIRECT_IO=0). It is opened through /proc/self/fd, never by
+ * path again: a path can be swapped for a symlink or another file between two opens.
  */
-export async function openDirect(path: string, flags: number, bytes: number): Promise<FileHandle | undefined> {
+export async function openDirect(fh: FileHandle, flags: number, bytes: number): Promise<FileHandle | undefined> {
   const direct = (constants as { O_DIRECT?: number }).O_DIRECT;
   if (direct === undefined || process.env.PINCER_DIRECT_IO === "0" || bytes < DIRECT_IO_MIN_BYTES) return undefined;
-  return open(path, flags | direct).catch(() => undefined);
+  const again = await open(`/proc/self/fd/${fh.fd}`, flags | direct).catch(() => undefined);
+  if (!again) return undefined;
+  // The same file, or nothing.
+  const [a, b] = await Promise.all([fh.stat(), again.stat()]).catch(() => [undefined, undefined]);
+  if (a && b && a.dev === b.dev && a.ino === b.ino) return again;
+  await again.close();
+  return undefined;
 }
 
 /**
@@ -52,7 +58,7 @@ export async function openDirect(path: string, flags: number, bytes: number): Pr
  */
 export function takeAligned(count: number, bytes: number): Buffer[] | undefined {
   const Memory = (globalThis as { WebAssembly?: { Memory?: WasmMemoryConstructor } }).WebAssembly?.Memory;
-  if (unavailable || !Memory || bytes % DIRECT_IO_BLOCK !== 0) return undefined;
+  if (!Memory || bytes % DIRECT_IO_BLOCK !== 0) return undefined;
   const pool = pools.get(bytes) ?? [];
   pools.set(bytes, pool);
   try {
@@ -63,7 +69,7 @@ export function takeAligned(count: number, bytes: number): Buffer[] | undefined 
       for (let i = 0; i < missing; i++) pool.push(Buffer.from(memory.buffer, i * bytes, bytes));
     }
   } catch {
-    unavailable = true;
+    // Out of memory or address space now; perhaps not for the next transfer.
     return undefined;
   }
   return pool.splice(pool.length - count, count);

@@ -50,8 +50,8 @@ export class FileSink {
   static async create(path: string, opts: FileSinkOptions = {}): Promise<FileSink> {
     const handle = await open(path, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, opts.mode ?? 0o600);
     // A second descriptor on the same (new, private) file for the data, where O_DIRECT applies.
-    const direct = await openDirect(path, constants.O_WRONLY, opts.expectedBytes ?? 0);
-    const job = direct && startBlockJob(handle.fd, direct.fd);
+    const direct = await openDirect(handle, constants.O_WRONLY, opts.expectedBytes ?? 0);
+    const job = direct && (await startBlockJob(handle.fd, direct.fd));
     if (direct && job) return new FileSink(handle, { handle: direct, job });
     await direct?.close();
     return new FileSink(handle);
@@ -105,7 +105,7 @@ export class FileSink {
   async close(): Promise<void> {
     await this.settle();
     if (this.direct) {
-      await this.direct.job.drop().catch(() => undefined);
+      await this.direct.job.drop();
       await this.direct.handle.close().catch(() => undefined);
     }
     await this.handle.close();

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { constants } from "node:fs";
 import { open } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -74,7 +74,7 @@ describe("ChunkReader: file bytes as pre-encoded chunk messages", () => {
     writeFileSync(path, content);
     const readAll = async (offset: number) => {
       const fh = await open(path, "r");
-      const direct = await openDirect(path, constants.O_RDONLY, DIRECT_IO_MIN_BYTES);
+      const direct = await openDirect(fh, constants.O_RDONLY, DIRECT_IO_MIN_BYTES);
       expect(direct).toBeDefined();
       const reader = new ChunkReader(fh, offset, 1024 * 1024, 2, direct);
       const got: Buffer[] = [];
@@ -98,18 +98,28 @@ describe("ChunkReader: file bytes as pre-encoded chunk messages", () => {
     expect(again.equals(content)).toBe(true);
   });
 
-  test("openDirect: only for transfers of DIRECT_IO_MIN_BYTES or more, and not with PINCER_DIRECT_IO=0", async () => {
+  test("openDirect: only for transfers of DIRECT_IO_MIN_BYTES or more, not with PINCER_DIRECT_IO=0, and always the same file", async () => {
     const path = join(dir, "flag");
     writeFileSync(path, "x");
-    expect(await openDirect(path, constants.O_RDONLY, DIRECT_IO_MIN_BYTES - 1)).toBeUndefined();
-    process.env.PINCER_DIRECT_IO = "0";
+    const fh = await open(path, "r");
     try {
-      expect(await openDirect(path, constants.O_RDONLY, DIRECT_IO_MIN_BYTES)).toBeUndefined();
+      expect(await openDirect(fh, constants.O_RDONLY, DIRECT_IO_MIN_BYTES - 1)).toBeUndefined();
+      process.env.PINCER_DIRECT_IO = "0";
+      try {
+        expect(await openDirect(fh, constants.O_RDONLY, DIRECT_IO_MIN_BYTES)).toBeUndefined();
+      } finally {
+        delete process.env.PINCER_DIRECT_IO;
+      }
+      // Replaced by another file after it was opened: the direct descriptor is still the first file.
+      renameSync(path, `${path}.old`);
+      writeFileSync(path, "y");
+      const direct = await openDirect(fh, constants.O_RDONLY, DIRECT_IO_MIN_BYTES);
+      expect(direct).toBeDefined();
+      expect((await direct!.stat()).ino).toBe((await fh.stat()).ino);
+      expect((await direct!.stat()).ino).not.toBe(statSync(path).ino);
+      await direct!.close();
     } finally {
-      delete process.env.PINCER_DIRECT_IO;
+      await fh.close();
     }
-    const fh = await openDirect(path, constants.O_RDONLY, DIRECT_IO_MIN_BYTES);
-    expect(fh).toBeDefined();
-    await fh!.close();
   });
 });

@@ -99,4 +99,25 @@ describe("FileSink", () => {
       expect(readFileSync(r.path).equals(contents[i]!)).toBe(true);
     });
   });
+
+  test("a transfer that starts while the idle writer thread is exiting gets a new thread and loses nothing", async () => {
+    const small = async (name: string) => {
+      // Direct mode is chosen by the expected size; a few MiB of data are enough to use the thread.
+      const content = randomBytes(8 * MiB + 5);
+      const path = join(dir, name);
+      const sink = await FileSink.create(path, { expectedBytes: DIRECT_IO_MIN_BYTES });
+      for (const chunk of chunksOf(content)) await sink.write(chunk);
+      const digest = await sink.digest();
+      await sink.finish();
+      await sink.close();
+      expect(sink.isDirect).toBe(true);
+      expect(digest).toBe(sha(content));
+      expect(readFileSync(path).equals(content)).toBe(true);
+    };
+    await small("idle-0.bin");
+    // The thread's idle timer (5 s) was set when that sink closed, so it fires just before this
+    // one: the next transfer starts while the old thread is still exiting.
+    await new Promise((r) => setTimeout(r, 5000));
+    for (let i = 1; i <= 5; i++) await small(`idle-${i}.bin`);
+  }, 20_000);
 });

@@ -3,7 +3,17 @@ import { once } from "node:events";
 import { open, rename, stat, unlink } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import type * as grpc from "@grpc/grpc-js";
-import { CancelledError, ChunkReader, FileSink, InternalError, NotFoundError, ResourceExhaustedError, type wire } from "@pincer/shared";
+import {
+  CancelledError,
+  ChunkReader,
+  FileSink,
+  InternalError,
+  InvalidArgumentError,
+  NotFoundError,
+  PermissionDeniedError,
+  ResourceExhaustedError,
+  type wire,
+} from "@pincer/shared";
 import { callError, cancelOnAbort } from "./call.js";
 import type { CallOptions, DownloadOptions, FileInfo, FilesApi, TransferResult, UploadOptions } from "./types.js";
 
@@ -51,6 +61,16 @@ async function* uploadChunks(source: string | Uint8Array): AsyncGenerator<{ data
   } finally {
     await fh.close();
   }
+}
+
+/** A local destination that cannot be created, as an error that says what to do. */
+function localFileError(err: unknown, localPath: string): Error {
+  const code = (err as NodeJS.ErrnoException).code;
+  const dir = dirname(localPath);
+  if (code === "ENOENT") return new NotFoundError(`download: local directory ${dir} does not exist; create it first`, { cause: err });
+  if (code === "EACCES" || code === "EPERM" || code === "EROFS") return new PermissionDeniedError(`download: cannot write in local directory ${dir} (${code})`, { cause: err });
+  if (code === "ENOTDIR") return new InvalidArgumentError(`download: ${dir} is not a directory`, { cause: err });
+  return err instanceof Error ? err : new Error(String(err));
 }
 
 /** The `env.files` API over one Files client. */
@@ -111,11 +131,12 @@ export function createFilesApi(client: wire.FilesClient, address: string, defaul
     if (!localPath && info.size - offset > maxBytes) {
       throw new ResourceExhaustedError(`${remotePath}: ${info.size - offset} bytes is over maxBytes (${maxBytes}); give a local path to download it to a file`);
     }
-    const call = client.Download({ path: remotePath, offset, chunkSize: 0 }, { deadline: deadlineFor(opts, info.size - offset) });
-    const stopListening = cancelOnAbort(call, signal);
     const tmp = localPath ? join(dirname(localPath), `.${basename(localPath)}.pincer-${randomBytes(6).toString("hex")}.part`) : undefined;
     // To a file: hashed in order and written as it arrives (see FileSink); in memory: kept in parts.
-    const sink = tmp ? await FileSink.create(tmp, { mode: 0o666, expectedBytes: info.size - offset }) : undefined;
+    // The local file first: a destination that cannot be written fails before the call starts.
+    const sink = tmp ? await FileSink.create(tmp, { mode: 0o666, expectedBytes: info.size - offset }).catch((e: unknown) => Promise.reject(localFileError(e, localPath!))) : undefined;
+    const call = client.Download({ path: remotePath, offset, chunkSize: 0 }, { deadline: deadlineFor(opts, info.size - offset) });
+    const stopListening = cancelOnAbort(call, signal);
     const parts: Buffer[] = [];
     const hash = sink ? undefined : createHash("sha256");
     let received = 0;

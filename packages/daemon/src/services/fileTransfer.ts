@@ -143,7 +143,7 @@ export async function download(
   if (offset > st.size) throw new InvalidArgumentError(`offset: ${offset} is past the end of ${path} (${st.size} bytes)`);
   const fh = await open(path, "r").catch((e: unknown) => Promise.reject(fsError(e, path)));
   // Large files are read past the page cache (see directIo.ts in @pincer/shared).
-  const direct = await openDirect(path, constants.O_RDONLY, st.size - offset);
+  const direct = await openDirect(fh, constants.O_RDONLY, st.size - offset);
   // The file is read into reused buffers laid out as encoded chunk messages, several reads ahead.
   // A buffer goes back to the pool in the write callback: by then grpc-js has framed (copied) it.
   const reader = new ChunkReader(fh, offset, chunkSize, DOWNLOAD_WINDOW, direct);
