@@ -60,7 +60,7 @@ async function rawTcp(bytes: number): Promise<number> {
 }
 
 const rate = (bytes: number, ms: number) => bytes / MiB / (ms / 1000);
-const ROUNDS = 3;
+const ROUNDS = 5;
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const signed = (mib: number) => `${mib >= 0 ? "+" : "−"}${Math.abs(mib).toFixed(0)} MiB`;
 
