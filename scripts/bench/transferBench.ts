@@ -1,6 +1,6 @@
 import { execFile, fork } from "node:child_process";
 import { createHash } from "node:crypto";
-import { mkdtempSync, readFileSync, rmSync, openSync, writeSync, closeSync } from "node:fs";
+import { createReadStream, mkdtempSync, readFileSync, rmSync, openSync, writeSync, closeSync } from "node:fs";
 import { createServer, connect as tcpConnect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -57,6 +57,13 @@ async function rawTcp(bytes: number): Promise<number> {
   const ms = performance.now() - started;
   server.close();
   return bytes / MiB / (ms / 1000);
+}
+
+/** sha256 of a file of any size (readFileSync stops at 2 GiB). */
+async function shaOfFile(path: string): Promise<string> {
+  const hash = createHash("sha256");
+  for await (const piece of createReadStream(path, { highWaterMark: 4 * MiB })) hash.update(piece as Buffer);
+  return hash.digest("hex");
 }
 
 const rate = (bytes: number, ms: number) => bytes / MiB / (ms / 1000);
@@ -129,7 +136,7 @@ export async function transferFigures(env: Env, daemonPid: number, ssh: Pick<Ssh
       const down = await peakRss(daemonPid, () => env.files.download(remote, join(dir, "back.bin"), { timeoutMs: 600_000 }));
       downs.push(rate(bytes, performance.now() - t));
       if (round === 0) {
-        const check = createHash("sha256").update(readFileSync(join(dir, "back.bin"))).digest("hex");
+        const check = await shaOfFile(join(dir, "back.bin"));
         if (check !== up.result.sha256 || down.result.sha256 !== up.result.sha256) throw new Error("sha256 mismatch in the benchmark transfer");
       }
       upPeak = { peakMiB: Math.max(upPeak.peakMiB, up.peakMiB), beforeMiB: Math.min(upPeak.beforeMiB, up.beforeMiB) };

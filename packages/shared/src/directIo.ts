@@ -11,7 +11,8 @@ import { open, type FileHandle } from "node:fs/promises";
  * A large transfer also no longer evicts the machine's cache.
  *
  * The kernel wants the buffers, file offsets and lengths aligned to the device's logical block
- * size; 4096 covers every Linux block device. Node cannot allocate aligned memory or tell a
+ * size; 4096 covers 512-byte and 4 KiB devices (a device with larger blocks refuses with EINVAL,
+ * and the transfer goes on buffered). Node cannot allocate aligned memory or tell a
  * Buffer's address, but a WebAssembly memory is mapped on pages of its own, so its buffer starts
  * page-aligned: aligned buffers are carved from such memories and pooled. Where WebAssembly is
  * unavailable (node --jitless), O_DIRECT does not exist (macOS, Windows) or PINCER_DIRECT_IO=0,

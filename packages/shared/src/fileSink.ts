@@ -72,9 +72,10 @@ export class FileSink {
    */
   async write(chunk: Uint8Array): Promise<void> {
     if (this.failed) throw this.failed;
+    const at = this.size;
     this.size += chunk.length;
-    if (!this.direct) return this.writeBuffered(chunk, this.size - chunk.length);
-    this.track(this.direct.job.write(chunk));
+    if (this.direct) this.track(this.direct.job.write(chunk));
+    else this.writeBuffered(chunk, at);
     if (this.inFlight.size >= MAX_IN_FLIGHT) await Promise.race(this.inFlight);
     if (this.failed) throw this.failed;
   }
@@ -96,8 +97,8 @@ export class FileSink {
     await this.handle.sync();
   }
 
-  /** Waits for everything in flight, errors or not (before closing and removing the file). */
-  async settle(): Promise<void> {
+  /** Waits for everything in flight, errors or not. */
+  private async settle(): Promise<void> {
     await Promise.allSettled([...this.inFlight, this.writeback, this.finished]);
   }
 
@@ -130,7 +131,7 @@ export class FileSink {
     void settled.finally(() => this.inFlight.delete(settled));
   }
 
-  private async writeBuffered(chunk: Uint8Array, at: number): Promise<void> {
+  private writeBuffered(chunk: Uint8Array, at: number): void {
     this.hash.update(chunk);
     this.track(this.handle.write(chunk, 0, chunk.length, at));
     if (!this.writeback && this.size - this.lastWriteback >= WRITEBACK_EVERY_BYTES) {
@@ -140,7 +141,5 @@ export class FileSink {
         () => (this.writeback = undefined),
       );
     }
-    if (this.inFlight.size >= MAX_IN_FLIGHT) await Promise.race(this.inFlight);
-    if (this.failed) throw this.failed;
   }
 }
