@@ -55,10 +55,12 @@ async function* uploadChunks(source: string | Uint8Array): AsyncGenerator<{ data
     return;
   }
   const fh = await open(source, "r");
+  const reader = new ChunkReader(fh, 0, CHUNK);
   try {
-    const reader = new ChunkReader(fh, 0, CHUNK);
     for (let chunk = await reader.next(); chunk; chunk = await reader.next()) yield { data: chunk.data, message: chunk.message as wire.UploadRequest };
   } finally {
+    // Its reads ahead end before the file closes (an upload cancelled part way).
+    await reader.close();
     await fh.close();
   }
 }
