@@ -20,3 +20,17 @@ export { PINCER_VERSION, PROTOCOL_VERSION } from "./version.js";
 export type * as wire from "./wire.js";
 export { parseScreenSpec, startXvfb } from "./xvfb.js";
 export type { XvfbOptions, XvfbServer } from "./xvfb.js";
+export { fullServiceName, methodKind, methodLabel, serviceDefinition, serviceNames } from "./services.js";
+export type {
+  KindOf,
+  MethodKind,
+  MethodName,
+  RequestOf,
+  RequestOutputOf,
+  ResponseOf,
+  ResponseOutputOf,
+  RuntimeMethod,
+  ServiceClient,
+  ServiceDefinitionOf,
+  ServiceName,
+} from "./services.js";
