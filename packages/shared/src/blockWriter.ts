@@ -1,4 +1,5 @@
 import { Worker } from "node:worker_threads";
+import type { Op, Reply, RequestOf, Requests, Results, WriterConfig } from "./blockWriterMessages.js";
 import { DIRECT_IO_BLOCK } from "./directIo.js";
 
 /** The unit of a direct write in the writer thread. */
@@ -19,131 +20,12 @@ const IDLE_EXIT_MS = 5000;
  * last block is padded to whole 4096-byte blocks and the caller truncates the file to its size.
  * Where a write through O_DIRECT fails with EINVAL, the job goes on with buffered writes.
  *
- * The code runs from a string (`eval`), so the same file works from the TypeScript sources (tests,
- * tsx) and from the build, and the thread loads nothing but node's own modules.
+ * The thread's code is blockWriterWorker.js: plain JavaScript type-checked by tsc (checkJs) against
+ * the messages of blockWriterMessages.ts, so the same file loads from the TypeScript sources (tests,
+ * tsx: their loaders do not reach worker threads, and the thread starts with none) and from the
+ * build, and the thread loads nothing but node's own modules.
  */
-const WORKER_SOURCE = String.raw`
-const { parentPort, workerData } = require("node:worker_threads");
-const { createHash } = require("node:crypto");
-const { write } = require("node:fs");
-const { blockBytes, alignment } = workerData;
-const jobs = new Map();
-const idleBlocks = [];
-function alignedBlock() {
-  if (idleBlocks.length) return idleBlocks.pop();
-  try {
-    return new Uint8Array(new WebAssembly.Memory({ initial: blockBytes / 65536 }).buffer);
-  } catch {
-    return undefined;
-  }
-}
-function writeAll(fd, view, at) {
-  return new Promise((resolve, reject) => {
-    const step = (done) => {
-      if (done === view.length) return resolve();
-      write(fd, view, done, view.length - done, at + done, (err, n) => {
-        if (err) return reject(err);
-        if (n === 0) return reject(Object.assign(new Error("write returned 0 bytes at offset " + (at + done)), { code: "EIO" }));
-        step(done + n);
-      });
-    };
-    step(0);
-  });
-}
-// Writes the first length bytes of block at offset at: padded to whole blocks through O_DIRECT
-// while the file system takes it, else buffered.
-async function flush(job, block, length, at) {
-  const whole = Math.ceil(length / alignment) * alignment;
-  if (job.direct >= 0) {
-    if (whole > length) {
-      block.fill(0, length, whole);
-      job.padded = true;
-    }
-    try {
-      return await writeAll(job.direct, block.subarray(0, whole), at);
-    } catch (err) {
-      if (err.code !== "EINVAL") throw err;
-      job.direct = -1;
-    }
-  }
-  await writeAll(job.fd, block.subarray(0, length), at);
-}
-// One block is written while the other fills: waits for the write in flight, then starts this one.
-async function startWrite(job, length) {
-  const block = job.blocks[job.current];
-  const at = job.blockAt;
-  await job.writing;
-  job.writing = flush(job, block, length, at);
-  job.writing.catch(() => undefined);
-  job.current ^= 1;
-  job.blockAt += length;
-  job.filled = 0;
-}
-async function consume(job, data) {
-  job.hash.update(data);
-  if (job.blocks.length === 0) {
-    await writeAll(job.fd, data, job.size);
-  } else {
-    for (let from = 0; from < data.length; ) {
-      const block = job.blocks[job.current];
-      const n = Math.min(data.length - from, block.length - job.filled);
-      block.set(data.subarray(from, from + n), job.filled);
-      job.filled += n;
-      from += n;
-      if (job.filled === block.length) await startWrite(job, job.filled);
-    }
-  }
-  job.size += data.length;
-}
-async function finish(job) {
-  if (job.blocks.length && job.filled > 0) await startWrite(job, job.filled);
-  await job.writing;
-  return { sha256: job.hash.digest("hex"), padded: job.padded };
-}
-parentPort.on("message", (m) => {
-  if (m.op === "open") {
-    const a = m.direct >= 0 ? alignedBlock() : undefined;
-    const b = a ? alignedBlock() : undefined;
-    if (a && !b) idleBlocks.push(a);
-    const blocks = a && b ? [a, b] : [];
-    jobs.set(m.job, { hash: createHash("sha256"), fd: m.fd, direct: blocks.length ? m.direct : -1, blocks, current: 0, filled: 0, blockAt: 0, size: 0, padded: false, writing: Promise.resolve(), queue: Promise.resolve() });
-    return parentPort.postMessage({ seq: m.seq });
-  }
-  const job = jobs.get(m.job);
-  if (!job) return parentPort.postMessage({ seq: m.seq, error: { message: "no such job: " + m.job } });
-  // A job's messages are handled one after another; its replies go out in order.
-  job.queue = job.queue.then(async () => {
-    try {
-      if (m.op === "drop") {
-        // Nothing may be in flight on the descriptors once the caller closes them.
-        await job.writing.catch(() => undefined);
-        jobs.delete(m.job);
-        for (const b of job.blocks) if (idleBlocks.length < 2) idleBlocks.push(b);
-        return parentPort.postMessage({ seq: m.seq });
-      }
-      if (job.failed) throw job.failed;
-      if (m.op === "data") {
-        await consume(job, m.data);
-        // The memory goes back: this thread allocates too little to collect it soon, the caller's
-        // thread collects such young buffers within milliseconds.
-        parentPort.postMessage({ seq: m.seq, data: m.data }, [m.data.buffer]);
-      } else if (m.op === "finish") {
-        parentPort.postMessage({ seq: m.seq, ...(await finish(job)) });
-      }
-    } catch (err) {
-      job.failed = err;
-      parentPort.postMessage({ seq: m.seq, error: { code: err.code, message: err.message } });
-    }
-  });
-});
-`;
-
-interface Reply {
-  seq: number;
-  sha256?: string;
-  padded?: boolean;
-  error?: { code?: string; message: string };
-}
+const WORKER_URL = new URL("./blockWriterWorker.js", import.meta.url);
 
 let nextSeq = 1;
 let nextJob = 1;
@@ -151,7 +33,7 @@ let nextJob = 1;
 /** One writer thread and what it owes: its own requests, its own jobs, its own idle timer. */
 class WriterThread {
   private readonly worker: Worker;
-  private readonly waiting = new Map<number, { resolve: (r: Reply) => void; reject: (e: Error) => void }>();
+  private readonly waiting = new Map<number, { resolve: (r: Results[Op]) => void; reject: (e: Error) => void }>();
   private jobs = 0;
   private idleTimer?: NodeJS.Timeout;
   /** No new requests: the thread failed or is being retired. */
@@ -160,14 +42,15 @@ class WriterThread {
   readonly gone: Promise<void>;
 
   constructor() {
-    this.worker = new Worker(WORKER_SOURCE, { eval: true, execArgv: [], name: "pincer-block-writer", workerData: { blockBytes: BLOCK_BYTES, alignment: DIRECT_IO_BLOCK } });
+    const workerData: WriterConfig = { blockBytes: BLOCK_BYTES, alignment: DIRECT_IO_BLOCK };
+    this.worker = new Worker(WORKER_URL, { execArgv: [], name: "pincer-block-writer", workerData });
     this.worker.on("message", (r: Reply) => {
       const entry = this.waiting.get(r.seq);
       this.waiting.delete(r.seq);
       if (this.waiting.size === 0) this.worker.unref();
       if (!entry) return;
       if (r.error) entry.reject(Object.assign(new Error(r.error.message), { code: r.error.code }));
-      else entry.resolve(r);
+      else entry.resolve(r.result);
     });
     this.worker.on("error", (err) => this.fail(err));
     this.gone = new Promise((resolve) => this.worker.once("exit", () => resolve()));
@@ -175,14 +58,17 @@ class WriterThread {
     this.worker.unref();
   }
 
-  request(message: Record<string, unknown>, transfer?: ArrayBuffer[]): Promise<Reply> {
+  /** Posts request `op`; resolves with its result, rejects with its error (or the thread's failure). */
+  request<O extends Op>(op: O, message: Requests[O], transfer?: ArrayBuffer[]): Promise<Results[O]> {
     if (this.exited) return Promise.reject(new Error("the block writer thread exited"));
     const seq = nextSeq++;
     // Referenced while it owes an answer, so a caller awaiting it keeps the process alive.
     if (this.waiting.size === 0) this.worker.ref();
-    const reply = new Promise<Reply>((resolve, reject) => this.waiting.set(seq, { resolve, reject }));
+    // The reply to `seq` is the result of this op (blockWriterMessages.ts).
+    const reply = new Promise<Results[O]>((resolve, reject) => this.waiting.set(seq, { resolve: resolve as (r: Results[Op]) => void, reject }));
     try {
-      this.worker.postMessage({ ...message, seq }, transfer);
+      const m: RequestOf<O> = { op, seq, ...message };
+      this.worker.postMessage(m, transfer);
     } catch (err) {
       this.waiting.delete(seq);
       if (this.waiting.size === 0) this.worker.unref();
@@ -259,7 +145,7 @@ export async function startBlockJob(fd: number, directFd: number): Promise<Block
   const job = nextJob++;
   t.jobStarted();
   // Answered once the thread runs and has its blocks: a thread that cannot start costs no data.
-  const opened = await t.request({ op: "open", job, fd, direct: directFd }).then(
+  const opened = await t.request("open", { job, fd, direct: directFd }).then(
     () => true,
     () => false,
   );
@@ -271,25 +157,25 @@ export async function startBlockJob(fd: number, directFd: number): Promise<Block
   return {
     write: async (chunk) => {
       const data = transferable(chunk);
-      let reply: Promise<Reply>;
+      let reply: Promise<unknown>;
       try {
-        reply = t.request({ op: "data", job, data }, [data.buffer as ArrayBuffer]);
+        reply = t.request("data", { job, data }, [data.buffer as ArrayBuffer]);
       } catch {
         // Memory node will not hand over (marked untransferable): send a copy.
         const copy = new Uint8Array(chunk);
-        reply = t.request({ op: "data", job, data: copy }, [copy.buffer]);
+        reply = t.request("data", { job, data: copy }, [copy.buffer]);
       }
       await reply;
     },
     finish: async () => {
-      const r = await t.request({ op: "finish", job });
-      return { sha256: r.sha256!, padded: r.padded ?? false };
+      const { sha256, padded } = await t.request("finish", { job });
+      return { sha256, padded };
     },
     drop: async () => {
       if (ended) return;
       ended = true;
       try {
-        await t.request({ op: "drop", job });
+        await t.request("drop", { job });
       } catch {
         // The thread failed: wait until it has stopped, its writes in flight with it.
         await t.gone;
