@@ -1,7 +1,8 @@
 // A task across two machines: a token that exists only on "desktop" must reach "server".
 import { randomBytes } from "node:crypto";
 import { z } from "zod";
-import { action, createGraphEvaluator, defineTask, evaluator } from "@pincer/controller";
+import { action, createGraphEvaluator, evaluator } from "@pincer/controller";
+import { defineTask } from "@pincer/controller/datasets";
 
 // Each machine gets its own folder: the embedded default runs both machines on one host, so they
 // share a file system (separate machines do not, and the task reads the same either way).

@@ -1,6 +1,7 @@
 // A multi-step task judged by an evaluator graph: partial credit for each stage reached.
 import { z } from "zod";
-import { action, createGraphEvaluator, defineTask, evaluator } from "@pincer/controller";
+import { action, createGraphEvaluator, evaluator } from "@pincer/controller";
+import { defineTask } from "@pincer/controller/datasets";
 
 const DIR = "/tmp/pincer-demo/scaffold";
 

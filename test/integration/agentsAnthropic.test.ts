@@ -3,19 +3,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import {
-  AnthropicAgent,
-  createComputerAction,
-  createRegistries,
-  defineTask,
-  evaluator,
-  remotePool,
-  runTasks,
-  type AnthropicAgentOptions,
-  type DatasetTask,
-  type Summary,
-  type TaskModule,
-} from "@pincer/controller";
+import { AnthropicAgent, createComputerAction, type AnthropicAgentOptions } from "@pincer/controller/agents";
+import { createRegistries, defineTask, type DatasetTask, type TaskModule } from "@pincer/controller/datasets";
+import { evaluator } from "@pincer/controller";
+import { remotePool } from "@pincer/controller/machines";
+import { runTasks, type Summary } from "@pincer/controller/runner";
 import { spawnDaemon, type RunningDaemon } from "../fixtures/daemon.js";
 import { moduleTask } from "../fixtures/tasks.js";
 import { anthropicError, anthropicMessage, startFakeProvider, type FakeProvider, type RecordedRequest, type Reply } from "../fixtures/fakeProviders.js";

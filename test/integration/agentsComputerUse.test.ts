@@ -1,6 +1,8 @@
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { createComputerAction, DisplayMapping, type ComputerActionResult, type Point, type Screenshot } from "@pincer/controller";
+import { createComputerAction, type ComputerActionResult } from "@pincer/controller/agents";
+import { DisplayMapping } from "../../packages/controller/src/agents/computerDisplay.js";
+import { type Point, type Screenshot } from "@pincer/controller";
 import { spawnDaemon, type RunningDaemon } from "../fixtures/daemon.js";
 import { openWitnessWindow, type WitnessWindow, type XEventRecord } from "../fixtures/xwitness.js";
 import { startXvfb, type XServer } from "../fixtures/xvfb.js";

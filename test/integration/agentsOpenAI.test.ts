@@ -3,18 +3,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import {
-  createRegistries,
-  defineTask,
-  evaluator,
-  OpenAIAgent,
-  remotePool,
-  runTasks,
-  type DatasetTask,
-  type OpenAIAgentOptions,
-  type Summary,
-  type TaskModule,
-} from "@pincer/controller";
+import { createRegistries, defineTask, type DatasetTask, type TaskModule } from "@pincer/controller/datasets";
+import { evaluator } from "@pincer/controller";
+import { OpenAIAgent, type OpenAIAgentOptions } from "@pincer/controller/agents";
+import { remotePool } from "@pincer/controller/machines";
+import { runTasks, type Summary } from "@pincer/controller/runner";
 import { spawnDaemon, type RunningDaemon } from "../fixtures/daemon.js";
 import { moduleTask } from "../fixtures/tasks.js";
 import { openaiError, openaiText, openaiToolCalls, startFakeProvider, type FakeProvider, type RecordedRequest, type Reply } from "../fixtures/fakeProviders.js";

@@ -3,16 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { z } from "zod";
-import {
-  createBenchmark,
-  createEnvironment,
-  createGraphEvaluator,
-  createSystemActions,
-  createTask,
-  desktopActions,
-  evaluator,
-  type Screenshot,
-} from "@pincer/controller";
+import { createBenchmark, createEnvironment, createGraphEvaluator, createSystemActions, createTask, desktopActions, evaluator, type Screenshot } from "@pincer/controller";
 import { runReadmeExample } from "../../examples/readme-benchmark.js";
 import { spawnDaemon, type RunningDaemon } from "../fixtures/daemon.js";
 import { openWitnessWindow, type WitnessWindow } from "../fixtures/xwitness.js";

@@ -1,13 +1,6 @@
 import { createServer } from "node:net";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import {
-  CancelledError,
-  connect,
-  FailedPreconditionError,
-  InvalidArgumentError,
-  TimeoutError,
-  UnavailableError,
-} from "@pincer/controller";
+import { CancelledError, connect, FailedPreconditionError, InvalidArgumentError, TimeoutError, UnavailableError } from "@pincer/controller";
 import { spawnDaemon, type RunningDaemon } from "../fixtures/daemon.js";
 import { openWitnessWindow } from "../fixtures/xwitness.js";
 import { startXvfb, type XServer } from "../fixtures/xvfb.js";

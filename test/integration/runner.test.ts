@@ -2,17 +2,10 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import {
-  createRegistries,
-  defineEvaluationHelper,
-  loadDataset,
-  remotePool,
-  runTasks,
-  ScriptedAgent,
-  type Agent,
-  type DatasetTask,
-  type Summary,
-} from "@pincer/controller";
+import { createRegistries, defineEvaluationHelper, loadDataset, type DatasetTask } from "@pincer/controller/datasets";
+import { remotePool } from "@pincer/controller/machines";
+import { runTasks, type Summary } from "@pincer/controller/runner";
+import { ScriptedAgent, type Agent } from "@pincer/controller/agents";
 import { z } from "zod";
 import { spawnDaemon, type RunningDaemon } from "../fixtures/daemon.js";
 

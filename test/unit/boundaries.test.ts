@@ -1,8 +1,9 @@
 import { readdirSync, readFileSync, statSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { dirname, join, relative, resolve } from "node:path";
 import { describe, expect, test } from "vitest";
 
 const ROOT = resolve(import.meta.dirname, "../..");
+const CONTROLLER = join(ROOT, "packages/controller/src");
 
 function sources(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
@@ -12,9 +13,89 @@ function sources(dir: string): string[] {
   });
 }
 
-function importsOf(file: string): string[] {
-  return [...readFileSync(file, "utf8").matchAll(/(?:from|import)\s*\(?\s*["']([^"']+)["']/g)].map((m) => m[1]!);
+/** Every module a source names: static imports, `export … from`, type imports and dynamic imports. */
+export function importsOf(text: string): string[] {
+  return [...text.matchAll(/(?:from|import)\s*\(?\s*["']([^"']+)["']/g)].map((m) => m[1]!);
 }
+
+/** The file a relative import names, from the importing file. */
+function resolveRelative(from: string, spec: string): string {
+  return resolve(dirname(from), spec).replace(/\.js$/, ".ts");
+}
+
+/**
+ * The controller's layers, lowest first, and the folders each may import (in the spirit of
+ * Playwright's DEPS lists). Entry files at the top of src/ (index.ts, agents.ts, …) and cli/ may
+ * import anything. A folder missing here is an error: a new folder says where it sits.
+ */
+export const CONTROLLER_DEPS: Record<string, readonly string[]> = {
+  env: [],
+  actions: ["env"],
+  evaluators: ["env", "actions"],
+  tasks: ["env", "actions", "evaluators"],
+  benchmark: ["env", "actions", "evaluators", "tasks"],
+  agents: ["env", "actions", "benchmark"],
+  datasets: ["env", "actions", "evaluators", "tasks", "benchmark"],
+  machines: ["env"],
+  runner: ["env", "actions", "evaluators", "tasks", "benchmark", "agents", "datasets", "machines"],
+  mcp: ["env", "actions", "agents"],
+};
+
+/** Where a controller file sits: its top folder under src/, or "" for an entry file. */
+function layerOf(file: string): string {
+  const parts = relative(CONTROLLER, file).split("/");
+  return parts.length === 1 ? "" : parts[0]!;
+}
+
+/** Imports that cross a layer the DEPS list does not allow, as "file: import" lines. */
+export function layeringViolations(files: ReadonlyMap<string, string>, deps: Record<string, readonly string[]>): string[] {
+  const out: string[] = [];
+  for (const [file, text] of files) {
+    const from = layerOf(file);
+    if (from === "" || from === "cli") continue;
+    const allowed = deps[from];
+    if (!allowed) {
+      out.push(`${relative(ROOT, file)}: folder ${from} has no entry in CONTROLLER_DEPS`);
+      continue;
+    }
+    for (const spec of importsOf(text).filter((s) => s.startsWith("."))) {
+      const to = layerOf(resolveRelative(file, spec));
+      if (to !== from && !allowed.includes(to)) out.push(`${relative(ROOT, file)}: ${spec} (${from} may not import ${to || "an entry file"})`);
+    }
+  }
+  return out;
+}
+
+/** Import cycles among the files (type-only imports count), each as a list of files. */
+export function importCycles(files: ReadonlyMap<string, string>): string[][] {
+  const edges = new Map<string, string[]>();
+  for (const [file, text] of files) {
+    edges.set(
+      file,
+      importsOf(text)
+        .filter((s) => s.startsWith("."))
+        .map((s) => resolveRelative(file, s))
+        .filter((t) => files.has(t)),
+    );
+  }
+  const cycles: string[][] = [];
+  const state = new Map<string, "open" | "done">();
+  const stack: string[] = [];
+  const visit = (f: string) => {
+    state.set(f, "open");
+    stack.push(f);
+    for (const t of edges.get(f) ?? []) {
+      if (state.get(t) === "open") cycles.push(stack.slice(stack.indexOf(t)).map((x) => relative(ROOT, x)));
+      else if (!state.has(t)) visit(t);
+    }
+    stack.pop();
+    state.set(f, "done");
+  };
+  for (const f of files.keys()) if (!state.has(f)) visit(f);
+  return cycles;
+}
+
+const controllerFiles = () => new Map(sources(CONTROLLER).map((f) => [f, readFileSync(f, "utf8")]));
 
 describe("package boundaries", () => {
   test.each([
@@ -24,19 +105,75 @@ describe("package boundaries", () => {
   ])("%s imports neither side it must not know", (pkg, forbidden) => {
     const files = sources(join(ROOT, "packages", pkg, "src"));
     expect(files.length).toBeGreaterThan(0);
-    const offending = files.flatMap((f) => importsOf(f).filter((i) => forbidden.some((x) => i.includes(x))).map((i) => `${f}: ${i}`));
+    const offending = files.flatMap((f) =>
+      importsOf(readFileSync(f, "utf8"))
+        .filter((i) => forbidden.some((x) => i.includes(x)))
+        .map((i) => `${f}: ${i}`),
+    );
     expect(offending).toEqual([]);
   });
 
   test("only daemon drivers import nut-js, sharp, execa, x11 or screenshot-desktop (and compare_images, sharp)", () => {
     const native = ["@nut-tree-fork/nut-js", "sharp", "execa", "x11", "screenshot-desktop"];
     // The compare_images evaluation helper decodes images on the controller; it loads sharp on first use.
-    const allowed = (f: string, i: string) => i === "sharp" && f.endsWith("/controller/src/tasks/helpers/evaluation/images.ts");
+    const allowed = (f: string, i: string) => i === "sharp" && f.endsWith("/controller/src/datasets/evaluationHelpers/images.ts");
     const offending = ["shared", "daemon", "controller"].flatMap((pkg) =>
       sources(join(ROOT, "packages", pkg, "src"))
         .filter((f) => !f.includes("/daemon/src/drivers/"))
-        .flatMap((f) => importsOf(f).filter((i) => native.includes(i) && !allowed(f, i)).map((i) => `${f}: ${i}`)),
+        .flatMap((f) =>
+          importsOf(readFileSync(f, "utf8"))
+            .filter((i) => native.includes(i) && !allowed(f, i))
+            .map((i) => `${f}: ${i}`),
+        ),
     );
     expect(offending).toEqual([]);
+  });
+});
+
+describe("controller layering", () => {
+  test("every folder imports only the layers below it", () => {
+    expect(layeringViolations(controllerFiles(), CONTROLLER_DEPS)).toEqual([]);
+  });
+
+  test("a planted back-edge is caught: env importing benchmark, and a folder with no DEPS entry", () => {
+    const files = controllerFiles();
+    const planted = new Map(files);
+    const envFile = join(CONTROLLER, "env/mouse.ts");
+    planted.set(envFile, `${files.get(envFile)}\nimport type { Benchmark } from "../benchmark/benchmark.js";\n`);
+    planted.set(join(CONTROLLER, "newLayer/thing.ts"), `import { connect } from "../env/index.js";\n`);
+    expect(layeringViolations(planted, CONTROLLER_DEPS)).toEqual([
+      "packages/controller/src/env/mouse.ts: ../benchmark/benchmark.js (env may not import benchmark)",
+      "packages/controller/src/newLayer/thing.ts: folder newLayer has no entry in CONTROLLER_DEPS",
+    ]);
+  });
+
+  test("no import cycles between controller files (type-only imports included)", () => {
+    expect(importCycles(controllerFiles())).toEqual([]);
+  });
+
+  test("a planted cycle is caught", () => {
+    const files = new Map([
+      [join(CONTROLLER, "agents/a.ts"), `import type { B } from "./b.js";`],
+      [join(CONTROLLER, "agents/b.ts"), `import type { A } from "./a.js";`],
+    ]);
+    expect(importCycles(files)).toEqual([["packages/controller/src/agents/a.ts", "packages/controller/src/agents/b.ts"]]);
+  });
+
+  test("the core entry (what `connect` loads) reaches no model SDK, MCP SDK or image library", () => {
+    const heavy = ["openai", "@anthropic-ai/sdk", "@modelcontextprotocol/sdk", "sharp"];
+    const files = controllerFiles();
+    const seen = new Set<string>();
+    const reached: string[] = [];
+    const walk = (file: string) => {
+      if (seen.has(file)) return;
+      seen.add(file);
+      for (const spec of importsOf(files.get(file) ?? "")) {
+        if (spec.startsWith(".")) walk(resolveRelative(file, spec));
+        else if (heavy.some((h) => spec === h || spec.startsWith(`${h}/`))) reached.push(`${relative(ROOT, file)}: ${spec}`);
+      }
+    };
+    walk(join(CONTROLLER, "index.ts"));
+    expect(seen.size).toBeGreaterThan(20);
+    expect(reached).toEqual([]);
   });
 });

@@ -1,15 +1,6 @@
 import { describe, expect, test } from "vitest";
 import { z } from "zod";
-import {
-  action,
-  ActionArgumentsError,
-  ActionDefinitionError,
-  ActionReturnError,
-  CancelledError,
-  createMemoryEnv,
-  FailedPreconditionError,
-  type Env,
-} from "@pincer/controller";
+import { action, ActionArgumentsError, ActionDefinitionError, ActionReturnError, CancelledError, createMemoryEnv, FailedPreconditionError, type Env } from "@pincer/controller";
 
 /** An action that records which env handle and signal reached it, and returns what it was given. */
 function probe<S extends z.ZodRawShape>(name: string, shape: S, seen: Array<{ name: string; env: Env; signal: AbortSignal; params: unknown }>) {

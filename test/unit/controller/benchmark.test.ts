@@ -1,23 +1,6 @@
 import { describe, expect, test } from "vitest";
 import { z } from "zod";
-import {
-  action,
-  CancelledError,
-  createBenchmark,
-  createEnvironment,
-  createGraphEvaluator,
-  createMemoryEnv,
-  createTask,
-  decodeToolName,
-  desktopActions,
-  evaluator,
-  FailedPreconditionError,
-  InvalidArgumentError,
-  TeardownError,
-  UnavailableError,
-  type MemoryEnv,
-  type TaskOptions,
-} from "@pincer/controller";
+import { action, CancelledError, createBenchmark, createEnvironment, createGraphEvaluator, createMemoryEnv, createTask, decodeToolName, desktopActions, evaluator, FailedPreconditionError, InvalidArgumentError, TeardownError, UnavailableError, type MemoryEnv, type TaskOptions } from "@pincer/controller";
 
 /** True once the pointer of the evaluated machine is inside the box. */
 const pointerIn = evaluator({

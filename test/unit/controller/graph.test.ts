@@ -1,17 +1,6 @@
 import { describe, expect, test } from "vitest";
 import { z } from "zod";
-import {
-  action,
-  ActionDefinitionError,
-  CancelledError,
-  computeMetrics,
-  createGraphEvaluator,
-  createMemoryEnv,
-  evaluator,
-  type EpisodeEvent,
-  type GraphEvaluatorOptions,
-  type PassPolicy,
-} from "@pincer/controller";
+import { action, ActionDefinitionError, CancelledError, computeMetrics, createGraphEvaluator, createMemoryEnv, evaluator, type EpisodeEvent, type GraphEvaluatorOptions, type PassPolicy } from "@pincer/controller";
 
 /** A world of named conditions the test flips between rounds; `checked` counts evaluator calls. */
 function world() {

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "vitest";
 import { z } from "zod";
-import { createEvaluationRegistry } from "../../../packages/controller/src/tasks/helpers/evaluation/index.js";
-import { defineEvaluationHelper, type HelperContext } from "../../../packages/controller/src/tasks/registry.js";
+import { createEvaluationRegistry } from "../../../packages/controller/src/datasets/evaluationHelpers/index.js";
+import { defineEvaluationHelper, type HelperContext } from "../../../packages/controller/src/datasets/helpers.js";
 
 /** A helper that scores what it is told (or throws), with no machine. */
 const fixed = defineEvaluationHelper({
@@ -86,8 +86,10 @@ test("the registry holds every built-in, all and any, and the extras; names stay
     "all",
     "any",
     "are_jupyter_outputs_cleared",
+    "check_clipboard",
     "check_file_exists",
     "check_include_exclude",
+    "check_window_exists",
     "compare_csv",
     "compare_images",
     "compare_ipynb_files",

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "vitest";
-import { compareCsv, parseCsv } from "../../../packages/controller/src/tasks/helpers/evaluation/index.js";
+import { compareCsv, parseCsv } from "../../../packages/controller/src/datasets/evaluationHelpers/index.js";
 import { fixture } from "./fixtures.js";
 
 const expected = fixture("csv/expected.csv");

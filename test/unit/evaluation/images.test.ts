@@ -1,5 +1,5 @@
 import { describe, expect, test } from "vitest";
-import { decodeGray, ssim, type GrayImage } from "../../../packages/controller/src/tasks/helpers/evaluation/index.js";
+import { decodeGray, ssim, type GrayImage } from "../../../packages/controller/src/datasets/evaluationHelpers/index.js";
 import { fixtureBytes } from "./fixtures.js";
 
 const histogram = (img: GrayImage) => {

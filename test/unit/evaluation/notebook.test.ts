@@ -7,7 +7,7 @@ import {
   compareNotebooks,
   outputText,
   parseNotebook,
-} from "../../../packages/controller/src/tasks/helpers/evaluation/index.js";
+} from "../../../packages/controller/src/datasets/evaluationHelpers/index.js";
 import { fixture } from "./fixtures.js";
 
 const nb = (name: string) => parseNotebook(fixture(`notebook/${name}.ipynb`));

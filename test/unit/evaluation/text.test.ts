@@ -1,5 +1,5 @@
 import { describe, expect, test } from "vitest";
-import { checkRules, compareText, ruleSchema } from "../../../packages/controller/src/tasks/helpers/evaluation/index.js";
+import { checkRules, compareText, ruleSchema } from "../../../packages/controller/src/datasets/evaluationHelpers/index.js";
 import { fixture } from "./fixtures.js";
 
 describe("compareText", () => {

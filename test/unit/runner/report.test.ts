@@ -1,5 +1,5 @@
 import { describe, expect, test } from "vitest";
-import { buildReport, reportMarkdown, type Summary, type TaskResults } from "@pincer/controller";
+import { buildReport, reportMarkdown, type Summary, type TaskResults } from "@pincer/controller/runner";
 
 function summary(id: string, fields: Record<string, unknown>, results: Partial<TaskResults>): { tool: string; summary: Summary; attempts: number } {
   const base: TaskResults = {

@@ -2,7 +2,8 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
-import { createRegistries, loadDataset, maxStepsFor, translateLegacySpelling, type DatasetProblem } from "@pincer/controller";
+import { createRegistries, loadDataset, translateLegacySpelling, type DatasetProblem } from "@pincer/controller/datasets";
+import { maxStepsFor } from "@pincer/controller/runner";
 
 let root: string;
 

@@ -1,6 +1,6 @@
 import { z } from "zod";
-import type { Env } from "../env/types.js";
-import { noMachineEnv } from "../environment/noMachineEnv.js";
+import type { Env } from "../env/index.js";
+import { noMachineEnv } from "../env/noMachineEnv.js";
 import { ActionArgumentsError, ActionDefinitionError, ActionReturnError, throwIfAborted } from "./errors.js";
 import { assignabilityProblem, inlineRefs, zodToJsonSchema, type JsonSchema } from "./jsonSchema.js";
 import { checkName, composeName } from "./names.js";

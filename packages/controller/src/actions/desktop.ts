@@ -1,6 +1,6 @@
 import { parseChord, resolveKey } from "@pincer/shared";
 import { z } from "zod";
-import type { Env, Point } from "../env/types.js";
+import type { Env, Point } from "../env/index.js";
 import { action } from "./action.js";
 import { sleep } from "./errors.js";
 

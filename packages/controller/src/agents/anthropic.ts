@@ -13,7 +13,7 @@ import type {
 import { InvalidArgumentError } from "@pincer/shared";
 import { decodeToolName, encodeToolName } from "../actions/names.js";
 import type { StepCall, StepResult } from "../benchmark/types.js";
-import type { Screenshot } from "../env/types.js";
+import type { Screenshot } from "../env/index.js";
 import { callToScreen, environmentsOfTools, NOT_RUN, resultText, screenshotCaption, screenToShot, systemPrompt, UsageMeter, type ProviderAgentOptions } from "./common.js";
 import type { AnyAction } from "../actions/action.js";
 import { COMPUTER_ACTION_NAME, planAnthropicComputerAction } from "./computerCalls.js";

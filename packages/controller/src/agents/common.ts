@@ -1,7 +1,7 @@
 import { decodeToolName } from "../actions/names.js";
 import type { StepCall, StepResult } from "../benchmark/types.js";
-import { screenshotToScreen } from "../env/remoteEnvironment.js";
-import type { Point, Screenshot } from "../env/types.js";
+import { screenshotToScreen } from "../env/index.js";
+import type { Point, Screenshot } from "../env/index.js";
 import type { HistoryOptions } from "./history.js";
 import { costUsd, priceOf, type PriceTable } from "./pricing.js";
 import type { RetryOptions } from "./retry.js";

@@ -2,8 +2,8 @@ import { parseChord } from "@pincer/shared";
 import { z } from "zod";
 import { encodeToolName } from "../actions/names.js";
 import type { StepCall } from "../benchmark/types.js";
-import { screenshotToScreen } from "../env/remoteEnvironment.js";
-import type { Point, Screenshot } from "../env/types.js";
+import { screenshotToScreen } from "../env/index.js";
+import type { Point, Screenshot } from "../env/index.js";
 import { anthropicComputerInput, type AnthropicComputerInput } from "./computerUse.js";
 
 /**

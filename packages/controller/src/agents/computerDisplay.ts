@@ -1,4 +1,4 @@
-import type { Env, Point, Screenshot, ScreenshotOptions, Size } from "../env/types.js";
+import type { Env, Point, Screenshot, ScreenshotOptions, Size } from "../env/index.js";
 
 /**
  * The screen sizes computer-use models work best with (Anthropic's guidance: XGA, WXGA, FWXGA);
@@ -75,4 +75,14 @@ export class DisplayMapping {
 
 function clamp(v: number, max: number): number {
   return Math.max(0, Math.min(max, v));
+}
+
+/** What a computer-use action returns: an image (screenshot, zoom), a pointer position (cursor_position), or nothing. */
+export type ComputerActionResult = Screenshot | Point | null;
+
+/** Options of the computer-use executors. */
+export interface ComputerRunOptions {
+  signal?: AbortSignal;
+  /** Image format of screenshots and zooms. @default "png" */
+  format?: ScreenshotOptions["format"];
 }

@@ -2,8 +2,8 @@ import { InvalidArgumentError, parseChord } from "@pincer/shared";
 import { z } from "zod";
 import { action, type Action } from "../actions/action.js";
 import { sleep } from "../actions/errors.js";
-import type { Env, Point, Screenshot, ScreenshotOptions } from "../env/types.js";
-import { DisplayMapping, type DisplaySetting } from "./computerDisplay.js";
+import type { Env, Point, Screenshot, ScreenshotOptions } from "../env/index.js";
+import { DisplayMapping, type ComputerActionResult, type ComputerRunOptions, type DisplaySetting } from "./computerDisplay.js";
 import { openaiComputerInput, runOpenAIComputerAction } from "./openaiComputerUse.js";
 
 /** Anthropic's computer-use actions (tool versions computer_20250124 and computer_20251124). */
@@ -32,16 +32,6 @@ export const anthropicComputerInput = z.object({
 
 /** Input of Anthropic's `computer` tool. */
 export type AnthropicComputerInput = z.output<typeof anthropicComputerInput>;
-
-/** What a computer-use action returns: an image (screenshot, zoom), a pointer position (cursor_position), or nothing. */
-export type ComputerActionResult = Screenshot | Point | null;
-
-/** Options of the computer-use executors. */
-export interface ComputerRunOptions {
-  signal?: AbortSignal;
-  /** Image format of screenshots and zooms. @default "png" */
-  format?: ScreenshotOptions["format"];
-}
 
 function need<T>(value: T | undefined, field: string, act: string): T {
   if (value === undefined) throw new InvalidArgumentError(`${act} needs ${field}`);
@@ -179,3 +169,5 @@ export function createComputerAction(opts: ComputerActionOptions = {}): Action<z
     },
   });
 }
+
+export type { ComputerActionResult, ComputerRunOptions } from "./computerDisplay.js";

@@ -8,7 +8,7 @@ import type {
 import { InvalidArgumentError } from "@pincer/shared";
 import { inlineRefs, type JsonSchema } from "../actions/jsonSchema.js";
 import type { StepCall } from "../benchmark/types.js";
-import type { Screenshot } from "../env/types.js";
+import type { Screenshot } from "../env/index.js";
 import {
   callToScreen,
   dataUrl,

@@ -1,9 +1,8 @@
 import { InvalidArgumentError } from "@pincer/shared";
 import { z } from "zod";
 import { sleep } from "../actions/errors.js";
-import type { Env, MouseButton, Point } from "../env/types.js";
-import type { DisplayMapping } from "./computerDisplay.js";
-import type { ComputerActionResult, ComputerRunOptions } from "./computerUse.js";
+import type { Env, MouseButton, Point } from "../env/index.js";
+import type { ComputerActionResult, ComputerRunOptions, DisplayMapping } from "./computerDisplay.js";
 
 /** OpenAI's computer-use actions (the `action` of a `computer_call` in the Responses API). */
 export const OPENAI_COMPUTER_ACTIONS = ["click", "double_click", "drag", "keypress", "move", "scroll", "type", "wait", "screenshot"] as const;

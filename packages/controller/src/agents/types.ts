@@ -1,6 +1,6 @@
 import type { AnyAction } from "../actions/action.js";
 import type { StepCall, StepResult } from "../benchmark/types.js";
-import type { Screenshot } from "../env/types.js";
+import type { Screenshot } from "../env/index.js";
 
 /** A tool the agent may call: `env__action` and its JSON schema. */
 export interface AgentTool {

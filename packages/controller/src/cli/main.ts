@@ -10,11 +10,11 @@ import { parsePrice } from "../agents/pricing.js";
 import type { HistoryOptions } from "../agents/history.js";
 import type { Agent } from "../agents/types.js";
 import { environmentsOf } from "../runner/attempt.js";
-import { remotePool, startLocalPool, type EnvironmentPool } from "../runner/pool.js";
+import { remotePool, startLocalPool, type EnvironmentPool } from "../machines/pool.js";
 import { reportMarkdown } from "../runner/report.js";
 import { runTasks, type RunnerOptions } from "../runner/runner.js";
-import { formatProblems, loadDataset, type DatasetTask } from "../tasks/loader.js";
-import { createRegistries } from "../tasks/registries.js";
+import { formatProblems, loadDataset, type DatasetTask } from "../datasets/loader.js";
+import { createRegistries } from "../datasets/registries.js";
 import { registerMcpCommand } from "./mcp.js";
 import { createProgressPrinter } from "./progress.js";
 

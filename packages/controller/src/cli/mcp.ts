@@ -1,6 +1,6 @@
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { Option, type Command } from "commander";
-import { connect } from "../env/remoteEnvironment.js";
+import { connect } from "../env/index.js";
 import { createMcpServer } from "../mcp/server.js";
 
 /** Options of `pincer mcp`. */

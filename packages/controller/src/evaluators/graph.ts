@@ -1,6 +1,6 @@
 import type { EpisodeHandle } from "../actions/action.js";
 import { ActionDefinitionError, throwIfAborted } from "../actions/errors.js";
-import type { Env } from "../env/types.js";
+import type { Env } from "../env/index.js";
 import { isEvaluator, type AnyEvaluator } from "./evaluator.js";
 import { evaluationState, passedNodes, type EpisodeEvent, type EvaluationState, type GraphShape, type PassPolicy } from "./metrics.js";
 

@@ -12,7 +12,7 @@ import { createDesktopActions } from "../actions/desktop.js";
 import { toErrorInfo } from "../actions/errors.js";
 import { createSystemActions } from "../actions/system.js";
 import { createComputerAction } from "../agents/computerUse.js";
-import type { Env, ImageFormat, Screenshot } from "../env/types.js";
+import type { Env, ImageFormat, Screenshot } from "../env/index.js";
 
 /** The resource that reads as a fresh screenshot of the machine. */
 export const SCREENSHOT_RESOURCE_URI = "pincer://screen/screenshot";

@@ -3,10 +3,10 @@ import { mkdir } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { InvalidArgumentError } from "@pincer/shared";
 import type { Agent } from "../agents/types.js";
-import type { DatasetTask } from "../tasks/loader.js";
-import type { ConfigRegistry, EvaluationRegistry } from "../tasks/registry.js";
+import type { DatasetTask } from "../datasets/loader.js";
+import type { ConfigRegistry, EvaluationRegistry } from "../datasets/helpers.js";
 import { environmentsOf, runAttempt } from "./attempt.js";
-import type { EnvironmentPool, EnvironmentSlot } from "./pool.js";
+import type { EnvironmentPool, EnvironmentSlot } from "../machines/pool.js";
 import { buildReport, reportMarkdown, type Report } from "./report.js";
 import { INFRA_STATES, ResultStore, type Summary } from "./results.js";
 

@@ -1,6 +1,6 @@
 import { z } from "zod";
-import type { EvaluationOutcome } from "../../registry.js";
-import { defineEvaluationHelper } from "../../registry.js";
+import type { EvaluationOutcome } from "../helpers.js";
+import { defineEvaluationHelper } from "../helpers.js";
 import { envArg, fail, fetchResultText, pass, pickEnv, readLocalText, show, splitLines } from "./common.js";
 import { checkRules, rulesShape } from "./rules.js";
 import { NotFoundError } from "@pincer/shared";

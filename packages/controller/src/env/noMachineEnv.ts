@@ -1,5 +1,5 @@
 import { FailedPreconditionError } from "@pincer/shared";
-import type { Env } from "../env/types.js";
+import type { Env } from "./env.js";
 
 /**
  * An `env` handle with no machine behind it: every call rejects with a FailedPreconditionError that

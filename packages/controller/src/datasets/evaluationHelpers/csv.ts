@@ -1,7 +1,7 @@
 import { parse } from "csv-parse/sync";
 import { z } from "zod";
-import type { EvaluationOutcome } from "../../registry.js";
-import { defineEvaluationHelper } from "../../registry.js";
+import type { EvaluationOutcome } from "../helpers.js";
+import { defineEvaluationHelper } from "../helpers.js";
 import { envArg, fail, fetchResultText, pass, readLocalText, show } from "./common.js";
 
 /** Options of {@link compareCsv}. */

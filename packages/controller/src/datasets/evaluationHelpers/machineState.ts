@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { defineEvaluationHelper, type EvaluationHelper } from "../registry.js";
+import { defineEvaluationHelper } from "../helpers.js";
 
 /**
  * Evaluation helpers that judge the machine's live state rather than a file (a Pincer addition to
@@ -33,4 +33,3 @@ export const checkClipboard = defineEvaluationHelper({
   },
 });
 
-export const stateEvaluationHelpers: EvaluationHelper[] = [checkWindowExists, checkClipboard] as EvaluationHelper[];

@@ -11,7 +11,10 @@ import {
   UnavailableError,
   UnimplementedError,
 } from "@pincer/shared";
-import type { CallOptions, Env, MouseButton, Point, Screenshot, ScreenshotOptions, Size, SystemInfo } from "../env/types.js";
+import type { Env } from "./env.js";
+import type { CallOptions, MouseButton, Point, Size } from "./types.js";
+import type { Screenshot, ScreenshotOptions } from "./screen.js";
+import type { SystemInfo } from "./system.js";
 
 /** What the in-memory machine received, in order. Key names are canonical (`Control_L`, `Return`). */
 export type MemoryEnvEvent =

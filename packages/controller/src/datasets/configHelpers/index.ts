@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { CommandExitError, InvalidArgumentError } from "@pincer/shared";
-import { defineConfigHelper, Registry, resolveLocal, type ConfigHelper, type ConfigRegistry, type HelperContext } from "../../registry.js";
+import { defineConfigHelper, Registry, resolveLocal, type ConfigHelper, type ConfigRegistry, type HelperContext } from "../helpers.js";
 
 const remotePath = z.string().min(1).refine((p) => p.startsWith("/"), "must be an absolute path on the machine");
 const command = z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]);

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { defineEvaluationHelper } from "../../registry.js";
+import { defineEvaluationHelper } from "../helpers.js";
 import { envArg, fail, fetchResult, pass, readLocal } from "./common.js";
 
 /**

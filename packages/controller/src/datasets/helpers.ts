@@ -1,7 +1,7 @@
 import { isAbsolute, resolve } from "node:path";
 import type { z } from "zod";
 import { InvalidArgumentError } from "@pincer/shared";
-import type { Env } from "../env/types.js";
+import type { Env } from "../env/index.js";
 
 /**
  * What a dataset helper (config or evaluation) gets besides its arguments.

@@ -1,4 +1,4 @@
-import { Registry, type EvaluationHelper, type EvaluationRegistry } from "../../registry.js";
+import { Registry, type EvaluationHelper, type EvaluationRegistry } from "../helpers.js";
 import { createAll, createAny } from "./combine.js";
 import { compareCsvHelper } from "./csv.js";
 import { compareImages } from "./images.js";
@@ -8,7 +8,8 @@ import {
   compareNotebookCellsHelper,
   compareNotebookOutputsHelper,
   isJupyterCellExecuted,
-} from "./notebookHelpers.js";
+} from "./notebook.js";
+import { checkClipboard, checkWindowExists } from "./machineState.js";
 import { compareScriptLogs } from "./scriptLogs.js";
 import { checkFileExists, checkIncludeExclude, compareTextFile } from "./text.js";
 
@@ -26,15 +27,16 @@ export {
   compareNotebooks,
   outputText,
   parseNotebook,
-} from "./notebook.js";
-export type { CellsExecutedOptions, NotebookCell, NotebookCompareOptions, NotebookOutput, OutputsClearedOptions } from "./notebook.js";
+} from "./notebookChecks.js";
+export type { CellsExecutedOptions, NotebookCell, NotebookCompareOptions, NotebookOutput, OutputsClearedOptions } from "./notebookChecks.js";
 export { checkRules, ruleMatches, ruleSchema } from "./rules.js";
 export type { Rule, RuleCheck } from "./rules.js";
 export { compareText } from "./text.js";
 export type { CompareTextOptions } from "./text.js";
 
 /**
- * The built-in evaluation helpers that stand alone. `all` and `any` are not in this list: they
+ * The built-in evaluation helpers that stand alone: file-based ones and those that judge the
+ * machine's live state (windows, clipboard). `all` and `any` are not in this list: they
  * look their parts up in a registry, so they are made per registry by {@link createAll} and
  * {@link createAny} (as {@link createEvaluationRegistry} does).
  */
@@ -50,7 +52,9 @@ export const builtinEvaluationHelpers: EvaluationHelper[] = [
   compareScriptLogs,
   checkFileExists,
   checkIncludeExclude,
-];
+  checkWindowExists,
+  checkClipboard,
+] as EvaluationHelper[];
 
 /**
  * A registry of every built-in evaluation helper, `all` and `any` (bound to this registry), and

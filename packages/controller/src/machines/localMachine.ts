@@ -3,7 +3,7 @@ import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { FailedPreconditionError, NODE_FLAGS, startXvfb } from "@pincer/shared";
-import { connect, type RemoteEnvironment } from "../env/remoteEnvironment.js";
+import { connect, type RemoteEnvironment } from "../env/index.js";
 
 /** A machine on this computer: its own Xvfb display and pincer-daemon, for runs without --env. */
 export interface LocalMachine {

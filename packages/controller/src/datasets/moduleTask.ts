@@ -1,6 +1,6 @@
 import type { StepCall } from "../benchmark/types.js";
-import type { Env } from "../env/types.js";
-import type { TaskOptions } from "./task.js";
+import type { Env } from "../env/index.js";
+import type { TaskOptions } from "../tasks/task.js";
 
 /** What a TypeScript-defined task's `build` receives. */
 export interface TaskBuildContext {

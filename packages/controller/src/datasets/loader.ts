@@ -4,9 +4,9 @@ import { basename, dirname, join, relative, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { z } from "zod";
 import type { StepCall } from "../benchmark/types.js";
-import { jsonPath, jsonTaskSchema, translateLegacySpelling, type HelperCall, type JsonTask } from "./jsonTask.js";
+import { jsonPath, jsonTaskSchema, translateLegacySpelling, type HelperCall, type JsonTask } from "./jsonFormat.js";
 import type { TaskModule } from "./moduleTask.js";
-import type { ConfigRegistry, EvaluationRegistry } from "./registry.js";
+import type { ConfigRegistry, EvaluationRegistry } from "./helpers.js";
 
 /** One thing wrong (or worth knowing) about a dataset, located by file and JSON path. */
 export interface DatasetProblem {

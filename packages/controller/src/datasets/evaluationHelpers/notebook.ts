@@ -1,6 +1,6 @@
 import { z } from "zod";
-import type { EvaluationOutcome, HelperContext } from "../../registry.js";
-import { defineEvaluationHelper } from "../../registry.js";
+import type { EvaluationOutcome, HelperContext } from "../helpers.js";
+import { defineEvaluationHelper } from "../helpers.js";
 import { envArg, fail, fetchResultText, readLocalText } from "./common.js";
 import {
   checkCellsExecuted,
@@ -11,7 +11,7 @@ import {
   parseNotebook,
   type NotebookCell,
   type NotebookCompareOptions,
-} from "./notebook.js";
+} from "./notebookChecks.js";
 
 /** The expected notebook of the task; one that does not parse throws (the task is broken). */
 async function expectedNotebook(ctx: HelperContext, path: string): Promise<NotebookCell[]> {

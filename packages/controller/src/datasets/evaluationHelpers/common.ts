@@ -1,8 +1,8 @@
 import { readFile } from "node:fs/promises";
 import { z } from "zod";
 import { NotFoundError } from "@pincer/shared";
-import type { Env } from "../../../env/types.js";
-import { resolveLocal, type EvaluationOutcome, type HelperContext } from "../../registry.js";
+import type { Env } from "../../env/index.js";
+import { resolveLocal, type EvaluationOutcome, type HelperContext } from "../helpers.js";
 
 /**
  * Shared pieces of the built-in evaluation helpers: outcomes, fetching files from the machine and

@@ -1,6 +1,6 @@
 import { InvalidArgumentError } from "@pincer/shared";
-import { connect } from "../env/remoteEnvironment.js";
-import type { Env } from "../env/types.js";
+import { connect } from "../env/index.js";
+import type { Env } from "../env/index.js";
 import { startLocalMachine, type LocalMachineOptions } from "./localMachine.js";
 
 /** The machines one task runs on at a time: one env handle per environment name. */

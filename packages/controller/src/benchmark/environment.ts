@@ -3,8 +3,8 @@ import { desktopActions } from "../actions/desktop.js";
 import { ActionDefinitionError } from "../actions/errors.js";
 import { checkName } from "../actions/names.js";
 import { rootActions } from "../actions/root.js";
-import type { Env } from "../env/types.js";
-import { noMachineEnv } from "./noMachineEnv.js";
+import type { Env } from "../env/index.js";
+import { noMachineEnv } from "../env/index.js";
 
 /** The name of the root environment, which holds `complete`, `wait` and `submit`. Reserved. */
 export const ROOT_ENVIRONMENT = "root";

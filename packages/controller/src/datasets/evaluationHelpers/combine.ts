@@ -1,6 +1,6 @@
 import { z } from "zod";
-import type { EvaluationHelper, EvaluationOutcome, EvaluationRegistry } from "../../registry.js";
-import { defineEvaluationHelper } from "../../registry.js";
+import type { EvaluationHelper, EvaluationOutcome, EvaluationRegistry } from "../helpers.js";
+import { defineEvaluationHelper } from "../helpers.js";
 
 /**
  * `all` and `any`: several evaluation helpers combined into one, written in a task as

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { basename } from "node:path";
 import { z } from "zod";
-import { defineEvaluationHelper, resolveLocal } from "../../registry.js";
+import { defineEvaluationHelper, resolveLocal } from "../helpers.js";
 import { envArg, fail, pickEnv, readLocal, show } from "./common.js";
 import { checkRules, rulesShape } from "./rules.js";
 

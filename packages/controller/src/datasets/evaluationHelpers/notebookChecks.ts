@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { EvaluationOutcome } from "../../registry.js";
+import type { EvaluationOutcome } from "../helpers.js";
 import { fail, pass, splitLines } from "./common.js";
 import { compareText } from "./text.js";
 

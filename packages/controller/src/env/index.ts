@@ -1,0 +1,43 @@
+/** The `env` layer: the handle actions and evaluators get, its APIs, and its implementations. */
+export type { Env } from "./env.js";
+export type { CallOptions, MouseButton, Point, Region, Size } from "./types.js";
+export type { ButtonOptions, ClickOptions, DragOptions, MouseApi, ScrollOptions } from "./mouse.js";
+export type { KeyboardApi, PressOptions, TypeOptions } from "./keyboard.js";
+export { screenshotToScreen } from "./screen.js";
+export type { ImageFormat, ScreenApi, Screenshot, ScreenshotOptions } from "./screen.js";
+export type { SystemApi, SystemInfo } from "./system.js";
+export type {
+  DownloadOptions,
+  FileInfo,
+  FilesApi,
+  FileType,
+  ListOptions,
+  ListResult,
+  MakeDirOptions,
+  MoveOptions,
+  ReadOptions,
+  RemoveOptions,
+  TransferOptions,
+  TransferProgress,
+  TransferResult,
+  UploadOptions,
+} from "./files.js";
+export type {
+  ExecResult,
+  LaunchOptions,
+  LaunchResult,
+  ProcessApi,
+  ProcessEvent,
+  ProcessExit,
+  ProcessHandle,
+  ProcessInfo,
+  RunOptions,
+  StartOptions,
+} from "./process.js";
+export type { ClipboardApi } from "./clipboard.js";
+export type { CloseWindowOptions, ListWindowsOptions, WindowInfo, WindowsApi } from "./windows.js";
+export { connect, RemoteEnvironment } from "./remoteEnvironment.js";
+export type { ConnectOptions, TlsConnectOptions } from "./remoteEnvironment.js";
+export { createMemoryEnv } from "./memoryEnv.js";
+export type { MemoryEnv, MemoryEnvEvent, MemoryEnvOptions } from "./memoryEnv.js";
+export { noMachineEnv } from "./noMachineEnv.js";

@@ -1,0 +1,200 @@
+import * as grpc from "@grpc/grpc-js";
+import {
+  CancelledError,
+  fromServiceError,
+  methodKind,
+  methodLabel,
+  serviceDefinition,
+  UnavailableError,
+  type KindOf,
+  type MethodName,
+  type RequestOf,
+  type ResponseOutputOf,
+  type RuntimeMethod,
+  type ServiceName,
+} from "@pincer/shared";
+import type { CallOptions } from "./types.js";
+
+/**
+ * The one call layer between the `env` APIs and grpc-js. Every method of every service, unary or
+ * streaming, goes through the same four steps: refuse when the connection is closed, set the
+ * deadline, cancel on the caller's AbortSignal, and turn a failure into a typed `PincerError`.
+ * Clients are built from the generated service definitions, so method paths, request and response
+ * types and streaming kinds are inferred, never written by hand.
+ */
+
+/** The connection every call of one `env` goes over. */
+export interface RpcChannel {
+  /** The grpc-js client that owns the channel (one HTTP/2 connection per daemon). */
+  readonly client: grpc.Client;
+  /** "host:port", for error messages. */
+  readonly address: string;
+  /** Deadline of a call that gives no `timeoutMs`, in milliseconds. */
+  readonly defaultTimeoutMs: number;
+  /** True once the `env` was closed: calls then fail with UnavailableError without starting. */
+  isClosed(): boolean;
+}
+
+/** A server-streaming call: iterate its messages once; `cancel()` ends it without an error. */
+export interface ServerStreamCall<Res> extends AsyncIterable<Res> {
+  cancel(): void;
+}
+
+/** A client-streaming call: write messages, then `end()`, then await `response`. */
+export interface ClientStreamCall<Req, Res> {
+  /** Sends one message; resolves when the call can take more (flow control), rejects when the call failed. */
+  write(message: Req): Promise<void>;
+  /** No more messages. */
+  end(): void;
+  /** The reply, or the call's typed error. */
+  readonly response: Promise<Res>;
+  /** Cancels the call; the daemon keeps nothing of it. */
+  cancel(): void;
+}
+
+/** A promise client of one service: one function per method, shaped by how the method streams. */
+export type PromiseClient<S extends ServiceName> = {
+  [M in MethodName<S>]: KindOf<S, M> extends "serverStream"
+    ? (request: RequestOf<S, M>, opts?: CallOptions) => ServerStreamCall<ResponseOutputOf<S, M>>
+    : KindOf<S, M> extends "clientStream"
+      ? (opts?: CallOptions) => ClientStreamCall<RequestOf<S, M>, ResponseOutputOf<S, M>>
+      : (request: RequestOf<S, M>, opts?: CallOptions) => Promise<ResponseOutputOf<S, M>>;
+};
+
+/** Builds the promise client of service `name` over `channel`. */
+export function createPromiseClient<S extends ServiceName>(name: S, channel: RpcChannel): PromiseClient<S> {
+  const methods: Record<string, unknown> = {};
+  for (const [method, def] of Object.entries(serviceDefinition(name) as Record<string, RuntimeMethod>)) {
+    const kind = methodKind(def);
+    methods[method] =
+      kind === "unary"
+        ? (req: unknown, opts?: CallOptions) => unaryCall(channel, def, req, opts ?? {})
+        : kind === "serverStream"
+          ? (req: unknown, opts?: CallOptions) => serverStreamCall(channel, def, req, opts ?? {})
+          : (opts?: CallOptions) => clientStreamCall(channel, def, opts ?? {});
+  }
+  return methods as PromiseClient<S>;
+}
+
+/** Why a call cannot start (closed connection, aborted signal), or undefined when it can. */
+function refusal(channel: RpcChannel, label: string, signal: AbortSignal | undefined): Error | undefined {
+  if (channel.isClosed()) return new UnavailableError(`${label}: the connection to ${channel.address} is closed`);
+  if (signal?.aborted) return new CancelledError(`${label}: cancelled before it started`, { cause: signal.reason });
+  return undefined;
+}
+
+function callOptions(channel: RpcChannel, opts: CallOptions): grpc.CallOptions {
+  return { deadline: Date.now() + (opts.timeoutMs ?? channel.defaultTimeoutMs) };
+}
+
+/** The typed error of a failed call, telling the caller's own abort apart from a server-side cancel. */
+export function callError(label: string, address: string, err: unknown, signal?: AbortSignal): Error {
+  if (signal?.aborted && (err as grpc.ServiceError)?.code === grpc.status.CANCELLED) {
+    return new CancelledError(`${label}: cancelled by the caller`, { cause: signal.reason });
+  }
+  return fromServiceError(err, { method: label, address });
+}
+
+/** Cancels `call` when `signal` aborts; returns the function that stops listening. */
+function cancelOnAbort(call: { cancel(): void }, signal?: AbortSignal): () => void {
+  if (!signal) return () => undefined;
+  const onAbort = () => call.cancel();
+  if (signal.aborted) onAbort();
+  else signal.addEventListener("abort", onAbort, { once: true });
+  return () => signal.removeEventListener("abort", onAbort);
+}
+
+function unaryCall(channel: RpcChannel, def: RuntimeMethod, req: unknown, opts: CallOptions): Promise<unknown> {
+  const label = methodLabel(def);
+  const refused = refusal(channel, label, opts.signal);
+  if (refused) return Promise.reject(refused);
+  return new Promise((resolve, reject) => {
+    let stopListening = () => undefined as void;
+    const call = channel.client.makeUnaryRequest(
+      def.path,
+      def.requestSerialize,
+      def.responseDeserialize,
+      req,
+      new grpc.Metadata(),
+      callOptions(channel, opts),
+      (err, res) => {
+        stopListening();
+        if (err) reject(callError(label, channel.address, err, opts.signal));
+        else resolve(res);
+      },
+    );
+    stopListening = cancelOnAbort(call, opts.signal);
+  });
+}
+
+function serverStreamCall(channel: RpcChannel, def: RuntimeMethod, req: unknown, opts: CallOptions): ServerStreamCall<unknown> {
+  const label = methodLabel(def);
+  const refused = refusal(channel, label, opts.signal);
+  const call = refused
+    ? undefined
+    : channel.client.makeServerStreamRequest(def.path, def.requestSerialize, def.responseDeserialize, req, new grpc.Metadata(), callOptions(channel, opts));
+  const stopListening = call ? cancelOnAbort(call, opts.signal) : () => undefined;
+  let cancelled = false;
+  return {
+    cancel() {
+      cancelled = true;
+      call?.cancel();
+    },
+    async *[Symbol.asyncIterator]() {
+      if (!call) throw refused;
+      try {
+        for await (const message of call as AsyncIterable<unknown>) yield message;
+      } catch (err) {
+        // cancel() ends the stream on purpose.
+        if (cancelled && (err as grpc.ServiceError).code === grpc.status.CANCELLED) return;
+        throw callError(label, channel.address, err, opts.signal);
+      } finally {
+        stopListening();
+      }
+    },
+  };
+}
+
+function clientStreamCall(channel: RpcChannel, def: RuntimeMethod, opts: CallOptions): ClientStreamCall<unknown, unknown> {
+  const label = methodLabel(def);
+  const refused = refusal(channel, label, opts.signal);
+  if (refused) {
+    const response = Promise.reject(refused);
+    response.catch(() => undefined);
+    return { write: () => response.then(() => undefined), end: () => undefined, response, cancel: () => undefined };
+  }
+  let settled = false;
+  let stopListening = () => undefined as void;
+  let call!: grpc.ClientWritableStream<unknown>;
+  const response = new Promise<unknown>((resolve, reject) => {
+    call = channel.client.makeClientStreamRequest(def.path, def.requestSerialize, def.responseDeserialize, new grpc.Metadata(), callOptions(channel, opts), (err, res) => {
+      settled = true;
+      stopListening();
+      if (err) reject(callError(label, channel.address, err, opts.signal));
+      else resolve(res);
+    });
+  });
+  // A caller that stops at a failed write still sees the error there; this only keeps an
+  // unread rejection from being reported as unhandled.
+  response.catch(() => undefined);
+  stopListening = cancelOnAbort(call, opts.signal);
+  const settledError = () => response.then(() => Promise.reject(new UnavailableError(`${label}: the call already ended`)));
+  return {
+    response,
+    end: () => call.end(),
+    cancel: () => call.cancel(),
+    write(message) {
+      if (settled) return settledError();
+      if (call.write(message)) return Promise.resolve();
+      // Flow control: wait for room, or for the call to end, whichever comes first.
+      return new Promise<void>((resolve, reject) => {
+        const onDrain = () => resolve();
+        call.once("drain", onDrain);
+        settledError().catch((err: unknown) => {
+          call.off("drain", onDrain);
+          reject(err);
+        });
+      });
+    },
+  };
+}

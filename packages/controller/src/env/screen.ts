@@ -1,0 +1,111 @@
+import type { wire } from "@pincer/shared";
+import type { PromiseClient } from "./rpc.js";
+import type { CallOptions, Point, Region, Size } from "./types.js";
+
+/** Image encodings of a screenshot; `raw` is packed 8-bit RGB. */
+export type ImageFormat = "png" | "jpeg" | "webp" | "raw";
+
+/** Options of {@link ScreenApi.screenshot}. */
+export interface ScreenshotOptions extends CallOptions {
+  /** @default "png" */
+  format?: ImageFormat;
+  /** JPEG/WebP quality 1-100. @default 80 */
+  quality?: number;
+  /** PNG zlib level 0-9. @default 1 */
+  pngCompressionLevel?: number;
+  /** Part of the screen; the whole screen when unset. */
+  region?: Region;
+  /** Downscale to fit this width (never upscale). */
+  maxWidth?: number;
+  /** Downscale to fit this height (never upscale). */
+  maxHeight?: number;
+  /** Draw the pointer into the image. @default false */
+  includeCursor?: boolean;
+}
+
+/** A screenshot and what is needed to map its pixels back to the screen. */
+export interface Screenshot {
+  data: Buffer;
+  format: ImageFormat;
+  /** "image/png", "image/jpeg", "image/webp", or "application/octet-stream" for raw RGB. */
+  mimeType: string;
+  width: number;
+  height: number;
+  /** The screen region the image shows, before scaling. */
+  source: Region;
+  /** width / source.width. */
+  scale: number;
+  /** Pointer position on the screen when the image was taken. */
+  cursor: Point;
+  /** Size of the whole screen. */
+  screen: Size;
+}
+
+/** The screen. */
+export interface ScreenApi {
+  /** Captures the screen (or a region), optionally scaled down, in the format asked for. */
+  screenshot(opts?: ScreenshotOptions): Promise<Screenshot>;
+  /** The screen's size in pixels. */
+  size(opts?: CallOptions): Promise<Size>;
+}
+
+const WIRE_FORMAT: Record<ImageFormat, wire.ImageFormat> = {
+  png: "IMAGE_FORMAT_PNG",
+  jpeg: "IMAGE_FORMAT_JPEG",
+  webp: "IMAGE_FORMAT_WEBP",
+  raw: "IMAGE_FORMAT_RAW_RGB",
+};
+const FROM_WIRE_FORMAT = Object.fromEntries(Object.entries(WIRE_FORMAT).map(([k, v]) => [v, k])) as Record<string, ImageFormat>;
+const MIME: Record<ImageFormat, string> = {
+  png: "image/png",
+  jpeg: "image/jpeg",
+  webp: "image/webp",
+  raw: "application/octet-stream",
+};
+
+function toScreenshot(r: wire.ScreenshotResponse__Output): Screenshot {
+  const format = FROM_WIRE_FORMAT[r.format] ?? "png";
+  return {
+    data: r.data,
+    format,
+    mimeType: MIME[format],
+    width: r.width,
+    height: r.height,
+    source: { x: r.source?.x ?? 0, y: r.source?.y ?? 0, width: r.source?.width ?? r.width, height: r.source?.height ?? r.height },
+    scale: r.scale,
+    cursor: { x: r.cursor?.x ?? 0, y: r.cursor?.y ?? 0 },
+    screen: { width: r.screen?.width ?? 0, height: r.screen?.height ?? 0 },
+  };
+}
+
+/** `env.screen` over the Screen service. */
+export function createScreenApi(screen: PromiseClient<"Screen">): ScreenApi {
+  return {
+    screenshot: async (o = {}) => {
+      const req: wire.ScreenshotRequest = {
+        format: WIRE_FORMAT[o.format ?? "png"],
+        quality: o.quality ?? 0,
+        region: o.region ?? null,
+        maxWidth: o.maxWidth ?? 0,
+        maxHeight: o.maxHeight ?? 0,
+        includeCursor: o.includeCursor ?? false,
+        ...(o.pngCompressionLevel === undefined ? {} : { pngCompressionLevel: o.pngCompressionLevel }),
+      };
+      return toScreenshot(await screen.Screenshot(req, o));
+    },
+    size: async (o = {}) => {
+      const r = await screen.GetScreenSize({}, o);
+      return { width: r.width, height: r.height };
+    },
+  };
+}
+
+/**
+ * Maps a point in a screenshot back to the screen, using the screenshot's source region and scale.
+ */
+export function screenshotToScreen(shot: Pick<Screenshot, "source" | "scale">, p: Point): Point {
+  return {
+    x: Math.min(shot.source.x + shot.source.width - 1, Math.round(shot.source.x + p.x / shot.scale)),
+    y: Math.min(shot.source.y + shot.source.height - 1, Math.round(shot.source.y + p.y / shot.scale)),
+  };
+}

@@ -1,0 +1,247 @@
+import { createHash, randomBytes } from "node:crypto";
+import { rename, open, stat as localStat, unlink } from "node:fs/promises";
+import { basename, dirname, join } from "node:path";
+import {
+  CancelledError,
+  ChunkReader,
+  FileSink,
+  InternalError,
+  InvalidArgumentError,
+  NotFoundError,
+  PermissionDeniedError,
+  ResourceExhaustedError,
+  type wire,
+} from "@pincer/shared";
+import type { ClientStreamCall, PromiseClient } from "./rpc.js";
+import type { CallOptions } from "./types.js";
+
+/** Bytes per chunk message. */
+const CHUNK = 1024 * 1024;
+/** Transfers get at least this rate before their default deadline passes: 1 MiB/s. */
+const MIN_RATE_BYTES_PER_MS = (1024 * 1024) / 1000;
+
+/** How far a transfer has come. */
+export interface TransferProgress {
+  /** Bytes moved so far. */
+  bytes: number;
+  /** Bytes to move in all, when known. */
+  totalBytes?: number;
+}
+
+/**
+ * Options of every transfer. Without `timeoutMs`, a transfer's deadline is the environment's
+ * default plus one second per MiB.
+ */
+export interface TransferOptions extends CallOptions {
+  /** Called after each chunk. */
+  onProgress?: (p: TransferProgress) => void;
+}
+
+/** Options of `env.files.upload` and `env.files.write`. */
+export interface UploadOptions extends TransferOptions {
+  /** Permission bits of the new file. @default 0o644 */
+  mode?: number;
+  /** Replace an existing file. @default true */
+  overwrite?: boolean;
+  /** Create missing parent directories. @default true */
+  createParents?: boolean;
+}
+
+/** Options of `env.files.download` and `env.files.read`. */
+export interface DownloadOptions extends TransferOptions {
+  /** Start at this byte. @default 0 */
+  offset?: number;
+  /** Largest download kept in memory when no local path is given, in bytes. @default 64 MiB */
+  maxBytes?: number;
+}
+
+/** A finished transfer. */
+export interface TransferResult {
+  /** Where the bytes are now: the remote path of an upload, the local path of a download to a file. */
+  path: string;
+  /** Bytes moved. */
+  size: number;
+  /** Lower-case hex sha256 of the bytes moved, verified on both ends. */
+  sha256: string;
+}
+
+/** What the transfers need of `env.files`. */
+export interface TransferContext {
+  files: PromiseClient<"Files">;
+  defaultTimeoutMs: number;
+  stat(path: string, opts?: CallOptions): Promise<{ size: number }>;
+}
+
+/** A transfer's deadline: the caller's, or the default plus time for the bytes at 1 MiB/s. */
+function transferTimeoutMs(ctx: TransferContext, opts: CallOptions, bytes: number): number {
+  return opts.timeoutMs ?? ctx.defaultTimeoutMs + bytes / MIN_RATE_BYTES_PER_MS;
+}
+
+/**
+ * What an upload sends: a local file read into buffers laid out as encoded chunk messages (no copy
+ * through protobufjs; not reused, since grpc-js may still hold one after calling back, see
+ * ChunkReader), or slices of bytes in memory.
+ */
+async function* uploadChunks(source: string | Uint8Array): AsyncGenerator<{ data: Buffer; message: wire.UploadRequest }> {
+  if (typeof source !== "string") {
+    for (let i = 0; i < source.length; i += CHUNK) {
+      const chunk = Buffer.from(source.buffer, source.byteOffset + i, Math.min(CHUNK, source.length - i));
+      yield { data: chunk, message: { chunk } };
+    }
+    return;
+  }
+  const fh = await open(source, "r");
+  const reader = new ChunkReader(fh, 0, CHUNK);
+  try {
+    for (let chunk = await reader.next(); chunk; chunk = await reader.next()) yield { data: chunk.data, message: chunk.message as wire.UploadRequest };
+  } finally {
+    // Its reads ahead end before the file closes (an upload cancelled part way).
+    await reader.close();
+    await fh.close();
+  }
+}
+
+/** Writes the header, the chunks (as flow control allows) and the trailer with the sha256 of what was sent. */
+async function sendUpload(
+  call: ClientStreamCall<wire.UploadRequest, unknown>,
+  source: string | Uint8Array,
+  header: wire.UploadRequest["header"],
+  total: number,
+  opts: UploadOptions,
+): Promise<void> {
+  await call.write({ header });
+  const hash = createHash("sha256");
+  let sent = 0;
+  for await (const chunk of uploadChunks(source)) {
+    opts.signal?.throwIfAborted();
+    hash.update(chunk.data);
+    const written = call.write(chunk.message);
+    sent += chunk.data.length;
+    opts.onProgress?.({ bytes: sent, totalBytes: total });
+    await written;
+  }
+  await call.write({ trailer: { size: sent, sha256: hash.digest("hex") } });
+  call.end();
+}
+
+/** Uploads a local file or bytes to `remotePath`; see `env.files.upload`. */
+export async function upload(ctx: TransferContext, source: string | Uint8Array, remotePath: string, opts: UploadOptions = {}): Promise<TransferResult> {
+  opts.signal?.throwIfAborted();
+  const total =
+    typeof source === "string"
+      ? (await localStat(source).catch(() => Promise.reject(new NotFoundError(`upload: local file ${source} does not exist`)))).size
+      : source.length;
+  const call = ctx.files.Upload({ ...opts, timeoutMs: transferTimeoutMs(ctx, opts, total) });
+  const header = { path: remotePath, mode: opts.mode ?? 0o644, overwrite: opts.overwrite ?? true, createParents: opts.createParents ?? true, size: total };
+  try {
+    await sendUpload(call, source, header, total, opts);
+  } catch (err) {
+    // Reading the local file failed, the caller aborted or the call failed: cancel, so the daemon
+    // writes nothing, and report the call's own error when it has one.
+    call.cancel();
+    const callFailure = await call.response.then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    if (opts.signal?.aborted) throw new CancelledError("Files/Upload: cancelled by the caller", { cause: opts.signal.reason });
+    throw callFailure instanceof Error && !(callFailure instanceof CancelledError) ? callFailure : err;
+  }
+  const res = await call.response;
+  return { path: res.path, size: res.size, sha256: res.sha256 };
+}
+
+/** A local destination that cannot be created, as an error that says what to do. */
+function localFileError(err: unknown, localPath: string): Error {
+  const code = (err as NodeJS.ErrnoException).code;
+  const dir = dirname(localPath);
+  if (code === "ENOENT") return new NotFoundError(`download: local directory ${dir} does not exist; create it first`, { cause: err });
+  if (code === "EACCES" || code === "EPERM" || code === "EROFS") return new PermissionDeniedError(`download: cannot write in local directory ${dir} (${code})`, { cause: err });
+  if (code === "ENOTDIR") return new InvalidArgumentError(`download: ${dir} is not a directory`, { cause: err });
+  return err instanceof Error ? err : new Error(String(err));
+}
+
+/** Where downloaded bytes go: a file (hashed and written as they arrive, see FileSink), or memory. */
+interface DownloadTarget {
+  write(chunk: Buffer): Promise<void>;
+  digest(): Promise<string>;
+  /** Puts the result in place; returns what the caller gets. */
+  commit(received: number, sha256: string): Promise<TransferResult & { data?: Buffer }>;
+  discard(): Promise<void>;
+}
+
+async function fileTarget(localPath: string, expectedBytes: number): Promise<DownloadTarget> {
+  const tmp = join(dirname(localPath), `.${basename(localPath)}.pincer-${randomBytes(6).toString("hex")}.part`);
+  const sink = await FileSink.create(tmp, { mode: 0o666, expectedBytes }).catch((e: unknown) => Promise.reject(localFileError(e, localPath)));
+  return {
+    write: (chunk) => sink.write(chunk),
+    digest: () => sink.digest(),
+    async commit(received, sha256) {
+      await sink.finish();
+      await sink.close();
+      await rename(tmp, localPath);
+      return { path: localPath, size: received, sha256 };
+    },
+    async discard() {
+      await sink.close().catch(() => undefined);
+      await unlink(tmp).catch(() => undefined);
+    },
+  };
+}
+
+function memoryTarget(remotePath: string): DownloadTarget {
+  const parts: Buffer[] = [];
+  const hash = createHash("sha256");
+  return {
+    write: async (chunk) => {
+      hash.update(chunk);
+      parts.push(chunk);
+    },
+    digest: async () => hash.digest("hex"),
+    commit: async (received, sha256) => ({ path: remotePath, size: received, sha256, data: Buffer.concat(parts) }),
+    discard: async () => undefined,
+  };
+}
+
+/** Downloads `remotePath` to `localPath` or into memory; see `env.files.download`. */
+export async function download(
+  ctx: TransferContext,
+  remotePath: string,
+  localPath: string | undefined,
+  opts: DownloadOptions = {},
+): Promise<TransferResult & { data?: Buffer }> {
+  const method = "Files/Download";
+  opts.signal?.throwIfAborted();
+  const info = await ctx.stat(remotePath, { signal: opts.signal, timeoutMs: opts.timeoutMs });
+  const offset = opts.offset ?? 0;
+  const maxBytes = opts.maxBytes ?? 64 * 1024 * 1024;
+  if (!localPath && info.size - offset > maxBytes) {
+    throw new ResourceExhaustedError(`${remotePath}: ${info.size - offset} bytes is over maxBytes (${maxBytes}); give a local path to download it to a file`);
+  }
+  // The local file first: a destination that cannot be written fails before the call starts.
+  const target = localPath ? await fileTarget(localPath, info.size - offset) : memoryTarget(remotePath);
+  const call = ctx.files.Download({ path: remotePath, offset, chunkSize: 0 }, { ...opts, timeoutMs: transferTimeoutMs(ctx, opts, info.size - offset) });
+  let received = 0;
+  let expected: number | undefined;
+  let trailer: { bytes: number; sha256: string } | undefined;
+  try {
+    for await (const msg of call) {
+      if (msg.message === "header" && msg.header) expected = msg.header.size - msg.header.offset;
+      else if (msg.message === "chunk" && msg.chunk) {
+        received += msg.chunk.length;
+        await target.write(msg.chunk);
+        opts.onProgress?.({ bytes: received, totalBytes: expected });
+      } else if (msg.message === "trailer" && msg.trailer) trailer = { bytes: msg.trailer.bytes, sha256: msg.trailer.sha256 };
+    }
+    const sha256 = await target.digest();
+    if (!trailer) throw new InternalError(`${method}: ${remotePath}: the stream ended without its trailer`);
+    if (trailer.bytes !== received || trailer.sha256 !== sha256) {
+      throw new InternalError(`${method}: ${remotePath}: received ${received} bytes with sha256 ${sha256}, the daemon sent ${trailer.bytes} with ${trailer.sha256}`);
+    }
+    return await target.commit(received, sha256);
+  } catch (err) {
+    call.cancel();
+    await target.discard();
+    if (opts.signal?.aborted && !(err instanceof InternalError)) throw new CancelledError(`${method}: cancelled by the caller`, { cause: opts.signal.reason });
+    throw err;
+  }
+}
