@@ -42,53 +42,68 @@ export const wait = action({
   run: ({ seconds }, { signal }) => sleep(seconds * 1000, signal),
 });
 
-/**
- * The standard desktop actions over the `env` handle: click, double_click, right_click, move, drag,
- * scroll, key, type, screenshot, wait. Coordinates are read in the given mode and pointer positions
- * are returned in it.
- */
-export function createDesktopActions(opts: DesktopActionsOptions = {}) {
-  const mode = opts.coordinates ?? "pixels";
+/** How one coordinate mode reads points from an agent and gives them back. */
+interface CoordinateSpace {
+  coord(axis: "x" | "y"): z.ZodNumber;
+  point: z.ZodObject<{ x: z.ZodNumber; y: z.ZodNumber }>;
+  /** "in screen pixels", for descriptions. */
+  unit: string;
+  toScreen(env: Env, p: Point, signal: AbortSignal): Promise<Point>;
+  fromScreen(env: Env, p: Point, signal: AbortSignal): Promise<Point>;
+}
+
+function coordinateSpace(mode: CoordinateMode): CoordinateSpace {
   const normalized = mode === "normalized";
   const coord = (axis: "x" | "y") =>
     normalized
       ? z.number().min(0).max(1).describe(`${axis === "x" ? "Horizontal" : "Vertical"} position as a fraction of the screen ${axis === "x" ? "width from the left" : "height from the top"} edge, 0 to 1`)
       : z.number().int().min(0).describe(`${axis === "x" ? "Horizontal" : "Vertical"} position in screen pixels from the ${axis === "x" ? "left" : "top"} edge`);
-  const point = z.object({ x: coord("x"), y: coord("y") });
-  const returnedPoint = z.object({ x: z.number(), y: z.number() });
-  const unit = normalized ? "as fractions of the screen (0 to 1)" : "in screen pixels";
+  return {
+    coord,
+    point: z.object({ x: coord("x"), y: coord("y") }),
+    unit: normalized ? "as fractions of the screen (0 to 1)" : "in screen pixels",
+    async toScreen(env, p, signal) {
+      if (!normalized) return p;
+      const size = await env.screen.size({ signal });
+      return { x: Math.round(p.x * (size.width - 1)), y: Math.round(p.y * (size.height - 1)) };
+    },
+    async fromScreen(env, p, signal) {
+      if (!normalized) return p;
+      const size = await env.screen.size({ signal });
+      return { x: p.x / Math.max(1, size.width - 1), y: p.y / Math.max(1, size.height - 1) };
+    },
+  };
+}
 
-  async function toScreen(env: Env, p: Point, signal: AbortSignal): Promise<Point> {
-    if (!normalized) return p;
-    const size = await env.screen.size({ signal });
-    return { x: Math.round(p.x * (size.width - 1)), y: Math.round(p.y * (size.height - 1)) };
-  }
-  async function fromScreen(env: Env, p: Point, signal: AbortSignal): Promise<Point> {
-    if (!normalized) return p;
-    const size = await env.screen.size({ signal });
-    return { x: p.x / Math.max(1, size.width - 1), y: p.y / Math.max(1, size.height - 1) };
-  }
+const returnedPoint = z.object({ x: z.number(), y: z.number() });
+
+function clickActions(space: CoordinateSpace) {
   const clickAction = (name: string, what: string, button: "left" | "right", count: number) =>
     action({
       name,
-      description: `${what} at a point of the screen given ${unit}. Returns where the pointer is afterwards.`,
-      params: point.extend({ modifiers }),
+      description: `${what} at a point of the screen given ${space.unit}. Returns where the pointer is afterwards.`,
+      params: space.point.extend({ modifiers }),
       returns: returnedPoint,
       async run({ x, y, modifiers: held }, { env, signal }) {
-        const at = await toScreen(env, { x, y }, signal);
+        const at = await space.toScreen(env, { x, y }, signal);
         const end = await env.mouse.click({ at, button, count, signal, ...(held ? { modifiers: held } : {}) });
-        return fromScreen(env, end, signal);
+        return space.fromScreen(env, end, signal);
       },
     });
-
   return {
     click: clickAction("click", "Left-click", "left", 1),
     double_click: clickAction("double_click", "Double-click with the left button", "left", 2),
     right_click: clickAction("right_click", "Right-click (usually opens a context menu)", "right", 1),
+  };
+}
+
+function pointerActions(space: CoordinateSpace) {
+  const { coord, toScreen, fromScreen, unit } = space;
+  return {
     move: action({
       name: "move",
       description: `Move the pointer to a point given ${unit}, without clicking (to hover).`,
-      params: point,
+      params: space.point,
       returns: returnedPoint,
       run: async (p, { env, signal }) => fromScreen(env, await env.mouse.move(await toScreen(env, p, signal), { signal }), signal),
     }),
@@ -127,33 +142,44 @@ export function createDesktopActions(opts: DesktopActionsOptions = {}) {
         return fromScreen(env, end, signal);
       },
     }),
-    key: action({
-      name: "key",
-      description: 'Press a key or a key combination, e.g. "Return", "ctrl+c", "ctrl+shift+t", "alt+F4".',
-      params: z.object({
-        keys: chordSchema.describe('Keys joined with "+": X keysym names (Return, Page_Up, F5), aliases (ctrl, shift, alt, super, enter, esc) or single characters'),
-        repeat: z.number().int().min(1).max(100).default(1).describe("How many times to press it"),
-      }),
-      run: ({ keys, repeat }, { env, signal }) => env.keyboard.press(keys, { repeat, signal }),
-    }),
-    type: action({
-      name: "type",
-      description: "Type text with the keyboard into the focused window; any Unicode text works. Use key for shortcuts.",
-      params: z.object({ text: z.string().min(1).describe("The text to type; \\n presses Return") }),
-      run: ({ text }, { env, signal }) => env.keyboard.type(text, { signal }),
-    }),
-    screenshot: action({
-      name: "screenshot",
-      description: "Take a screenshot of the whole screen.",
-      params: z.object({
-        format: z.enum(["png", "jpeg", "webp"]).default("png").describe("Image format"),
-        max_width: z.number().int().min(16).optional().describe("Downscale the image to at most this width, in pixels"),
-      }),
-      run: ({ format, max_width }, { env, signal }) =>
-        env.screen.screenshot({ format, signal, ...(max_width !== undefined ? { maxWidth: max_width } : {}) }),
-    }),
-    wait,
   };
+}
+
+const key = action({
+  name: "key",
+  description: 'Press a key or a key combination, e.g. "Return", "ctrl+c", "ctrl+shift+t", "alt+F4".',
+  params: z.object({
+    keys: chordSchema.describe('Keys joined with "+": X keysym names (Return, Page_Up, F5), aliases (ctrl, shift, alt, super, enter, esc) or single characters'),
+    repeat: z.number().int().min(1).max(100).default(1).describe("How many times to press it"),
+  }),
+  run: ({ keys, repeat }, { env, signal }) => env.keyboard.press(keys, { repeat, signal }),
+});
+
+const type = action({
+  name: "type",
+  description: "Type text with the keyboard into the focused window; any Unicode text works. Use key for shortcuts.",
+  params: z.object({ text: z.string().min(1).describe("The text to type; \\n presses Return") }),
+  run: ({ text }, { env, signal }) => env.keyboard.type(text, { signal }),
+});
+
+const screenshot = action({
+  name: "screenshot",
+  description: "Take a screenshot of the whole screen.",
+  params: z.object({
+    format: z.enum(["png", "jpeg", "webp"]).default("png").describe("Image format"),
+    max_width: z.number().int().min(16).optional().describe("Downscale the image to at most this width, in pixels"),
+  }),
+  run: ({ format, max_width }, { env, signal }) => env.screen.screenshot({ format, signal, ...(max_width !== undefined ? { maxWidth: max_width } : {}) }),
+});
+
+/**
+ * The standard desktop actions over the `env` handle: click, double_click, right_click, move, drag,
+ * scroll, key, type, screenshot, wait. Coordinates are read in the given mode and pointer positions
+ * are returned in it.
+ */
+export function createDesktopActions(opts: DesktopActionsOptions = {}) {
+  const space = coordinateSpace(opts.coordinates ?? "pixels");
+  return { ...clickActions(space), ...pointerActions(space), key, type, screenshot, wait };
 }
 
 /** The desktop actions in pixel coordinates (see {@link createDesktopActions}). */

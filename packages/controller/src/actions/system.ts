@@ -22,15 +22,10 @@ function clip(text: string, max: number, truncated: boolean): string {
   return `${text.slice(0, max)}\n[… output truncated]`;
 }
 
-/**
- * Actions over the machine's processes and files: run_command, upload_file, download_file, launch
- * and open. They need a daemon with the Process and Files services (`RemoteEnvironment`); the
- * in-memory environment does not model them.
- */
-export function createSystemActions(opts: SystemActionsOptions = {}) {
-  const maxOutputChars = opts.maxOutputChars ?? 20_000;
-  const root = opts.localRoot === undefined ? undefined : resolve(opts.localRoot);
-  const local = (p: string) => {
+/** A controller-side path, resolved against `root` and kept inside it when there is one. */
+function localResolver(localRoot: string | undefined): (p: string) => string {
+  const root = localRoot === undefined ? undefined : resolve(localRoot);
+  return (p) => {
     const full = resolve(root ?? process.cwd(), p);
     const rel = root === undefined ? "" : relative(root, full);
     if (root !== undefined && (rel.startsWith("..") || isAbsolute(rel))) {
@@ -38,8 +33,9 @@ export function createSystemActions(opts: SystemActionsOptions = {}) {
     }
     return full;
   };
-  const transferred = z.object({ path: z.string(), size: z.number(), sha256: z.string() });
+}
 
+function commandActions(maxOutputChars: number) {
   return {
     run_command: action({
       name: "run_command",
@@ -68,6 +64,13 @@ export function createSystemActions(opts: SystemActionsOptions = {}) {
         };
       },
     }),
+  };
+}
+
+const transferred = z.object({ path: z.string(), size: z.number(), sha256: z.string() });
+
+function transferActions(local: (p: string) => string) {
+  return {
     upload_file: action({
       name: "upload_file",
       description: "Copy a file from the controller to the machine (sha256-verified; parent directories are created).",
@@ -94,30 +97,42 @@ export function createSystemActions(opts: SystemActionsOptions = {}) {
         return { path: r.path, size: r.size, sha256: r.sha256 };
       },
     }),
-    launch: action({
-      name: "launch",
-      description: "Start a GUI program in the background (detached), optionally waiting until its window appears.",
-      params: z.object({
-        command: z.string().min(1).describe('The command line, e.g. "xterm" or "gedit notes.txt"'),
-        wait_for_title: z.string().min(1).optional().describe("Wait until a window whose title contains this text appears"),
-      }),
-      returns: z.object({ pid: z.number(), window_title: z.string().nullable() }),
-      async run({ command, wait_for_title }, { env, signal }) {
-        const r = await env.process.launch(command, { signal, ...(wait_for_title ? { waitForTitle: wait_for_title } : {}) });
-        return { pid: r.pid, window_title: r.window?.title ?? null };
-      },
-    }),
-    open: action({
-      name: "open",
-      description: "Open a file, folder or URL on the machine with its default application (xdg-open).",
-      params: z.object({ target: z.string().min(1).describe("A path on the machine or a URL") }),
-      returns: z.object({ pid: z.number() }),
-      async run({ target }, { env, signal }) {
-        const r = await env.process.launch(["xdg-open", target], { signal });
-        return { pid: r.pid };
-      },
-    }),
   };
+}
+
+const programActions = {
+  launch: action({
+    name: "launch",
+    description: "Start a GUI program in the background (detached), optionally waiting until its window appears.",
+    params: z.object({
+      command: z.string().min(1).describe('The command line, e.g. "xterm" or "gedit notes.txt"'),
+      wait_for_title: z.string().min(1).optional().describe("Wait until a window whose title contains this text appears"),
+    }),
+    returns: z.object({ pid: z.number(), window_title: z.string().nullable() }),
+    async run({ command, wait_for_title }, { env, signal }) {
+      const r = await env.process.launch(command, { signal, ...(wait_for_title ? { waitForTitle: wait_for_title } : {}) });
+      return { pid: r.pid, window_title: r.window?.title ?? null };
+    },
+  }),
+  open: action({
+    name: "open",
+    description: "Open a file, folder or URL on the machine with its default application (xdg-open).",
+    params: z.object({ target: z.string().min(1).describe("A path on the machine or a URL") }),
+    returns: z.object({ pid: z.number() }),
+    async run({ target }, { env, signal }) {
+      const r = await env.process.launch(["xdg-open", target], { signal });
+      return { pid: r.pid };
+    },
+  }),
+};
+
+/**
+ * Actions over the machine's processes and files: run_command, upload_file, download_file, launch
+ * and open. They need a daemon with the Process and Files services (`RemoteEnvironment`); the
+ * in-memory environment does not model them.
+ */
+export function createSystemActions(opts: SystemActionsOptions = {}) {
+  return { ...commandActions(opts.maxOutputChars ?? 20_000), ...transferActions(localResolver(opts.localRoot)), ...programActions };
 }
 
 /** The system actions without a local root (see {@link createSystemActions}). */

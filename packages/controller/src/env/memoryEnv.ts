@@ -13,6 +13,8 @@ import {
 } from "@pincer/shared";
 import type { Env } from "./env.js";
 import type { CallOptions, MouseButton, Point, Size } from "./types.js";
+import type { KeyboardApi } from "./keyboard.js";
+import type { MouseApi } from "./mouse.js";
 import type { Screenshot, ScreenshotOptions } from "./screen.js";
 import type { SystemInfo } from "./system.js";
 
@@ -59,109 +61,122 @@ export interface MemoryEnvOptions {
  * with UnimplementedError.
  */
 export function createMemoryEnv(opts: MemoryEnvOptions = {}): MemoryEnv {
-  const size = { width: opts.width ?? 1280, height: opts.height ?? 800 };
-  const address = opts.name ?? "memory";
-  const events: MemoryEnvEvent[] = [];
-  let pointer: Point = { x: Math.floor(size.width / 2), y: Math.floor(size.height / 2) };
-  let typed = "";
-  let closed = false;
-
-  async function op<T>(method: string, o: CallOptions | undefined, body: () => T): Promise<T> {
-    if (closed) throw new UnavailableError(`${method}: the in-memory environment ${address} is closed`);
-    if (o?.signal?.aborted) throw new CancelledError(`${method}: cancelled before it started`);
-    const latency = opts.latencyMs ?? 0;
-    if (latency > 0) await delay(method, latency, o);
-    try {
-      return body();
-    } catch (err) {
-      if (err instanceof KeyNameError) throw new InvalidArgumentError(`${method}: ${err.message}`);
-      throw err;
-    }
-  }
-  function inside(method: string, p: Point): Point {
-    if (!Number.isFinite(p.x) || !Number.isFinite(p.y) || p.x < 0 || p.y < 0 || p.x >= size.width || p.y >= size.height) {
-      throw new InvalidArgumentError(`${method}: point (${p.x}, ${p.y}) is outside the ${size.width}x${size.height} screen`);
-    }
-    return { x: Math.round(p.x), y: Math.round(p.y) };
-  }
-  const keys = (list: string[]) => list.map((k, i) => resolveKeyOrThrow(k, `modifiers[${i}]`).name);
-
+  const m = memoryMachine(opts);
   const env = {
-    address,
-    mouse: {
-      move: (to: Point, o?: CallOptions) =>
-        op("move", o, () => {
-          pointer = inside("move", to);
-          events.push({ type: "move", to: pointer });
-          return pointer;
-        }),
-      click: (o: CallOptions & { button?: MouseButton; count?: number; at?: Point; modifiers?: string[] } = {}) =>
-        op("click", o, () => {
-          if (o.at) pointer = inside("click", o.at);
-          events.push({ type: "click", at: pointer, button: o.button ?? "left", count: o.count ?? 1, modifiers: keys(o.modifiers ?? []) });
-          return pointer;
-        }),
-      down: (button: MouseButton = "left", o: CallOptions & { at?: Point } = {}) =>
-        op("down", o, () => {
-          if (o.at) pointer = inside("down", o.at);
-          events.push({ type: "buttonDown", at: pointer, button });
-          return pointer;
-        }),
-      up: (button: MouseButton = "left", o: CallOptions & { at?: Point } = {}) =>
-        op("up", o, () => {
-          if (o.at) pointer = inside("up", o.at);
-          events.push({ type: "buttonUp", at: pointer, button });
-          return pointer;
-        }),
-      drag: (path: Point[], o: CallOptions & { button?: MouseButton; modifiers?: string[] } = {}) =>
-        op("drag", o, () => {
-          if (path.length < 2) throw new InvalidArgumentError("drag: give at least two points");
-          const points = path.map((p) => inside("drag", p));
-          pointer = points[points.length - 1]!;
-          events.push({ type: "drag", path: points, button: o.button ?? "left", modifiers: keys(o.modifiers ?? []) });
-          return pointer;
-        }),
-      scroll: (o: CallOptions & { dx?: number; dy?: number; at?: Point; modifiers?: string[] }) =>
-        op("scroll", o, () => {
-          if (o.at) pointer = inside("scroll", o.at);
-          events.push({ type: "scroll", at: pointer, dx: o.dx ?? 0, dy: o.dy ?? 0, modifiers: keys(o.modifiers ?? []) });
-          return pointer;
-        }),
-      position: (o?: CallOptions) => op("position", o, () => pointer),
-    },
-    keyboard: {
-      press: (chord: string | string[], o: CallOptions & { repeat?: number } = {}) =>
-        op("press", o, () => {
-          const names = typeof chord === "string" ? parseChord(chord).map((k) => k.name) : keys(chord);
-          events.push({ type: "press", keys: names, repeat: o.repeat ?? 1 });
-        }),
-      down: (key: string, o?: CallOptions) => op("keyDown", o, () => void events.push({ type: "keyDown", key: resolveKeyOrThrow(key).name })),
-      up: (key: string, o?: CallOptions) => op("keyUp", o, () => void events.push({ type: "keyUp", key: resolveKeyOrThrow(key).name })),
-      type: (text: string, o?: CallOptions) =>
-        op("type", o, () => {
-          typed += text;
-          events.push({ type: "type", text });
-        }),
-    },
+    address: m.address,
+    mouse: memoryMouse(m),
+    keyboard: memoryKeyboard(m),
     screen: {
-      screenshot: (o: ScreenshotOptions = {}) => op("screenshot", o, () => render(size, pointer, opts.background ?? [0, 0, 0], o)),
-      size: (o?: CallOptions) => op("size", o, () => ({ ...size })),
+      screenshot: (o: ScreenshotOptions = {}) => m.op("screenshot", o, () => render(m.size, m.pointer, opts.background ?? [0, 0, 0], o)),
+      size: (o?: CallOptions) => m.op("size", o, () => ({ ...m.size })),
     },
-    system: { info: (o?: CallOptions) => op("info", o, () => info(address, size)) },
-    waitUntilReady: (o?: CallOptions) => op("waitUntilReady", o, () => info(address, size)),
+    system: { info: (o?: CallOptions) => m.op("info", o, () => info(m.address, m.size)) },
+    waitUntilReady: (o?: CallOptions) => m.op("waitUntilReady", o, () => info(m.address, m.size)),
     close: () => {
-      closed = true;
+      m.closed = true;
     },
-    events,
+    events: m.events,
     get pointer() {
-      return { ...pointer };
+      return { ...m.pointer };
     },
     get typed() {
-      return typed;
+      return m.typed;
     },
-    size,
+    size: m.size,
   } satisfies Partial<MemoryEnv>;
-  return withUnimplemented(env, address) as MemoryEnv;
+  return withUnimplemented(env, m.address) as MemoryEnv;
+}
+
+/** The state of one in-memory machine and the checks every call makes. */
+interface MemoryMachine {
+  readonly address: string;
+  readonly size: Size;
+  readonly events: MemoryEnvEvent[];
+  pointer: Point;
+  typed: string;
+  closed: boolean;
+  /** Runs one call: refused when closed or aborted, delayed by the latency, key errors as INVALID_ARGUMENT. */
+  op<T>(method: string, o: CallOptions | undefined, body: () => T): Promise<T>;
+  /** The point, rounded, or INVALID_ARGUMENT when it is off the screen. */
+  inside(method: string, p: Point): Point;
+  /** Canonical names of modifier keys. */
+  keys(list: string[]): string[];
+}
+
+function memoryMachine(opts: MemoryEnvOptions): MemoryMachine {
+  const size = { width: opts.width ?? 1280, height: opts.height ?? 800 };
+  const m: MemoryMachine = {
+    address: opts.name ?? "memory",
+    size,
+    events: [],
+    pointer: { x: Math.floor(size.width / 2), y: Math.floor(size.height / 2) },
+    typed: "",
+    closed: false,
+    async op(method, o, body) {
+      if (m.closed) throw new UnavailableError(`${method}: the in-memory environment ${m.address} is closed`);
+      if (o?.signal?.aborted) throw new CancelledError(`${method}: cancelled before it started`);
+      const latency = opts.latencyMs ?? 0;
+      if (latency > 0) await delay(method, latency, o);
+      try {
+        return body();
+      } catch (err) {
+        if (err instanceof KeyNameError) throw new InvalidArgumentError(`${method}: ${err.message}`);
+        throw err;
+      }
+    },
+    inside(method, p) {
+      if (!Number.isFinite(p.x) || !Number.isFinite(p.y) || p.x < 0 || p.y < 0 || p.x >= size.width || p.y >= size.height) {
+        throw new InvalidArgumentError(`${method}: point (${p.x}, ${p.y}) is outside the ${size.width}x${size.height} screen`);
+      }
+      return { x: Math.round(p.x), y: Math.round(p.y) };
+    },
+    keys: (list) => list.map((k, i) => resolveKeyOrThrow(k, `modifiers[${i}]`).name),
+  };
+  return m;
+}
+
+function memoryMouse(m: MemoryMachine): MouseApi {
+  /** Moves to `at` when given, records the event, answers with the pointer. */
+  const pointerOp = (method: string, o: CallOptions & { at?: Point }, event: () => MemoryEnvEvent) =>
+    m.op(method, o, () => {
+      if (o.at) m.pointer = m.inside(method, o.at);
+      m.events.push(event());
+      return m.pointer;
+    });
+  return {
+    move: (to, o = {}) => pointerOp("move", { ...o, at: to }, () => ({ type: "move", to: m.pointer })),
+    click: (o = {}) =>
+      pointerOp("click", o, () => ({ type: "click", at: m.pointer, button: o.button ?? "left", count: o.count ?? 1, modifiers: m.keys(o.modifiers ?? []) })),
+    down: (button = "left", o = {}) => pointerOp("down", o, () => ({ type: "buttonDown", at: m.pointer, button })),
+    up: (button = "left", o = {}) => pointerOp("up", o, () => ({ type: "buttonUp", at: m.pointer, button })),
+    drag: (path, o = {}) =>
+      m.op("drag", o, () => {
+        if (path.length < 2) throw new InvalidArgumentError("drag: give at least two points");
+        const points = path.map((p) => m.inside("drag", p));
+        m.pointer = points[points.length - 1]!;
+        m.events.push({ type: "drag", path: points, button: o.button ?? "left", modifiers: m.keys(o.modifiers ?? []) });
+        return m.pointer;
+      }),
+    scroll: (o) => pointerOp("scroll", o, () => ({ type: "scroll", at: m.pointer, dx: o.dx ?? 0, dy: o.dy ?? 0, modifiers: m.keys(o.modifiers ?? []) })),
+    position: (o) => m.op("position", o, () => m.pointer),
+  };
+}
+
+function memoryKeyboard(m: MemoryMachine): KeyboardApi {
+  return {
+    press: (chord, o = {}) =>
+      m.op("press", o, () => {
+        const names = typeof chord === "string" ? parseChord(chord).map((k) => k.name) : m.keys(chord);
+        m.events.push({ type: "press", keys: names, repeat: o.repeat ?? 1 });
+      }),
+    down: (key, o) => m.op("keyDown", o, () => void m.events.push({ type: "keyDown", key: resolveKeyOrThrow(key).name })),
+    up: (key, o) => m.op("keyUp", o, () => void m.events.push({ type: "keyUp", key: resolveKeyOrThrow(key).name })),
+    type: (text, o) =>
+      m.op("type", o, () => {
+        m.typed += text;
+        m.events.push({ type: "type", text });
+      }),
+  };
 }
 
 /** Any API of `Env` the object lacks answers with UnimplementedError. */

@@ -47,9 +47,41 @@ function asNumber(cell: string): number | undefined {
  * not valid CSV scores 0.
  */
 export function compareCsv(expectedText: string, resultText: string, opts: CompareCsvOptions = {}): EvaluationOutcome {
+  const fold = (s: string) => (opts.ignoreCase ? s.toLowerCase() : s);
+  const aligned = alignColumns(expectedText, resultText, fold, opts.strict ?? false);
+  if ("outcome" in aligned) return aligned.outcome;
+  const { expected, got } = aligned;
   const rtol = opts.rtol ?? 1e-9;
   const atol = opts.atol ?? 0;
-  const fold = (s: string) => (opts.ignoreCase ? s.toLowerCase() : s);
+  const cells: CellComparison = {
+    equal(e, r) {
+      const en = asNumber(e);
+      const rn = asNumber(r);
+      if (en !== undefined && rn !== undefined) return Math.abs(rn - en) <= atol + rtol * Math.abs(en);
+      return fold(e.trim()) === fold(r.trim());
+    },
+    canonical: (c) => (asNumber(c) !== undefined ? String(asNumber(c)) : fold(c.trim())),
+  };
+  return opts.ignoreOrder ? compareRowsAnyOrder(expected, got, cells) : compareRowsInOrder(expected, got, cells);
+}
+
+/** How two cells compare: within the tolerances, and as a canonical form for exact matching. */
+interface CellComparison {
+  equal(expected: string, result: string): boolean;
+  canonical(cell: string): string;
+}
+
+/**
+ * Parses both texts and lines the result's columns up with the expected header: the expected table
+ * and the result rows in its column order, or the failing outcome (the result is not CSV, lacks a
+ * column, repeats one, or has an extra one when `strict`). A broken expected file throws.
+ */
+function alignColumns(
+  expectedText: string,
+  resultText: string,
+  fold: (s: string) => string,
+  strict: boolean,
+): { expected: CsvTable; got: string[][] } | { outcome: EvaluationOutcome } {
   let expected: CsvTable;
   try {
     expected = parseCsv(expectedText);
@@ -62,45 +94,40 @@ export function compareCsv(expectedText: string, resultText: string, opts: Compa
   try {
     result = parseCsv(resultText);
   } catch (e) {
-    return fail(`the result is not valid CSV: ${(e as Error).message}`);
+    return { outcome: fail(`the result is not valid CSV: ${(e as Error).message}`) };
   }
   const dupResult = duplicate(result.header.map(fold));
-  if (dupResult !== undefined) return fail(`the result has column ${show(dupResult)} twice`);
-
+  if (dupResult !== undefined) return { outcome: fail(`the result has column ${show(dupResult)} twice`) };
   const resultIndex = new Map(result.header.map((h, i) => [fold(h), i]));
   const columns = expected.header.map((h) => resultIndex.get(fold(h)));
   const missing = expected.header.filter((_, i) => columns[i] === undefined);
-  if (missing.length) return fail(`the result lacks column(s) ${missing.map((m) => show(m)).join(", ")} (it has ${result.header.map((h) => show(h)).join(", ")})`);
-  if (opts.strict) {
+  if (missing.length) {
+    return { outcome: fail(`the result lacks column(s) ${missing.map((m) => show(m)).join(", ")} (it has ${result.header.map((h) => show(h)).join(", ")})`) };
+  }
+  if (strict) {
     const known = new Set(expected.header.map(fold));
     const extra = result.header.filter((h) => !known.has(fold(h)));
-    if (extra.length) return fail(`the result has extra column(s) ${extra.map((m) => show(m)).join(", ")}`);
+    if (extra.length) return { outcome: fail(`the result has extra column(s) ${extra.map((m) => show(m)).join(", ")}`) };
   }
-  // Result rows reordered into the expected column order.
-  const got = result.rows.map((row) => columns.map((c) => row[c!] ?? ""));
+  return { expected, got: result.rows.map((row) => columns.map((c) => row[c!] ?? "")) };
+}
 
-  const cellEqual = (e: string, r: string): boolean => {
-    const en = asNumber(e);
-    const rn = asNumber(r);
-    if (en !== undefined && rn !== undefined) return Math.abs(rn - en) <= atol + rtol * Math.abs(en);
-    return fold(e.trim()) === fold(r.trim());
-  };
-  const rowEqual = (e: string[], r: string[]) => e.every((cell, i) => cellEqual(cell, r[i]!));
-
-  if (!opts.ignoreOrder) {
-    for (let i = 0; i < Math.min(expected.rows.length, got.length); i++) {
-      const e = expected.rows[i]!;
-      const r = got[i]!;
-      const c = e.findIndex((cell, j) => !cellEqual(cell, r[j]!));
-      if (c >= 0) return fail(`data row ${i + 1}, column ${show(expected.header[c]!)}: expected ${show(e[c]!)}, got ${show(r[c]!)}`);
-    }
-    if (expected.rows.length !== got.length) return fail(`expected ${expected.rows.length} data row(s), got ${got.length}`);
-    return pass(`${got.length} data row(s) and ${expected.header.length} column(s) match`);
+function compareRowsInOrder(expected: CsvTable, got: string[][], cells: CellComparison): EvaluationOutcome {
+  for (let i = 0; i < Math.min(expected.rows.length, got.length); i++) {
+    const e = expected.rows[i]!;
+    const r = got[i]!;
+    const c = e.findIndex((cell, j) => !cells.equal(cell, r[j]!));
+    if (c >= 0) return fail(`data row ${i + 1}, column ${show(expected.header[c]!)}: expected ${show(e[c]!)}, got ${show(r[c]!)}`);
   }
-
   if (expected.rows.length !== got.length) return fail(`expected ${expected.rows.length} data row(s), got ${got.length}`);
-  // Rows as a multiset: exact (canonical) matches first, then within the tolerances, greedily.
-  const canonical = (row: string[]) => JSON.stringify(row.map((c) => (asNumber(c) !== undefined ? String(asNumber(c)) : fold(c.trim()))));
+  return pass(`${got.length} data row(s) and ${expected.header.length} column(s) match`);
+}
+
+/** Rows as a multiset: exact (canonical) matches first, then within the tolerances, greedily. */
+function compareRowsAnyOrder(expected: CsvTable, got: string[][], cells: CellComparison): EvaluationOutcome {
+  if (expected.rows.length !== got.length) return fail(`expected ${expected.rows.length} data row(s), got ${got.length}`);
+  const canonical = (row: string[]) => JSON.stringify(row.map(cells.canonical));
+  const rowEqual = (e: string[], r: string[]) => e.every((cell, i) => cells.equal(cell, r[i]!));
   const free = new Map<string, number[]>();
   got.forEach((row, i) => {
     const k = canonical(row);
