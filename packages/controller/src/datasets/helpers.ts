@@ -50,11 +50,12 @@ export interface EvaluationHelper<A extends z.ZodType = z.ZodType> {
   run(args: z.infer<A>, ctx: HelperContext): Promise<EvaluationOutcome>;
 }
 
-/** Helps TypeScript infer a helper's argument type from its schema. */
+/** Defines a config helper; helps TypeScript infer its argument type from its schema. */
 export function defineConfigHelper<A extends z.ZodType>(h: ConfigHelper<A>): ConfigHelper<A> {
   return h;
 }
 
+/** Defines an evaluation helper; helps TypeScript infer its argument type from its schema. */
 export function defineEvaluationHelper<A extends z.ZodType>(h: EvaluationHelper<A>): EvaluationHelper<A> {
   return h;
 }
@@ -95,5 +96,7 @@ export class Registry<H extends { name: string }> {
   }
 }
 
+/** The config helpers a dataset's `config` entries may name. */
 export type ConfigRegistry = Registry<ConfigHelper>;
+/** The evaluation helpers a dataset's `evaluation` may name. */
 export type EvaluationRegistry = Registry<EvaluationHelper>;

@@ -9,6 +9,7 @@ export const helperCallSchema = z
   })
   .strict();
 
+/** One `{func, arguments}` entry of a task file: a config step or the evaluation. */
 export type HelperCall = z.infer<typeof helperCallSchema>;
 
 /**
@@ -31,6 +32,7 @@ export const jsonTaskSchema = z
   })
   .passthrough();
 
+/** A task of the JSON dataset format, as parsed from `<tool>/<id>/<id>.json`. */
 export type JsonTask = z.infer<typeof jsonTaskSchema>;
 
 /**

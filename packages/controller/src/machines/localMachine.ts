@@ -13,6 +13,7 @@ export interface LocalMachine {
   close(): Promise<void>;
 }
 
+/** Options of {@link startLocalMachine}. */
 export interface LocalMachineOptions {
   /** @default 1280 */
   width?: number;
