@@ -3,7 +3,7 @@ import type { ErrorInfo } from "../actions/errors.js";
 import type { EvaluationState } from "../evaluators/metrics.js";
 
 /**
- * Why an episode ended.
+ * Why an episode can end.
  *
  * Terminated (the episode reached an end state):
  * - `success`: the evaluator's sink passed;
@@ -22,22 +22,13 @@ import type { EvaluationState } from "../evaluators/metrics.js";
  * Other action errors (invalid arguments, an unknown tool, a missing file, a command that failed)
  * do not end the episode: they are returned to the agent and count as a step.
  */
-export type EndReason =
-  | "success"
-  | "agent_complete"
-  | "step_limit"
-  | "time_limit"
-  | "token_budget"
-  | "setup_error"
-  | "env_error"
-  | "evaluator_error"
-  | "agent_error";
-
-/** Every {@link EndReason}. */
-export const END_REASONS: readonly EndReason[] = [
+export const END_REASONS = [
   "success", "agent_complete", "step_limit", "time_limit", "token_budget",
   "setup_error", "env_error", "evaluator_error", "agent_error",
-];
+] as const;
+
+/** Why an episode ended: one of {@link END_REASONS}. */
+export type EndReason = (typeof END_REASONS)[number];
 
 /** Whether `reason` means the episode reached an end state (else it was truncated). */
 export function isTerminal(reason: EndReason): boolean {
