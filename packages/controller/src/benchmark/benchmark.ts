@@ -3,8 +3,6 @@ import {
   InvalidArgumentError,
   NotFoundError,
   TimeoutError,
-  UnauthenticatedError,
-  UnavailableError,
 } from "@pincer/shared";
 import type { AnyAction } from "../actions/action.js";
 import { throwIfAborted, toErrorInfo, type ErrorInfo } from "../actions/errors.js";
@@ -16,6 +14,7 @@ import type { GraphNode } from "../evaluators/graph.js";
 import { computeMetrics, evaluationState, type EpisodeEvent, type EvaluationState, type GraphMetrics } from "../evaluators/metrics.js";
 import type { PreparedCall, Task } from "../tasks/task.js";
 import { Episode } from "./episode.js";
+import { classifyFailure, isEnvironmentFailure } from "./failures.js";
 import {
   TeardownError,
   isTerminal,
@@ -39,8 +38,6 @@ export interface BenchmarkOptions {
   /** The root environment. @default createRootEnvironment(): `complete`, `wait`, `submit` */
   root?: Environment;
 }
-
-const ENV_ERROR_TYPES = new Set(["UnavailableError", "UnauthenticatedError"]);
 
 /**
  * Several named environments plus a root environment, and the tasks to run on them, one episode at
@@ -214,7 +211,7 @@ export class Benchmark {
       try {
         const r = await found.safeCall(call.args ?? {}, { env: this.#env(env), signal, episode: ep.handle() });
         outcome = r.ok ? { ok: true, result: r.value } : { ok: false, error: toErrorInfo(r.error) };
-        envError = !r.ok && (r.error instanceof UnavailableError || r.error instanceof UnauthenticatedError);
+        envError = !r.ok && isEnvironmentFailure(r.error);
       } catch (err) {
         if (opts.signal?.aborted || !timeLimit.aborted) throw err;
         timedOut = true;
@@ -272,7 +269,9 @@ export class Benchmark {
     if (evaluation.errors.length > 0) {
       const first = evaluation.errors[0]!;
       const error = { type: first.type, message: `evaluator node ${first.node}: ${first.message}` };
-      return ep.finish(evaluation.errors.every((e) => ENV_ERROR_TYPES.has(e.type)) ? "env_error" : "evaluator_error", error);
+      // env_error only when every failed check failed because of a machine.
+      const envOnly = evaluation.errors.every((e) => classifyFailure(e, "evaluation") === "env_error");
+      return ep.finish(envOnly ? "env_error" : "evaluator_error", error);
     }
     if (ep.completeRequested) return ep.finish("agent_complete");
     if (step.timedOut || ep.elapsedMs() >= task.timeLimitMs) return ep.finish("time_limit");
