@@ -1,5 +1,5 @@
 import type { Summary } from "./results.js";
-import { INFRA_STATES } from "./results.js";
+import { isInfraState } from "./results.js";
 
 interface Group {
   tasks: number;
@@ -9,6 +9,7 @@ interface Group {
   meanScore: number;
 }
 
+/** The run report (report.json): success rate, scores, tokens, cost and time, per tag, per app and per task. */
 export interface Report {
   runId: string;
   tasks: number;
@@ -35,7 +36,7 @@ export interface Report {
 
 function group(summaries: Summary[]): Group {
   const passed = summaries.filter((s) => s.results.state === "passed").length;
-  const errors = summaries.filter((s) => INFRA_STATES.includes(s.results.state)).length;
+  const errors = summaries.filter((s) => isInfraState(s.results.state)).length;
   return {
     tasks: summaries.length,
     passed,
@@ -58,7 +59,7 @@ export function buildReport(runId: string, finals: Array<{ tool: string; summary
   const summaries = finals.map((f) => f.summary);
   const g = group(summaries);
   const errorsByState: Record<string, number> = {};
-  for (const s of summaries) if (INFRA_STATES.includes(s.results.state)) errorsByState[s.results.state] = (errorsByState[s.results.state] ?? 0) + 1;
+  for (const s of summaries) if (isInfraState(s.results.state)) errorsByState[s.results.state] = (errorsByState[s.results.state] ?? 0) + 1;
   const ratio = (s: Summary) => Number((s.results.metrics as { completionRatio?: number }).completionRatio ?? s.results.score);
   const byId = new Map(summaries.map((s) => [s.id, s]));
   const pairs: Report["counterparts"] = [];

@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
 import { appendFile, mkdir, readdir, readFile, rename, rm, writeFile, open } from "node:fs/promises";
 import { dirname, join } from "node:path";
+import type { EndReason } from "../benchmark/types.js";
 
 /**
  * The result folder of one run:
@@ -67,12 +68,23 @@ export class ResultStore {
   }
 }
 
-/** Outcome of a task attempt: the task's verdict, or the infrastructure failure that prevented one. */
-export type TaskState = "passed" | "failed" | "setup_error" | "env_error" | "eval_error" | "agent_error";
-/** How the agent's part ended. `agent_done`: it said it was done, or the goal was reached first. */
-export type AgentState = "agent_done" | "step_limit" | "time_limit" | "token_budget" | null;
+/** The infrastructure failures that prevented a verdict; `--attempts` retries these. */
+export const INFRA_STATES = ["setup_error", "env_error", "eval_error", "agent_error"] as const;
+/** Outcomes of a task attempt: the task's verdict, or the infrastructure failure that prevented one. */
+export const TASK_STATES = ["passed", "failed", ...INFRA_STATES] as const;
+/** Outcome of a task attempt: one of {@link TASK_STATES}. */
+export type TaskState = (typeof TASK_STATES)[number];
+export type InfraState = (typeof INFRA_STATES)[number];
 
-export const INFRA_STATES: readonly TaskState[] = ["setup_error", "env_error", "eval_error", "agent_error"];
+/** How the agent's part can end. `agent_done`: it said it was done, or the goal was reached first. */
+export const AGENT_STATES = ["agent_done", "step_limit", "time_limit", "token_budget"] as const;
+/** How the agent's part ended (one of {@link AGENT_STATES}); null when it did not run to an end. */
+export type AgentState = (typeof AGENT_STATES)[number] | null;
+
+/** Whether `state` is an infrastructure failure (one of {@link INFRA_STATES}). */
+export function isInfraState(state: string): state is InfraState {
+  return (INFRA_STATES as readonly string[]).includes(state);
+}
 
 /** The `results` part of summary.json. */
 export interface TaskResults {
@@ -80,7 +92,7 @@ export interface TaskResults {
   state: TaskState;
   agent_state: AgentState;
   /** The benchmark's end reason (success, agent_complete, step_limit, …). */
-  end_reason: string | null;
+  end_reason: EndReason | null;
   /** Why the evaluation failed to run, distinct from a low score; null when it ran. */
   eval_error: string | null;
   /** What the evaluation said about the outcome. */

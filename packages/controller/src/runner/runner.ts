@@ -7,24 +7,13 @@ import type { DatasetTask } from "../datasets/loader.js";
 import type { ConfigRegistry, EvaluationRegistry } from "../datasets/helpers.js";
 import { environmentsOf, runAttempt } from "./attempt.js";
 import type { EnvironmentPool, EnvironmentSlot } from "../machines/pool.js";
+import { ProgressTracker, type RunProgress } from "./progress.js";
 import { buildReport, reportMarkdown, type Report } from "./report.js";
-import { INFRA_STATES, ResultStore, type Summary } from "./results.js";
+import { isInfraState, ResultStore, type Summary } from "./results.js";
 
-/** Progress of a run, reported after every change. */
-export interface RunProgress {
-  total: number;
-  done: number;
-  running: number;
-  passed: number;
-  failed: number;
-  errors: number;
-  skipped: number;
-  /** Estimated milliseconds left, from the mean time of finished attempts; null before the first. */
-  etaMs: number | null;
-  /** The task that just finished, with its state. */
-  last?: { id: string; state: string; score: number; attempt: number };
-}
+export type { RunProgress } from "./progress.js";
 
+/** Options of {@link runTasks}: the tasks, the machines, the agent and where results go. */
 export interface RunnerOptions {
   tasks: readonly DatasetTask[];
   registries: { configs: ConfigRegistry; evaluations: EvaluationRegistry };
@@ -86,11 +75,8 @@ async function cleanSlot(slot: EnvironmentSlot): Promise<void> {
   );
 }
 
-/**
- * Runs tasks over the pool's slots (one task per slot at a time), retrying infrastructure errors up
- * to `attempts`, writing one result folder per run, and a report at the end.
- */
-export async function runTasks(opts: RunnerOptions): Promise<{ runDir: string; report: Report }> {
+/** The run's folder, checked against `resume` and `runId`, and created. */
+async function openRunDir(opts: RunnerOptions): Promise<{ runId: string; runDir: string }> {
   const outDir = resolve(opts.outDir ?? "results");
   if (opts.resume && !opts.runId) throw new InvalidArgumentError("resume: name the run to continue (runId)");
   const runId = opts.runId ?? timestampId();
@@ -100,24 +86,27 @@ export async function runTasks(opts: RunnerOptions): Promise<{ runDir: string; r
     throw new InvalidArgumentError(`${runDir} already holds a run; pass --resume to continue it or choose another --run-id`);
   }
   await mkdir(runDir, { recursive: true });
-  const store = new ResultStore(runDir);
-  const attempts = opts.attempts ?? 1;
-  const signal = opts.signal ?? new AbortController().signal;
+  return { runId, runDir };
+}
+
+/** Task ids are unique, and every task's environments exist in every slot. */
+function checkTasks(tasks: readonly DatasetTask[], pool: EnvironmentPool): void {
   const ids = new Set<string>();
-  for (const t of opts.tasks) {
+  for (const t of tasks) {
     if (ids.has(t.id)) throw new InvalidArgumentError(`two tasks have the id ${t.id}`);
     ids.add(t.id);
   }
-  // Every task's environments must exist in every slot.
-  for (const t of opts.tasks) {
+  for (const t of tasks) {
     for (const name of environmentsOf(t)) {
-      if (!opts.pool.slots[0]?.envs[name]) {
+      if (!pool.slots[0]?.envs[name]) {
         throw new InvalidArgumentError(`task ${t.id} needs an environment named ${name}; give it with --env ${name}=host:port`);
       }
     }
   }
+}
 
-  const manifest = {
+function manifestOf(opts: RunnerOptions, runId: string, attempts: number) {
+  return {
     run_id: runId,
     started_at: new Date().toISOString(),
     resumed: opts.resume ?? false,
@@ -128,75 +117,79 @@ export async function runTasks(opts: RunnerOptions): Promise<{ runDir: string; r
     task_timeout_ms: opts.taskTimeoutMs ?? 600_000,
     tasks: opts.tasks.map((t) => ({ id: t.id, tool: t.tool, file: t.file })),
   };
-  await store.writeJsonAtomic(join(runDir, "manifest.json"), manifest);
+}
 
-  const progress: RunProgress = { total: opts.tasks.length, done: 0, running: 0, passed: 0, failed: 0, errors: 0, skipped: 0, etaMs: null };
-  const durations: number[] = [];
-  const count = (state: string) => {
-    if (state === "passed") progress.passed++;
-    else if (INFRA_STATES.includes(state as never)) progress.errors++;
-    else progress.failed++;
-  };
+/** The tasks still to run: all but those an earlier run finished (a verdict, or no attempts left). */
+async function pendingTasks(opts: RunnerOptions, store: ResultStore, attempts: number, progress: ProgressTracker): Promise<DatasetTask[]> {
   const queue: DatasetTask[] = [];
   for (const task of opts.tasks) {
     const finished = await store.finishedAttempts(task.tool, task.id);
     const last = finished.at(-1)?.summary;
-    if (last && (!INFRA_STATES.includes(last.results.state) || finished.length >= attempts)) {
-      progress.done++;
-      progress.skipped++;
-      count(last.results.state);
-    } else queue.push(task);
+    if (last && (!isInfraState(last.results.state) || finished.length >= attempts)) progress.skipped(last.results.state);
+    else queue.push(task);
   }
-  opts.onProgress?.({ ...progress });
+  return queue;
+}
 
-  const worker = async (slot: EnvironmentSlot) => {
-    for (let task = queue.shift(); task; task = queue.shift()) {
-      signal.throwIfAborted();
-      progress.running++;
-      const t0 = Date.now();
-      let final: Summary | undefined;
-      const previous = await store.finishedAttempts(task.tool, task.id);
-      for (let n = (previous.at(-1)?.attempt ?? 0) + 1; n <= attempts; n++) {
-        const dir = await store.beginAttempt(task.tool, task.id, n);
-        const { maxSteps, rule } = maxStepsFor(task, opts.maxSteps ?? "auto");
-        const results = await runAttempt(
-          {
-            task,
-            attempt: n,
-            envs: slot.envs,
-            addresses: slot.addresses,
-            registries: opts.registries,
-            agent: opts.agentFor(task),
-            maxSteps,
-            maxStepsRule: rule,
-            timeLimitMs: opts.taskTimeoutMs ?? 600_000,
-            store,
-            screenshots: opts.screenshots ?? true,
-            signal,
-          },
-          dir,
-        );
-        // An interrupted run leaves this attempt without a summary: --resume redoes it.
-        signal.throwIfAborted();
-        final = { ...taskFields(task), id: task.id, results } as Summary;
-        await store.writeJsonAtomic(join(dir, "summary.json"), final);
-        await cleanSlot(slot);
-        if (!INFRA_STATES.includes(results.state)) break;
-      }
-      progress.running--;
-      progress.done++;
-      durations.push(Date.now() - t0);
-      if (final) {
-        count(final.results.state);
-        progress.last = { id: task.id, state: final.results.state, score: final.results.score, attempt: final.results.attempt };
-      }
-      const mean = durations.reduce((a, b) => a + b, 0) / durations.length;
-      progress.etaMs = Math.round((mean * (queue.length + progress.running)) / opts.pool.slots.length);
-      opts.onProgress?.({ ...progress });
-    }
-  };
-  await Promise.all(opts.pool.slots.map((slot) => worker(slot)));
+/** What every task of a run shares. */
+interface RunContext {
+  opts: RunnerOptions;
+  store: ResultStore;
+  attempts: number;
+  signal: AbortSignal;
+}
 
+/**
+ * Runs the attempts of one task on a slot, after those an earlier run finished, until one ends
+ * without an infrastructure error or none are left; writes each one's summary.json.
+ */
+async function runTaskAttempts(ctx: RunContext, slot: EnvironmentSlot, task: DatasetTask): Promise<Summary | undefined> {
+  const { opts, store, signal } = ctx;
+  let final: Summary | undefined;
+  const previous = await store.finishedAttempts(task.tool, task.id);
+  for (let n = (previous.at(-1)?.attempt ?? 0) + 1; n <= ctx.attempts; n++) {
+    const dir = await store.beginAttempt(task.tool, task.id, n);
+    const { maxSteps, rule } = maxStepsFor(task, opts.maxSteps ?? "auto");
+    const results = await runAttempt(
+      {
+        task,
+        attempt: n,
+        envs: slot.envs,
+        addresses: slot.addresses,
+        registries: opts.registries,
+        agent: opts.agentFor(task),
+        maxSteps,
+        maxStepsRule: rule,
+        timeLimitMs: opts.taskTimeoutMs ?? 600_000,
+        store,
+        screenshots: opts.screenshots ?? true,
+        signal,
+      },
+      dir,
+    );
+    // An interrupted run leaves this attempt without a summary: --resume redoes it.
+    signal.throwIfAborted();
+    final = { ...taskFields(task), id: task.id, results } as Summary;
+    await store.writeJsonAtomic(join(dir, "summary.json"), final);
+    await cleanSlot(slot);
+    if (!isInfraState(results.state)) break;
+  }
+  return final;
+}
+
+/** One slot's worker: takes tasks from the queue until it is empty. */
+async function runSlot(ctx: RunContext, slot: EnvironmentSlot, queue: DatasetTask[], progress: ProgressTracker): Promise<void> {
+  for (let task = queue.shift(); task; task = queue.shift()) {
+    ctx.signal.throwIfAborted();
+    progress.started();
+    const t0 = Date.now();
+    const final = await runTaskAttempts(ctx, slot, task);
+    progress.finished(task.id, final, Date.now() - t0, queue.length);
+  }
+}
+
+/** Writes report.json and report.md from every task's last finished attempt. */
+async function writeReport(opts: RunnerOptions, store: ResultStore, runId: string): Promise<Report> {
   const finals: Array<{ tool: string; summary: Summary; attempts: number }> = [];
   for (const task of opts.tasks) {
     const finished = await store.finishedAttempts(task.tool, task.id);
@@ -204,8 +197,31 @@ export async function runTasks(opts: RunnerOptions): Promise<{ runDir: string; r
     if (last) finals.push({ tool: task.tool, summary: last.summary, attempts: finished.length });
   }
   const report = buildReport(runId, finals);
-  await store.writeJsonAtomic(join(runDir, "report.json"), report);
-  await store.writeTextAtomic(join(runDir, "report.md"), reportMarkdown(report));
+  await store.writeJsonAtomic(join(store.runDir, "report.json"), report);
+  await store.writeTextAtomic(join(store.runDir, "report.md"), reportMarkdown(report));
+  return report;
+}
+
+/**
+ * Runs tasks over the pool's slots (one task per slot at a time), retrying infrastructure errors up
+ * to `attempts`, writing one result folder per run, and a report at the end.
+ */
+export async function runTasks(opts: RunnerOptions): Promise<{ runDir: string; report: Report }> {
+  const { runId, runDir } = await openRunDir(opts);
+  const store = new ResultStore(runDir);
+  const attempts = opts.attempts ?? 1;
+  const signal = opts.signal ?? new AbortController().signal;
+  checkTasks(opts.tasks, opts.pool);
+  const manifest = manifestOf(opts, runId, attempts);
+  await store.writeJsonAtomic(join(runDir, "manifest.json"), manifest);
+
+  const progress = new ProgressTracker(opts.tasks.length, opts.pool.slots.length, opts.onProgress);
+  const queue = await pendingTasks(opts, store, attempts, progress);
+  progress.report();
+  const ctx: RunContext = { opts, store, attempts, signal };
+  await Promise.all(opts.pool.slots.map((slot) => runSlot(ctx, slot, queue, progress)));
+
+  const report = await writeReport(opts, store, runId);
   await store.writeJsonAtomic(join(runDir, "manifest.json"), { ...manifest, finished_at: new Date().toISOString() });
   return { runDir, report };
 }

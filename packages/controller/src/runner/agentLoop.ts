@@ -1,0 +1,150 @@
+import { writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { toErrorInfo } from "../actions/errors.js";
+import type { Agent, AgentObservation, AgentTurn } from "../agents/types.js";
+import type { Benchmark } from "../benchmark/benchmark.js";
+import { classifyFailure } from "../benchmark/failures.js";
+import type { StepResult } from "../benchmark/types.js";
+import type { Env, Screenshot } from "../env/index.js";
+import type { ResultStore } from "./results.js";
+import { turnTokens, turnUsageRecord, type AttemptUsage } from "./usage.js";
+
+/** What the agent loop works with. */
+export interface AgentLoopInput {
+  bench: Benchmark;
+  agent: Agent;
+  envs: Readonly<Record<string, Env>>;
+  /** The attempt's folder: trajectory.jsonl and screenshots/. */
+  dir: string;
+  store: ResultStore;
+  /** Save a JPEG screenshot of each environment before each turn. */
+  screenshots: boolean;
+  /** Receives the agent's turns and the tool results. */
+  messages: unknown[];
+  usage: AttemptUsage;
+  signal: AbortSignal;
+}
+
+async function screenshotAll(envs: Readonly<Record<string, Env>>, signal: AbortSignal): Promise<Record<string, Screenshot>> {
+  const shots = await Promise.all(
+    Object.entries(envs).map(async ([name, env]) => {
+      // At most 1280x800 (about 1 megapixel, under what vision APIs take without resizing them
+      // themselves, which would shift the coordinates models give back).
+      const shot = await env.screen.screenshot({ format: "jpeg", quality: 70, maxWidth: 1280, maxHeight: 800, signal, timeoutMs: 20_000 }).catch(() => undefined);
+      return [name, shot] as const;
+    }),
+  );
+  return Object.fromEntries(shots.filter((s): s is readonly [string, Screenshot] => s[1] !== undefined));
+}
+
+/** Takes the turn's screenshots (when anyone needs them) and saves them; `files` are their paths in the attempt folder. */
+async function observe(input: AgentLoopInput, turn: number): Promise<{ screenshots: Record<string, Screenshot>; files: Record<string, string> }> {
+  const screenshots = input.screenshots || input.agent.wantsScreenshots ? await screenshotAll(input.envs, input.signal) : {};
+  const files: Record<string, string> = {};
+  for (const [name, shot] of Object.entries(screenshots)) {
+    const file = join("screenshots", `turn-${String(turn).padStart(3, "0")}-${name}.jpg`);
+    await writeFile(join(input.dir, file), shot.data);
+    files[name] = file;
+  }
+  return { screenshots, files };
+}
+
+/** Keeps results readable in trajectories: binary data (screenshots) becomes its size. */
+function summarizeResult(value: unknown): unknown {
+  if (Buffer.isBuffer(value)) return `<${value.length} bytes>`;
+  if (value && typeof value === "object" && !Array.isArray(value)) {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, Buffer.isBuffer(v) ? `<${v.length} bytes>` : v]));
+  }
+  return value;
+}
+
+/** The agent said it is done: a final evaluation decides between success and a plain agent_complete. */
+async function finishByAgent(input: AgentLoopInput, turn: number, files: Record<string, string>, tokens: number): Promise<void> {
+  const { bench, signal } = input;
+  if (tokens > 0) bench.addTokens(tokens);
+  const e0 = performance.now();
+  await bench.evaluate({ signal });
+  input.usage.addEnvTime(performance.now() - e0);
+  if (!bench.state().ended) bench.end("agent_complete");
+  await input.store.appendTrajectory(input.dir, { turn, screenshots: files, done: true, evaluation: bench.state() });
+}
+
+/** Runs the turn's calls in order until one ends the episode; the first carries the turn's tokens. */
+async function runCalls(input: AgentLoopInput, turn: number, files: Record<string, string>, agentTurn: AgentTurn): Promise<StepResult[]> {
+  const results: StepResult[] = [];
+  const tokens = turnTokens(agentTurn.usage);
+  for (const [i, call] of agentTurn.calls.entries()) {
+    const e0 = performance.now();
+    const r = await input.bench.step({ ...call, tokens: i === 0 ? tokens : 0 }, { signal: input.signal });
+    input.usage.addEnvTime(performance.now() - e0);
+    results.push(r);
+    input.messages.push({ role: "tool", tool: r.tool, ok: r.ok, content: r.ok ? summarizeResult(r.result) : r.error });
+    await input.store.appendTrajectory(input.dir, {
+      turn,
+      step: r.step,
+      tool: r.tool,
+      args: "args" in call ? (call.args ?? {}) : {},
+      ok: r.ok,
+      ...(r.ok ? { result: summarizeResult(r.result) } : { error: r.error }),
+      evaluation: r.evaluation,
+      reason: r.reason,
+      duration_ms: Math.round(r.durationMs),
+      screenshots: files,
+    });
+    if (r.reason) break;
+  }
+  return results;
+}
+
+/** Asks the agent for its turn; a failure of the agent ends the episode with agent_error and gives its message. */
+async function act(input: AgentLoopInput, turn: number, files: Record<string, string>, observation: AgentObservation): Promise<{ turn: AgentTurn } | { error: string }> {
+  const m0 = performance.now();
+  let agentTurn: AgentTurn;
+  try {
+    agentTurn = await input.agent.act(observation);
+  } catch (err) {
+    input.usage.addTurn(undefined, performance.now() - m0);
+    input.bench.end("agent_error", err);
+    const error = `agent: ${(err as Error).message}`;
+    await input.store.appendTrajectory(input.dir, { turn, screenshots: files, agent_error: error });
+    return { error };
+  }
+  const modelMs = performance.now() - m0;
+  input.usage.addTurn(agentTurn.usage, modelMs);
+  const usage = turnUsageRecord(agentTurn.usage);
+  input.messages.push({ role: "assistant", content: agentTurn.message ?? "", tool_calls: agentTurn.calls, done: agentTurn.done ?? false, model_ms: Math.round(modelMs), ...(usage ? { usage } : {}) });
+  return { turn: agentTurn };
+}
+
+/**
+ * The agent's part of an attempt: observe (screenshots, saved) → act → step, turn by turn, until the
+ * episode ends; writes each step to the trajectory. Returns the error that ended it, if any: the
+ * agent's own failure is agent_error; anything else thrown here is classified (a machine that
+ * failed is env_error). Cancellation (the signal fired) throws.
+ */
+export async function runAgentLoop(input: AgentLoopInput): Promise<string | null> {
+  const { bench, signal } = input;
+  let lastResults: StepResult[] = [];
+  let turn = 0;
+  try {
+    while (!bench.state().ended) {
+      signal.throwIfAborted();
+      turn += 1;
+      const { screenshots, files } = await observe(input, turn);
+      const acted = await act(input, turn, files, { step: bench.state().step, screenshots, lastResults, signal });
+      if ("error" in acted) return acted.error;
+      lastResults = [];
+      if (acted.turn.calls.length === 0) {
+        await finishByAgent(input, turn, files, turnTokens(acted.turn.usage));
+        break;
+      }
+      lastResults = await runCalls(input, turn, files, acted.turn);
+    }
+  } catch (err) {
+    if (signal.aborted) throw err;
+    const info = toErrorInfo(err);
+    if (!bench.state().ended) bench.end(classifyFailure(err, "agent"), err);
+    return `${info.type}: ${info.message}`;
+  }
+  return null;
+}

@@ -1,0 +1,111 @@
+import type { EndReason } from "../benchmark/types.js";
+import type { EvaluationOutcome } from "../datasets/helpers.js";
+import type { AgentState, InfraState, TaskResults, TaskState } from "./results.js";
+import type { AttemptUsage } from "./usage.js";
+
+/**
+ * What each end reason means for the summary: `verdict` when the task's evaluation decides between
+ * passed and failed, or the infrastructure state that replaces the verdict; and how the agent's
+ * part ended.
+ */
+const OUTCOMES: Record<EndReason, { state: "verdict" | InfraState; agent_state: AgentState }> = {
+  success: { state: "verdict", agent_state: "agent_done" },
+  agent_complete: { state: "verdict", agent_state: "agent_done" },
+  step_limit: { state: "verdict", agent_state: "step_limit" },
+  time_limit: { state: "verdict", agent_state: "time_limit" },
+  token_budget: { state: "verdict", agent_state: "token_budget" },
+  setup_error: { state: "setup_error", agent_state: null },
+  env_error: { state: "env_error", agent_state: null },
+  evaluator_error: { state: "eval_error", agent_state: null },
+  agent_error: { state: "agent_error", agent_state: null },
+};
+
+/** Whether the episode ended in a way that leaves the verdict to the evaluation (not an error). */
+export function endsInVerdict(reason: EndReason | null): boolean {
+  return reason !== null && OUTCOMES[reason].state === "verdict";
+}
+
+/** The task state and agent state of an attempt that ended for `reason`; `passed` is the evaluation's verdict. */
+export function attemptState(reason: EndReason | null, passed: boolean): { state: TaskState; agent_state: AgentState } {
+  if (reason === null) return { state: "failed", agent_state: null };
+  const { state, agent_state } = OUTCOMES[reason];
+  return { state: state === "verdict" ? (passed ? "passed" : "failed") : state, agent_state };
+}
+
+/** What an attempt collects for its summary as it runs. */
+export interface AttemptRecord {
+  /** Date.now() when the attempt began. */
+  started: number;
+  /** The conversation: the instruction, the agent's turns and the tool results. */
+  messages: unknown[];
+  usage: AttemptUsage;
+  daemonVersions: Record<string, string>;
+  /** The latest evaluation of a JSON task. */
+  lastOutcome?: EvaluationOutcome | undefined;
+  teardownError: string | null;
+}
+
+/** How an attempt ended. */
+export interface AttemptEnd {
+  reason: EndReason | null;
+  error: string | null;
+  /** The benchmark's metrics; empty when no episode ran. */
+  metrics?: Record<string, unknown>;
+  steps?: number;
+}
+
+/** The attempt's settings that summary.json repeats. */
+export interface SummarySettings {
+  kind: "json" | "module";
+  attempt: number;
+  maxSteps: number;
+  maxStepsRule: string;
+  agent: { name: string; model: string };
+  addresses: Readonly<Record<string, string>>;
+}
+
+/** The score and the state: a module task's completion ratio, or a JSON task's evaluation score. */
+function verdict(settings: SummarySettings, record: AttemptRecord, end: AttemptEnd, metrics: Record<string, unknown>) {
+  const isModule = settings.kind === "module";
+  const score = isModule ? Number((metrics.completionRatio as number | undefined) ?? 0) : (record.lastOutcome?.score ?? 0);
+  const passed = (isModule && metrics.success ? 1 : score) >= 1;
+  const { state, agent_state } = attemptState(end.reason, passed);
+  const evalReason = record.lastOutcome?.reason ?? (isModule ? `completion ratio ${score}` : null);
+  return { score, state, agent_state, evalReason };
+}
+
+/** The `results` object of summary.json. */
+export function attemptResults(settings: SummarySettings, record: AttemptRecord, end: AttemptEnd): TaskResults {
+  const metrics = end.metrics ?? {};
+  const { score, state, agent_state, evalReason } = verdict(settings, record, end, metrics);
+  const { usage } = record;
+  return {
+    score: state === "passed" || state === "failed" ? score : 0,
+    state,
+    agent_state,
+    end_reason: end.reason,
+    eval_error: state === "eval_error" ? end.error : null,
+    eval_reason: evalReason,
+    error: state === "eval_error" ? null : end.error,
+    teardown_error: record.teardownError,
+    messages: record.messages,
+    total_tokens: usage.input + usage.output,
+    input_tokens: usage.input,
+    output_tokens: usage.output,
+    model_requests: usage.requests,
+    // US dollars, when the agent has a price for its model (--price); null otherwise.
+    cost_usd: usage.costUsd(),
+    total_timing: usage.totalTiming(Date.now() - record.started),
+    steps: end.steps ?? 0,
+    max_steps: settings.maxSteps,
+    max_steps_rule: settings.maxStepsRule,
+    agent: settings.agent.name,
+    model: settings.agent.model,
+    daemon_versions: record.daemonVersions,
+    environments: { ...settings.addresses },
+    attempt: settings.attempt,
+    metrics,
+    started_at: new Date(record.started).toISOString(),
+    finished_at: new Date().toISOString(),
+  };
+}

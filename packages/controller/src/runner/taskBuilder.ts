@@ -1,0 +1,111 @@
+import { z } from "zod";
+import { action } from "../actions/action.js";
+import { createDesktopActions } from "../actions/desktop.js";
+import { createSystemActions } from "../actions/system.js";
+import type { Agent } from "../agents/types.js";
+import { createBenchmark, type Benchmark } from "../benchmark/benchmark.js";
+import { createEnvironment } from "../benchmark/environment.js";
+import type { ConfigRegistry, EvaluationOutcome, EvaluationRegistry, HelperContext } from "../datasets/helpers.js";
+import type { DatasetTask } from "../datasets/loader.js";
+import type { Env } from "../env/index.js";
+import { evaluator } from "../evaluators/evaluator.js";
+import { createTask, type ActionCall, type Task } from "../tasks/task.js";
+
+/** What building a dataset task needs. */
+export interface TaskBuildInput {
+  task: DatasetTask;
+  envs: Readonly<Record<string, Env>>;
+  registries: { configs: ConfigRegistry; evaluations: EvaluationRegistry };
+  /** The agent's own actions join every environment's action space. */
+  agent: Pick<Agent, "actions">;
+  maxSteps: number;
+  /** Wall-clock limit of the agent's part, in ms. */
+  timeLimitMs: number;
+}
+
+/** The environment names a task needs. */
+export function environmentsOf(task: DatasetTask): string[] {
+  if (task.kind === "module") return task.module.environments ?? ["desktop"];
+  const named = [...task.json.config.map((c) => c.env), task.json.evaluation.env].filter((e): e is string => !!e);
+  return [...new Set(["desktop", ...named])];
+}
+
+/** A setup action that runs one config entry through its helper. */
+function configAction(registry: ConfigRegistry, func: string, ctxBase: Omit<HelperContext, "env" | "signal">) {
+  const helper = registry.get(func)!;
+  return action({
+    name: `config_${func}`.replace(/__+/g, "_").slice(0, 64),
+    description: helper.description,
+    params: z.object({ arguments: z.record(z.string(), z.unknown()) }),
+    run: async ({ arguments: args }, { env, signal }) => helper.run(helper.args.parse(args), { ...ctxBase, env, signal }),
+  });
+}
+
+/** The evaluator of a JSON task: its `evaluation` helper; passes at a score of 1. */
+function evaluationEvaluator(input: TaskBuildInput & { task: { kind: "json" } }, onOutcome: (o: EvaluationOutcome) => void) {
+  const evalCall = input.task.json.evaluation;
+  const helper = input.registries.evaluations.get(evalCall.func)!;
+  const ctxBase = { envs: input.envs, taskDir: input.task.dir };
+  return evaluator({
+    name: "evaluation",
+    description: `${evalCall.func}: ${helper.description}`,
+    ...(evalCall.env ? { env: evalCall.env } : {}),
+    run: async (_params, { env, signal }) => {
+      const outcome = await helper.run(helper.args.parse(evalCall.arguments), { ...ctxBase, env, signal });
+      onOutcome(outcome);
+      return outcome.score >= 1;
+    },
+  });
+}
+
+/**
+ * Builds the Task of a dataset task: a module task's `build()`, or a JSON task's `config` entries
+ * as setup actions and its `evaluation` as the evaluator. `onOutcome` receives each evaluation of a
+ * JSON task. Throws when the task cannot be built.
+ */
+export function buildTask(input: TaskBuildInput, onOutcome: (o: EvaluationOutcome) => void): Task {
+  const { task, envs, registries } = input;
+  if (task.kind === "module") {
+    const built = task.module.build({ envs, taskDir: task.dir });
+    return createTask({ maxSteps: input.maxSteps, timeLimitMs: input.timeLimitMs, ...built, id: task.id, description: task.instruction, tags: task.tags });
+  }
+  const ctxBase = { envs, taskDir: task.dir };
+  const setup: ActionCall[] = task.json.config.map((c) => ({
+    action: configAction(registries.configs, c.func, ctxBase),
+    args: { arguments: c.arguments },
+    ...(c.env ? { env: c.env } : {}),
+  }));
+  return createTask({
+    id: task.id,
+    description: task.instruction,
+    evaluator: evaluationEvaluator({ ...input, task }, onOutcome),
+    setup,
+    maxSteps: input.maxSteps,
+    timeLimitMs: input.timeLimitMs,
+    tags: task.tags,
+  });
+}
+
+/**
+ * Builds the task and a benchmark of it alone over the attempt's machines. Each environment offers
+ * the desktop and system actions (local files under `dir`) and the agent's own actions, unless the
+ * task brings one of the same name there. Throws when the task cannot be built or its actions clash.
+ */
+export function buildBenchmark(input: TaskBuildInput, dir: string, onOutcome: (o: EvaluationOutcome) => void): { task: Task; bench: Benchmark } {
+  const task = buildTask(input, onOutcome);
+  const systemActions = createSystemActions({ localRoot: dir });
+  const environments = Object.entries(input.envs).map(([name, env]) =>
+    createEnvironment({
+      name,
+      env,
+      actions: [
+        ...Object.values(createDesktopActions()),
+        ...Object.values(systemActions),
+        ...(input.agent.actions ?? []).filter((a) => !(task.extraActions[name] ?? []).some((t) => t.name === a.name)),
+      ],
+      observations: [],
+    }),
+  );
+  const bench = createBenchmark({ environments, tasks: [task], defaultEnvironment: environmentsOf(input.task)[0]! });
+  return { task, bench };
+}
