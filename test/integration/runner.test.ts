@@ -2,12 +2,14 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { createRegistries, defineEvaluationHelper, loadDataset, type DatasetTask } from "@pincer/controller/datasets";
+import { action, evaluator } from "@pincer/controller";
+import { createRegistries, defineEvaluationHelper, defineTask, loadDataset, type DatasetTask } from "@pincer/controller/datasets";
 import { remotePool } from "@pincer/controller/machines";
 import { runTasks, type Summary } from "@pincer/controller/runner";
 import { ScriptedAgent, type Agent } from "@pincer/controller/agents";
 import { z } from "zod";
 import { spawnDaemon, type RunningDaemon } from "../fixtures/daemon.js";
+import { moduleTask } from "../fixtures/tasks.js";
 
 let daemon: RunningDaemon;
 let work: string;
@@ -174,6 +176,40 @@ describe("the runner's states, on a real daemon", () => {
       expect(s.results.error).toMatch(/unreachable|UNAVAILABLE|Unavailable/i);
     } finally {
       await doomed.close();
+    }
+  });
+});
+
+describe("module tasks", () => {
+  test("a task whose build() brings an action that clashes with an environment's is that task's setup_error; the other tasks still run", async () => {
+    const dir = join(work, "clash");
+    mkdirSync(dir, { recursive: true });
+    const file = join(dir, "done.txt");
+    const written = evaluator({ name: "written", description: "The file exists.", run: (_p, { env, signal }) => env.files.exists(file, { signal }) });
+    const ownClick = action({ name: "click", description: "The task's own click.", params: z.object({}), run: async () => undefined });
+    const clashing = moduleTask(defineTask({ id: "clashing", instruction: "Click.", build: () => ({ evaluator: written, extraActions: { desktop: [ownClick] } }) }), dir, "t");
+    const fine = moduleTask(defineTask({ id: "fine", instruction: `Write ${file}.`, build: () => ({ evaluator: written }) }), dir, "t");
+    const pool = remotePool([`desktop=${daemon.address}`]);
+    try {
+      const { runDir, report } = await runTasks({
+        tasks: [clashing, fine],
+        registries: registries(),
+        pool,
+        agentFor: (t) => new ScriptedAgent(t.id === "fine" ? [rc(`echo done > ${file}`)] : []),
+        outDir: join(dir, "results"),
+        runId: "r1",
+        screenshots: false,
+        attempts: 2,
+      });
+      for (const attempt of [1, 2]) {
+        const s = summary(runDir, "clashing", attempt);
+        expect(s.results).toMatchObject({ state: "setup_error", end_reason: "setup_error", score: 0, steps: 0, attempt });
+        expect(s.results.error).toMatch(/^building the task: task clashing: extra action click clashes with an action of desktop/);
+      }
+      expect(summary(runDir, "fine").results).toMatchObject({ state: "passed", score: 1 });
+      expect(report).toMatchObject({ tasks: 2, passed: 1, errors: 1, errorsByState: { setup_error: 1 } });
+    } finally {
+      await pool.close();
     }
   });
 });

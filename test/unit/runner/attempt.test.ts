@@ -1,0 +1,145 @@
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, test, vi } from "vitest";
+import { z } from "zod";
+import { action, createBenchmark, createEnvironment, createMemoryEnv, createTask, evaluator, UnauthenticatedError, type Env, type StepCall } from "@pincer/controller";
+import { ScriptedAgent, type Agent } from "@pincer/controller/agents";
+import { createRegistries, defineTask, type DatasetTask, type TaskModule } from "@pincer/controller/datasets";
+import type { EnvironmentPool } from "@pincer/controller/machines";
+import { runTasks, type Summary } from "@pincer/controller/runner";
+import { runAgentLoop } from "../../../packages/controller/src/runner/agentLoop.js";
+import { ResultStore } from "../../../packages/controller/src/runner/results.js";
+import { AttemptUsage } from "../../../packages/controller/src/runner/usage.js";
+import { moduleTask } from "../../fixtures/tasks.js";
+
+const work = mkdtempSync(join(tmpdir(), "pincer-attempt-"));
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+/** Wraps an env so that every call rejects with UnauthenticatedError once `refusing()` is true. */
+function refusingEnv(env: Env, refusing: () => boolean): Env {
+  const wrapNamespace = (ns: object) =>
+    new Proxy(ns, {
+      get(target, prop) {
+        const value = Reflect.get(target, prop, target);
+        if (typeof value !== "function") return value;
+        return (...args: unknown[]) =>
+          refusing() ? Promise.reject(new UnauthenticatedError("the daemon refused the token (it was rotated)")) : value.apply(target, args);
+      },
+    });
+  return new Proxy(env, {
+    get(target, prop) {
+      const value = Reflect.get(target, prop, target);
+      return value && typeof value === "object" ? wrapNamespace(value) : value;
+    },
+  });
+}
+
+const memoryPool = (envs: Record<string, Env>): EnvironmentPool => ({
+  slots: [{ index: 0, envs, addresses: Object.fromEntries(Object.keys(envs).map((n) => [n, "memory"])) }],
+  kind: "memory",
+  close: async () => {},
+});
+
+const pointerAt = (x: number, y: number) =>
+  evaluator({ name: "pointer_at", description: `The pointer is at (${x}, ${y}).`, run: async (_p, { env, signal }) => ((p) => p.x === x && p.y === y)(await env.mouse.position({ signal })) });
+
+const click = (x: number, y: number): StepCall => ({ tool: "desktop__click", args: { x, y } });
+
+async function run(tasks: DatasetTask[], envs: Record<string, Env>, agentFor: (t: DatasetTask) => Agent, runId: string) {
+  const { runDir, report } = await runTasks({ tasks, registries: createRegistries(), pool: memoryPool(envs), agentFor, outDir: work, runId, screenshots: false, maxSteps: 10 });
+  const summary = (id: string): Summary => JSON.parse(readFileSync(join(runDir, "agents", id, "attempt-1", "summary.json"), "utf8"));
+  return { runDir, report, summary };
+}
+
+const task = (module: TaskModule) => moduleTask(module, work);
+
+describe("the runner's failure states, on an in-memory machine", () => {
+  test("a machine that refuses the token mid-task ends the task with env_error, not agent_error", async () => {
+    let refusing = false;
+    const env = refusingEnv(createMemoryEnv(), () => refusing);
+    const t = task(defineTask({ id: "refused", instruction: "Click three times.", build: () => ({ evaluator: pointerAt(5, 5) }) }));
+    const calls = [click(10, 10), click(20, 20), click(30, 30)];
+    let turn = 0;
+    const agent: Agent = {
+      name: "refused-agent",
+      model: "",
+      wantsScreenshots: false,
+      start() {},
+      act: async () => {
+        turn += 1;
+        if (turn === 2) refusing = true;
+        return { calls: [calls[turn - 1]!] };
+      },
+    };
+    const { summary, report } = await run([t], { desktop: env }, () => agent, "refused");
+    const s = summary("refused");
+    expect(s.results).toMatchObject({ state: "env_error", end_reason: "env_error", agent_state: null, score: 0, steps: 2 });
+    expect(s.results.error).toMatch(/UnauthenticatedError|refused the token/);
+    expect(report).toMatchObject({ errors: 1, errorsByState: { env_error: 1 } });
+  });
+
+  test("a module task whose build() brings an action that clashes with an environment's is that task's setup_error; the others run", async () => {
+    const ownClick = action({ name: "click", description: "The task's own click.", params: z.object({}), run: async () => undefined });
+    const clashing = task(
+      defineTask({ id: "clashing", instruction: "Click.", build: () => ({ evaluator: pointerAt(1, 1), extraActions: { desktop: [ownClick] } }) }),
+    );
+    const fine = task(defineTask({ id: "fine", instruction: "Click at (7, 8).", build: () => ({ evaluator: pointerAt(7, 8) }) }));
+    const { summary, report } = await run([clashing, fine], { desktop: createMemoryEnv() }, () => new ScriptedAgent([click(7, 8)]), "clash");
+    expect(summary("clashing").results).toMatchObject({ state: "setup_error", end_reason: "setup_error", steps: 0, score: 0 });
+    expect(summary("clashing").results.error).toMatch(/^building the task: task clashing: extra action click clashes with an action of desktop/);
+    expect(summary("fine").results).toMatchObject({ state: "passed", score: 1 });
+    expect(report).toMatchObject({ tasks: 2, passed: 1, errors: 1, errorsByState: { setup_error: 1 } });
+  });
+
+  test("a module task whose build() throws is that task's setup_error", async () => {
+    const broken = task(
+      defineTask({
+        id: "broken-build",
+        instruction: "Nothing.",
+        build: () => {
+          throw new Error("the task module has a bug");
+        },
+      }),
+    );
+    const { summary } = await run([broken], { desktop: createMemoryEnv() }, () => new ScriptedAgent([]), "broken-build");
+    expect(summary("broken-build").results).toMatchObject({ state: "setup_error", error: "building the task: the task module has a bug" });
+  });
+});
+
+describe("the agent loop", () => {
+  async function loopWith(stepError: Error) {
+    const env = createMemoryEnv();
+    const bench = createBenchmark({
+      environments: [createEnvironment({ name: "desktop", env })],
+      tasks: [createTask({ id: "t", description: "d", evaluator: pointerAt(1, 1), maxSteps: 5 })],
+    });
+    await bench.start("t");
+    vi.spyOn(bench, "step").mockRejectedValue(stepError);
+    const dir = mkdtempSync(join(work, "loop-"));
+    const error = await runAgentLoop({
+      bench,
+      agent: new ScriptedAgent([click(3, 3)]),
+      envs: { desktop: env },
+      dir,
+      store: new ResultStore(work),
+      screenshots: false,
+      messages: [],
+      usage: new AttemptUsage(),
+      signal: new AbortController().signal,
+    });
+    return { error, state: bench.state() };
+  }
+
+  test("an UnauthenticatedError thrown out of a step ends the episode with env_error", async () => {
+    const { error, state } = await loopWith(new UnauthenticatedError("the daemon refused the token"));
+    expect(error).toBe("UnauthenticatedError: the daemon refused the token");
+    expect(state).toMatchObject({ ended: true, reason: "env_error", error: { type: "UnauthenticatedError" } });
+  });
+
+  test("any other error thrown out of a step ends it with agent_error", async () => {
+    const { error, state } = await loopWith(new RangeError("a bug"));
+    expect(error).toBe("RangeError: a bug");
+    expect(state).toMatchObject({ ended: true, reason: "agent_error" });
+  });
+});
