@@ -214,6 +214,19 @@ describe("task lifecycle", () => {
     expect(await bench.step({ tool: "vm__open_vault" })).toMatchObject({ ok: false, error: { type: "NotFoundError" } });
   });
 
+  test("after close, toolNames() and tools() list only the environments' own actions", async () => {
+    const secret = action({ name: "open_vault", description: "d", run: () => "opened" });
+    const task = createTask({ id: "with", description: "d", evaluator: pointerIn.bind(box), extraActions: { vm: [secret] } });
+    const bench = createBenchmark({ environments: [createEnvironment({ name: "vm", env: createMemoryEnv() })], tasks: [task] });
+    const own = bench.toolNames();
+    await bench.start("with");
+    expect(bench.toolNames()).toEqual([...own.filter((t) => !t.startsWith("root__")), "vm__open_vault", ...own.filter((t) => t.startsWith("root__"))]);
+    await bench.close();
+    expect(bench.toolNames()).toEqual(own);
+    expect(bench.tools("openai").map((t) => t.function.name)).toEqual(own);
+    expect(bench.state().taskId).toBe("with"); // the closed episode stays readable
+  });
+
   test("a benchmark refuses tasks that name unknown environments or clash with an environment's actions", () => {
     const vm = createEnvironment({ name: "vm", env: createMemoryEnv() });
     const onVm9 = createGraphEvaluator({ nodes: { n: { evaluator: pointerIn.bind(box), env: "vm9" } }, passPolicy: "sticky" });

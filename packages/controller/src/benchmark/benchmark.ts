@@ -150,15 +150,24 @@ export class Benchmark {
     return result();
   }
 
-  /** Tool names of the current episode's action space (`env__action`), root last. */
+  /**
+   * The action space tools are listed from: the open episode's (with its task's extra actions), or
+   * the environments' own before `start` and after `close`.
+   */
+  #listedSpace(): ReadonlyMap<string, ReadonlyMap<string, AnyAction>> {
+    const ep = this.#episode;
+    return ep && !ep.closed ? ep.actionSpace : this.#actionSpace(undefined);
+  }
+
+  /** Tool names of the current episode's action space (`env__action`), root last; after `close`, the environments' own. */
   toolNames(): string[] {
-    const space = this.#episode?.actionSpace ?? this.#actionSpace(undefined);
+    const space = this.#listedSpace();
     return [...space].flatMap(([env, actions]) => [...actions.keys()].map((a) => encodeToolName(env, a)));
   }
 
-  /** The tool schemas of the current episode's action space (or the base one before `start`), for `provider`. */
+  /** The tool schemas of the current episode's action space (the environments' own before `start` and after `close`), for `provider`. */
   tools<T extends ToolProvider>(provider: T): ToolSchemaByProvider[T][] {
-    const space = this.#episode?.actionSpace ?? this.#actionSpace(undefined);
+    const space = this.#listedSpace();
     return [...space].flatMap(([env, actions]) => [...actions.values()].map((a) => a.toolSchema(provider, encodeToolName(env, a.name))));
   }
 
