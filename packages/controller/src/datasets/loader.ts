@@ -1,6 +1,6 @@
 import { existsSync } from "node:fs";
 import { readdir, readFile, stat } from "node:fs/promises";
-import { basename, dirname, join, relative, resolve } from "node:path";
+import { basename, dirname, isAbsolute, join, relative, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { z } from "zod";
 import type { StepCall } from "../benchmark/types.js";
@@ -44,9 +44,12 @@ export interface ModuleDatasetTask extends LoadedBase {
   module: TaskModule;
 }
 
+/** A task of a dataset, from a JSON file or a task module; `kind` tells which. */
 export type DatasetTask = JsonDatasetTask | ModuleDatasetTask;
 
+/** A loaded dataset: the tasks that are valid, and the problems found in all of them. */
 export interface Dataset {
+  /** The folder (or single task file) loaded, as an absolute path. */
   root: string;
   tasks: DatasetTask[];
   problems: DatasetProblem[];
@@ -82,10 +85,20 @@ async function findTaskFiles(root: string): Promise<string[]> {
   return found;
 }
 
+/**
+ * The group a task's results go under: the first folder below `root` on the way to `groupDir`, else
+ * (`groupDir` is `root` itself or above it, as when one task file or folder is given) the name of
+ * `groupDir`, else "tasks". Never empty and never `..`, so results stay inside the run folder.
+ */
+function groupOf(root: string, groupDir: string): string {
+  const rel = relative(root, groupDir);
+  if (rel && !rel.startsWith("..") && !isAbsolute(rel)) return rel.split(/[\\/]/)[0]!;
+  return basename(groupDir) || "tasks";
+}
+
+/** examples/<tool>/<id>/<id>.json → <tool>; a task folder given directly → its parent's name. */
 function toolOf(root: string, taskDir: string): string {
-  // examples/<tool>/<id>/<id>.json → <tool>; a task folder given directly → its parent's name.
-  const rel = relative(root, dirname(taskDir));
-  return rel && !rel.startsWith("..") ? rel.split(/[\\/]/)[0]! : basename(dirname(taskDir)) || "tasks";
+  return groupOf(root, dirname(taskDir));
 }
 
 const NOT_JSON = Symbol("not JSON");
@@ -220,7 +233,8 @@ async function loadModuleTask(file: string, root: string, problems: DatasetProbl
   return {
     kind: "module",
     id: m.id,
-    tool: relative(root, dir).split(/[\\/]/)[0] || basename(dir),
+    // examples/<tool>/x.task.ts → <tool>; a module in the folder given, or given itself → its folder's name.
+    tool: groupOf(root, dir),
     dir,
     file,
     instruction: m.instruction,
