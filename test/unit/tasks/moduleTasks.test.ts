@@ -44,4 +44,12 @@ describe("the group (tool) of a task: results go to <run>/<tool>/<id>/, so it is
     expect(ds.problems).toEqual([]);
     expect(ds.tasks.map((t) => t.tool)).toEqual(["terminal"]);
   });
+
+  test("task modules are imported with the given importModule", async () => {
+    const file = writeModule("g/x.task.ts", "x");
+    const seen: string[] = [];
+    const ds = await loadDataset(root, createRegistries(), { importModule: async (f) => (seen.push(f), import(f)) });
+    expect(seen).toEqual([file]);
+    expect(ds.tasks.map((t) => t.id)).toEqual(["x"]);
+  });
 });

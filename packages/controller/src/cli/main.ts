@@ -17,6 +17,7 @@ import { formatProblems, loadDataset, type DatasetTask } from "../datasets/loade
 import { createRegistries } from "../datasets/registries.js";
 import { registerMcpCommand } from "./mcp.js";
 import { createProgressPrinter } from "./progress.js";
+import { importTaskModule } from "./taskModules.js";
 
 const positiveInt = (name: string) => (v: string) => {
   const n = Number(v);
@@ -31,9 +32,10 @@ function parseScreen(v: string): { width: number; height: number } {
   return { width: Number(m[1]), height: Number(m[2]) };
 }
 
+/** Loads a dataset; task modules may live in any folder (see taskModules.ts). */
 async function load(dir: string) {
   const registries = createRegistries();
-  const dataset = await loadDataset(dir, registries);
+  const dataset = await loadDataset(dir, registries, { importModule: importTaskModule });
   return { registries, dataset };
 }
 

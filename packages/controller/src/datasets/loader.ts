@@ -47,6 +47,15 @@ export interface ModuleDatasetTask extends LoadedBase {
 /** A task of a dataset, from a JSON file or a task module; `kind` tells which. */
 export type DatasetTask = JsonDatasetTask | ModuleDatasetTask;
 
+/** Options of {@link loadDataset}. */
+export interface LoadDatasetOptions {
+  /**
+   * Imports a task module file. The `pincer` CLI passes one that first lets Node import TypeScript
+   * and resolve `@pincer/controller` and zod from any folder. @default the file's `import()`
+   */
+  importModule?: (file: string) => Promise<unknown>;
+}
+
 /** A loaded dataset: the tasks that are valid, and the problems found in all of them. */
 export interface Dataset {
   /** The folder (or single task file) loaded, as an absolute path. */
@@ -211,12 +220,14 @@ async function loadJsonTask(
   };
 }
 
-async function loadModuleTask(file: string, root: string, problems: DatasetProblem[]): Promise<ModuleDatasetTask | undefined> {
+const importFile = (file: string): Promise<unknown> => import(pathToFileURL(file).href);
+
+async function loadModuleTask(file: string, root: string, problems: DatasetProblem[], importModule: (file: string) => Promise<unknown>): Promise<ModuleDatasetTask | undefined> {
   let mod: { default?: TaskModule };
   try {
-    mod = (await import(pathToFileURL(file).href)) as { default?: TaskModule };
+    mod = (await importModule(file)) as { default?: TaskModule };
   } catch (err) {
-    const hint = file.endsWith("ts") ? " (TypeScript task modules need a loader: run with node --import tsx)" : "";
+    const hint = importModule === importFile && file.endsWith("ts") ? " (TypeScript task modules need a loader: run with node --import tsx, or use the pincer CLI)" : "";
     problems.push({ file, path: "", message: `cannot load: ${(err as Error).message}${hint}`, severity: "error" });
     return undefined;
   }
@@ -251,7 +262,11 @@ async function loadModuleTask(file: string, root: string, problems: DatasetProbl
  * Loads and validates every task under `root`. Problems do not stop loading: each is reported with
  * its file and JSON path, and tasks with errors are left out of `tasks`.
  */
-export async function loadDataset(root: string, registries: { configs: ConfigRegistry; evaluations: EvaluationRegistry }): Promise<Dataset> {
+export async function loadDataset(
+  root: string,
+  registries: { configs: ConfigRegistry; evaluations: EvaluationRegistry },
+  opts: LoadDatasetOptions = {},
+): Promise<Dataset> {
   const abs = resolve(root);
   const problems: DatasetProblem[] = [];
   if (!existsSync(abs)) {
@@ -260,7 +275,7 @@ export async function loadDataset(root: string, registries: { configs: ConfigReg
   const loaded: DatasetTask[] = [];
   for (const file of await findTaskFiles(abs)) {
     const before = problems.filter((p) => p.severity === "error").length;
-    const task = file.endsWith(".json") ? await loadJsonTask(file, abs, registries, problems) : await loadModuleTask(file, abs, problems);
+    const task = file.endsWith(".json") ? await loadJsonTask(file, abs, registries, problems) : await loadModuleTask(file, abs, problems, opts.importModule ?? importFile);
     if (task && problems.filter((p) => p.severity === "error").length === before) loaded.push(task);
   }
   if (loaded.length === 0 && problems.length === 0) {
