@@ -53,6 +53,20 @@ export default defineTask({
 `;
 }
 
+/** A module whose extra action is named like a desktop action: it cannot be built. */
+const clashTask = `import { action, evaluator } from "@pincer/controller";
+import { defineTask } from "@pincer/controller/datasets";
+
+export default defineTask({
+  id: "clash",
+  instruction: "Click somewhere.",
+  build: () => ({
+    evaluator: evaluator({ name: "never", description: "Never passes.", run: () => false }),
+    extraActions: { desktop: [action({ name: "click", description: "Not the desktop's click.", run: () => "clicked" })] },
+  }),
+});
+`;
+
 let outside: string;
 
 beforeAll(() => {
@@ -62,6 +76,8 @@ beforeAll(() => {
   mkdirSync(join(outside, "my-tasks"));
   mkdirSync(join(outside, "machine"));
   writeFileSync(join(outside, "my-tasks", "write-note.task.ts"), noteTask(join(outside, "machine", "note.txt")));
+  mkdirSync(join(outside, "broken"));
+  writeFileSync(join(outside, "broken", "clash.task.ts"), clashTask);
 }, 120_000);
 afterAll(() => rmSync(outside, { recursive: true, force: true }));
 
@@ -86,5 +102,12 @@ describe("the built pincer CLI", () => {
     const summary = JSON.parse(readFileSync(join(outside, "results", "r1", "my-tasks", "write-note", "attempt-1", "summary.json"), "utf8"));
     expect(summary.results).toMatchObject({ state: "passed", score: 1, metrics: { success: true } });
     expect(existsSync(join(outside, "results", "write-note"))).toBe(false);
+  });
+
+  test("validate reports a module that cannot be built as an error of that task", async () => {
+    const r = await pincer(["validate", join(outside, "broken")], outside);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toMatch(/clash\.task\.ts:build: error: the task cannot be built: .*extra action click clashes with an action of desktop/);
+    expect(r.stdout).toMatch(/^0 task\(s\) valid; 1 error\(s\), 0 warning\(s\)$/m);
   });
 });

@@ -15,6 +15,7 @@ import { reportMarkdown } from "../runner/report.js";
 import { runTasks, type RunnerOptions } from "../runner/runner.js";
 import { formatProblems, loadDataset, type DatasetTask } from "../datasets/loader.js";
 import { createRegistries } from "../datasets/registries.js";
+import { checkTasksBuild } from "./buildCheck.js";
 import { registerMcpCommand } from "./mcp.js";
 import { createProgressPrinter } from "./progress.js";
 import { importTaskModule } from "./taskModules.js";
@@ -192,7 +193,8 @@ program
   .description("check a dataset: schema, helper names and arguments, local files, solutions, counterparts")
   .argument("<tasks>", "folder of tasks or one task file")
   .action(async (dir: string) => {
-    const { dataset } = await load(dir);
+    const loaded = await load(dir);
+    const dataset = checkTasksBuild(loaded.dataset, loaded.registries);
     if (dataset.problems.length) process.stdout.write(formatProblems(dataset.problems) + "\n");
     const errors = dataset.problems.filter((p) => p.severity === "error").length;
     const warnings = dataset.problems.length - errors;
