@@ -14,4 +14,4 @@ export { builtinEvaluationHelpers, createEvaluationRegistry } from "./datasets/e
 export { jsonTaskSchema, translateLegacySpelling } from "./datasets/jsonFormat.js";
 export type { HelperCall, JsonTask } from "./datasets/jsonFormat.js";
 export { formatProblems, loadDataset } from "./datasets/loader.js";
-export type { Dataset, DatasetProblem, DatasetTask, JsonDatasetTask, ModuleDatasetTask } from "./datasets/loader.js";
+export type { Dataset, DatasetProblem, DatasetTask, JsonDatasetTask, LoadDatasetOptions, ModuleDatasetTask } from "./datasets/loader.js";
