@@ -1,10 +1,11 @@
+import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { z } from "zod";
 import { createBenchmark, createEnvironment, createGraphEvaluator, createSystemActions, createTask, desktopActions, evaluator, type Screenshot } from "@pincer/controller";
-import { runReadmeExample } from "../../examples/readme-benchmark.js";
+import { clickBoth } from "../../examples/readme-benchmark.js";
 import { spawnDaemon, type RunningDaemon } from "../fixtures/daemon.js";
 import { openWitnessWindow, type WitnessWindow } from "../fixtures/xwitness.js";
 import { startXvfb, type XServer } from "../fixtures/xvfb.js";
@@ -168,7 +169,42 @@ describe("one benchmark, two real machines", () => {
 
   test("the README example runs against two real daemons", async () => {
     // The example checks the box (100, 100, 200, 150): where the red window is on vm1.
-    const metrics = await runReadmeExample(daemons[0]!.env, daemons[1]!.env, () => {});
+    const metrics = await clickBoth(daemons[0]!.env, daemons[1]!.env, () => {});
     expect(metrics).toMatchObject({ completionRatio: 1, success: true, actions: 3, stepsToComplete: 3 });
+    await witnesses[0]!.waitFor((ev) => ev.some((e) => e.name === "ButtonPress" && e.x === 50 && e.y === 20));
+  });
+});
+
+describe("examples/readme-benchmark.ts as a user runs it", () => {
+  test("with no arguments it starts two local machines, prints success with completion ratio 1, stops them and exits 0", async () => {
+    const root = resolve(import.meta.dirname, "../..");
+    // Its own process group, so whatever it started and left running would still be found in it.
+    const child = spawn(process.execPath, ["--conditions=@pincer/source", "--import", "tsx", "examples/readme-benchmark.ts"], {
+      cwd: root,
+      detached: true,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+    // Exiting on its own also means it closed its machines: their processes and connections keep Node alive.
+    const code = await new Promise<number | null>((res) => child.once("exit", (c) => res(c)));
+    expect({ code, stderr }).toEqual({ code: 0, stderr: "" });
+    const lines = stdout.split("\n");
+    expect(lines.slice(0, 3)).toEqual(["a__click ok completion 0.5 ", "b__press ok completion 0.5 ", "b__click ok completion 1 success"]);
+    expect(lines[3]).toMatch(/^success completion ratio 1 \{$/);
+    expect(stdout).toContain("passedNodes: [ 'on_a', 'on_b' ]");
+    // No Xvfb or daemon of its own outlives it (the daemon's spawner may take a moment to follow).
+    const alive = () => {
+      try {
+        process.kill(-child.pid!, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    for (let i = 0; i < 50 && alive(); i++) await new Promise((r) => setTimeout(r, 100));
+    expect(alive()).toBe(false);
   });
 });

@@ -1,36 +1,88 @@
-import { readFileSync } from "node:fs";
-import { resolve } from "node:path";
-import { expect, test } from "vitest";
-import { createMemoryEnv } from "@pincer/controller";
-import { runReadmeExample } from "../../../examples/readme-benchmark.js";
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+import { afterAll, describe, expect, test } from "vitest";
+import { createBenchmark, createEnvironment, createMemoryEnv, type AnyAction, type Task } from "@pincer/controller";
+import { clickBoth } from "../../../examples/readme-benchmark.js";
 
-const EXAMPLE = resolve(import.meta.dirname, "../../../examples/readme-benchmark.ts");
+const ROOT = resolve(import.meta.dirname, "../../..");
+const EXAMPLE = readFileSync(join(ROOT, "examples/readme-benchmark.ts"), "utf8");
+const README = readFileSync(join(ROOT, "README.md"), "utf8");
+// Inside the repository (and git-ignored), so the snippets resolve @pincer/controller and zod as a user's files would.
+const SCRATCH = join(ROOT, ".tmp", `readme-${process.pid}`);
+afterAll(() => rmSync(SCRATCH, { recursive: true, force: true }));
 
-test("the README example runs over two in-memory environments and reaches success with the expected metrics", async () => {
-  const a = createMemoryEnv({ name: "a" });
-  const b = createMemoryEnv({ name: "b" });
-  const lines: unknown[][] = [];
-  const metrics = await runReadmeExample(a, b, (...args) => lines.push(args));
-  expect(metrics).toEqual({
-    completionRatio: 1,
-    success: true,
-    actions: 3,
-    tokens: 300,
-    executionEfficiency: 1 / 3,
-    costEfficiency: 1 / 300,
-    stepsToComplete: 3,
-    longestUnfinishedPath: 0,
-    passedNodes: ["on_a", "on_b"],
+/** The ```ts blocks of the README section that starts with `heading`, up to the next heading of its level or higher. */
+function blocksUnder(heading: string): string[] {
+  const start = README.indexOf(`\n${heading}\n`);
+  if (start < 0) throw new Error(`README has no heading ${heading}`);
+  const level = heading.split(" ")[0]!;
+  const rest = README.slice(start + heading.length + 2);
+  const next = rest.search(new RegExp(`^#{1,${level.length}} `, "m"));
+  const section = next < 0 ? rest : rest.slice(0, next);
+  return [...section.matchAll(/^```ts\n([\s\S]*?)^```$/gm)].map((m) => m[1]!);
+}
+
+/** Writes `text` to a file under SCRATCH and imports it. */
+async function importScratch(path: string, text: string): Promise<Record<string, unknown>> {
+  const file = join(SCRATCH, path);
+  mkdirSync(resolve(file, ".."), { recursive: true });
+  writeFileSync(file, text);
+  return (await import(pathToFileURL(file).href)) as Record<string, unknown>;
+}
+
+describe("the README example (examples/readme-benchmark.ts)", () => {
+  test("runs over two in-memory environments and reaches success with the expected metrics", async () => {
+    const a = createMemoryEnv({ name: "a" });
+    const b = createMemoryEnv({ name: "b" });
+    const lines: unknown[][] = [];
+    const metrics = await clickBoth(a, b, (...args) => lines.push(args));
+    expect(metrics).toEqual({
+      completionRatio: 1,
+      success: true,
+      actions: 3,
+      tokens: 300,
+      executionEfficiency: 1 / 3,
+      costEfficiency: 1 / 300,
+      stepsToComplete: 3,
+      longestUnfinishedPath: 0,
+      passedNodes: ["on_a", "on_b"],
+    });
+    expect(lines).toEqual([
+      ["a__click", "ok", "completion", 0.5, ""],
+      ["b__press", "ok", "completion", 0.5, ""],
+      ["b__click", "ok", "completion", 1, "success"],
+      ["success", "completion ratio", 1, metrics],
+    ]);
+    expect(a.events).toEqual([{ type: "click", at: { x: 150, y: 120 }, button: "left", count: 1, modifiers: [] }]);
+    expect(b.events.map((e) => e.type)).toEqual(["press", "click"]);
   });
-  expect(lines.slice(0, 3)).toEqual([
-    ["a__click", "ok", "completion", 0.5, ""],
-    ["b__press", "ok", "completion", 0.5, ""],
-    ["b__click", "ok", "completion", 1, "success"],
-  ]);
-  expect(a.events).toEqual([{ type: "click", at: { x: 150, y: 120 }, button: "left", count: 1, modifiers: [] }]);
-  expect(b.events.map((e) => e.type)).toEqual(["press", "click"]);
+
+  test("the README shows the file from its first import to its end, unchanged", () => {
+    const [block] = blocksUnder("## Write a benchmark");
+    expect(block).toBe(EXAMPLE.slice(EXAMPLE.search(/^import /m)));
+    expect(block).toContain("startLocalMachine");
+    // Short enough to read in the README.
+    expect(EXAMPLE.trimEnd().split("\n").length).toBeLessThan(70);
+  });
 });
 
-test("the README example stays under 40 lines", () => {
-  expect(readFileSync(EXAMPLE, "utf8").trimEnd().split("\n").length).toBeLessThan(40);
+describe("the README's other snippets run against the source", () => {
+  test("Compose actions: bind, withName, then, pipe and extraActions give the names and parameters it says", async () => {
+    const [snippet] = blocksUnder("### Compose actions");
+    // It continues the example: the example's module with the snippet appended (imports are hoisted).
+    const mod = await importScratch("compose.ts", `${EXAMPLE}\n${snippet}\nexport { jpeg, shell, clickType, paste, task };\n`);
+    const { jpeg, shell, clickType, paste, task } = mod as { jpeg: AnyAction; shell: AnyAction; clickType: AnyAction; paste: AnyAction; task: Task };
+    expect([jpeg.name, Object.keys(jpeg.params.shape)]).toEqual(["screenshot", []]);
+    expect([shell.name, shell.description, Object.keys(shell.params.shape)]).toEqual(["shell", "Run a /bin/sh command line.", ["command", "cwd", "timeout_seconds"]]);
+    expect([clickType.name, Object.keys(clickType.params.shape)]).toEqual(["click_then_type", ["x", "y", "modifiers", "text"]]);
+    expect([paste.name, Object.keys(paste.params.shape)]).toEqual(["read_clipboard_to_type", []]);
+
+    const bench = createBenchmark({ environments: [createEnvironment({ name: "a", env: createMemoryEnv() })], tasks: [task] });
+    expect(bench.toolNames()).not.toContain("a__read_clipboard_to_type");
+    const started = await bench.start("paste");
+    expect(started.tools).toContain("a__read_clipboard_to_type");
+    await bench.close();
+  });
+
 });
