@@ -2,7 +2,8 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, describe, expect, test } from "vitest";
-import { createBenchmark, createEnvironment, createMemoryEnv, type AnyAction, type Task } from "@pincer/controller";
+import { createBenchmark, createEnvironment, createMemoryEnv, createTask, type AnyAction, type Task } from "@pincer/controller";
+import { createRegistries, loadDataset } from "@pincer/controller/datasets";
 import { clickBoth } from "../../../examples/readme-benchmark.js";
 
 const ROOT = resolve(import.meta.dirname, "../../..");
@@ -85,4 +86,20 @@ describe("the README's other snippets run against the source", () => {
     await bench.close();
   });
 
+  test("Task modules: the example loads as a dataset task with its environments, setup, graph and solution", async () => {
+    const [block] = blocksUnder("### Task modules");
+    const dir = join(SCRATCH, "dataset");
+    await importScratch("dataset/multi/hand-over.task.ts", block!);
+    const ds = await loadDataset(dir, createRegistries());
+    expect(ds.problems).toEqual([]);
+    expect(ds.tasks).toHaveLength(1);
+    const t = ds.tasks[0]!;
+    if (t.kind !== "module") throw new Error("expected a module task");
+    expect([t.id, t.tool, t.module.environments, t.actionNumber]).toEqual(["hand-over", "multi", ["desktop", "server"], 3]);
+    expect(t.solution!.map((c) => ("tool" in c ? c.tool : ""))).toEqual(["desktop__download_file", "server__upload_file", "desktop__run_command"]);
+    const built = t.module.build({ envs: {}, taskDir: t.dir });
+    const task = createTask({ ...built, id: t.id, description: t.instruction });
+    expect(task.setup.map((c) => c.env)).toEqual(["desktop", "server"]);
+    expect([...task.graph.nodes.keys()]).toEqual(["on_server", "reported"]);
+  });
 });
