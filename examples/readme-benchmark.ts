@@ -38,7 +38,11 @@ export async function clickBoth(a: Env, b: Env, log = console.log) {
   const bench = createBenchmark({ environments, tasks: [task] });
   try {
     await bench.start("click-both");
-    const steps = [["a__click", { x: 150, y: 120 }], ["b__press", { keys: "ctrl+s" }], ["b__click", { x: 180, y: 200 }]] as const;
+    const steps = [
+      ["a__click", { x: 150, y: 120 }],
+      ["b__press", { keys: "ctrl+s" }],
+      ["b__click", { x: 180, y: 200 }],
+    ] as const;
     for (const [tool, args] of steps) {
       const r = await bench.step({ tool, args, tokens: 100 }); // tool names are "<environment>__<action>"
       log(tool, r.ok ? "ok" : r.error.message, "completion", r.evaluation.completionRatio, r.reason ?? "");

@@ -14,7 +14,15 @@ const MiB = 1024 * 1024;
 const WINDOW = 16 * MiB;
 const id = (b: Buffer) => b;
 const service = {
-  Down: { path: "/bench.Ceiling/Down", requestStream: false, responseStream: true, requestSerialize: id, requestDeserialize: id, responseSerialize: id, responseDeserialize: id },
+  Down: {
+    path: "/bench.Ceiling/Down",
+    requestStream: false,
+    responseStream: true,
+    requestSerialize: id,
+    requestDeserialize: id,
+    responseSerialize: id,
+    responseDeserialize: id,
+  },
 } as const;
 const options = { "grpc.max_receive_message_length": 64 * MiB, "grpc-node.flow_control_window": WINDOW, "grpc.enable_retries": 0 };
 

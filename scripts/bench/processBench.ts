@@ -36,7 +36,15 @@ export async function processRows(env: Env, ssh: SshPeer | undefined): Promise<R
   }
   const fresh = summarize(floor);
   const oursS = summarize(ours);
-  const bare = await measure(200, () => new Promise<void>((resolve, reject) => spawn("true").once("exit", () => resolve()).once("error", reject)));
+  const bare = await measure(
+    200,
+    () =>
+      new Promise<void>((resolve, reject) =>
+        spawn("true")
+          .once("exit", () => resolve())
+          .once("error", reject),
+      ),
+  );
   const viaExeca = await measure(200, () => execa("true"));
   const rows: Row[] = [
     { operation: "spawn `true` from a fresh small Node process, the floor", ours: fresh },
@@ -50,7 +58,11 @@ export async function processRows(env: Env, ssh: SshPeer | undefined): Promise<R
     },
   ];
   if (ssh) {
-    rows.push({ operation: 'env.process.run(["true"]) vs ssh', ours: oursS, peer: { name: "ssh host true", sample: await measure(20, () => run("ssh", [...ssh.sshArgs, ssh.target, "true"]), 2) } });
+    rows.push({
+      operation: 'env.process.run(["true"]) vs ssh',
+      ours: oursS,
+      peer: { name: "ssh host true", sample: await measure(20, () => run("ssh", [...ssh.sshArgs, ssh.target, "true"]), 2) },
+    });
     rows.push({
       operation: 'env.process.run(["true"]) vs ssh (multiplexed)',
       ours: oursS,

@@ -32,6 +32,7 @@ export async function buildScene(display: string, width: number, height: number)
 
 function noiseWindow(display: string, x: number, y: number, w: number, h: number): Promise<() => void> {
   return new Promise((resolve, reject) => {
+    // biome-ignore lint/suspicious/noExplicitAny: the x11 package has no types
     x11.createClient({ display }, (err: Error | null, dpy: any) => {
       if (err) return reject(err);
       const X = dpy.client;

@@ -44,7 +44,7 @@ export async function startSshPeer(): Promise<SshPeer | undefined> {
   const user = userInfo().username;
   writeFileSync(
     join(dir, "sshd_config"),
-    [
+    `${[
       `Port ${port}`,
       "ListenAddress 127.0.0.1",
       `HostKey ${join(dir, "host")}`,
@@ -55,10 +55,21 @@ export async function startSshPeer(): Promise<SshPeer | undefined> {
       "UsePAM no",
       `PidFile ${join(dir, "sshd.pid")}`,
       "Subsystem sftp internal-sftp",
-    ].join("\n") + "\n",
+    ].join("\n")}\n`,
   );
   const sshd: ChildProcess = spawn("/usr/sbin/sshd", ["-D", "-e", "-f", join(dir, "sshd_config")], { stdio: "ignore" });
-  const common = ["-i", join(dir, "client"), "-o", "StrictHostKeyChecking=no", "-o", `UserKnownHostsFile=${join(dir, "known")}`, "-o", "LogLevel=ERROR", "-o", "BatchMode=yes"];
+  const common = [
+    "-i",
+    join(dir, "client"),
+    "-o",
+    "StrictHostKeyChecking=no",
+    "-o",
+    `UserKnownHostsFile=${join(dir, "known")}`,
+    "-o",
+    "LogLevel=ERROR",
+    "-o",
+    "BatchMode=yes",
+  ];
   const target = `${user}@127.0.0.1`;
   const sshArgs = ["-p", String(port), ...common];
   const mux = ["-o", "ControlMaster=auto", "-o", `ControlPath=${join(dir, "mux-%r@%h:%p")}`, "-o", "ControlPersist=60"];

@@ -40,10 +40,7 @@ const ms = (v: number) => (v < 10 ? v.toFixed(2) : v.toFixed(1));
 
 /** Prints rows as a Markdown table: operation, p50, p95, peer, peer p50, ratio (peer / ours). */
 export function printTable(rows: Row[]): void {
-  const lines = [
-    "| operation | p50 ms | p95 ms | n | peer | peer p50 ms | ratio (peer/ours) | goal |",
-    "|---|---:|---:|---:|---|---:|---:|---|",
-  ];
+  const lines = ["| operation | p50 ms | p95 ms | n | peer | peer p50 ms | ratio (peer/ours) | goal |", "|---|---:|---:|---:|---|---:|---:|---|"];
   for (const r of rows) {
     const ratio = r.peer ? `${(r.peer.sample.p50 / r.ours.p50).toFixed(1)}×` : "";
     lines.push(

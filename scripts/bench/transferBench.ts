@@ -80,7 +80,10 @@ const signed = (mib: number) => `${mib >= 0 ? "+" : "−"}${Math.abs(mib).toFixe
 export async function transferFiguresInFreshProcess(address: string, daemonPid: number, ssh: SshPeer | undefined, sizeMiB = 1024): Promise<TransferFigures> {
   const child = fork(fileURLToPath(import.meta.url), ["child"], {
     execArgv: process.execArgv,
-    env: { ...process.env, PINCER_BENCH_TRANSFER: JSON.stringify({ address, daemonPid, sizeMiB, ssh: ssh ? { scpArgs: ssh.scpArgs, target: ssh.target } : null }) },
+    env: {
+      ...process.env,
+      PINCER_BENCH_TRANSFER: JSON.stringify({ address, daemonPid, sizeMiB, ssh: ssh ? { scpArgs: ssh.scpArgs, target: ssh.target } : null }),
+    },
   });
   const result = new Promise<TransferFigures>((resolve, reject) => {
     child.once("message", (m) => resolve(m as TransferFigures));
@@ -94,7 +97,12 @@ export async function transferFiguresInFreshProcess(address: string, daemonPid: 
 }
 
 /** Upload and download of `sizeMiB` through the daemon, against scp and raw TCP, with the daemon's peak RSS. */
-export async function transferFigures(env: Env, daemonPid: number, ssh: Pick<SshPeer, "scpArgs" | "target"> | undefined, sizeMiB = 1024): Promise<TransferFigures> {
+export async function transferFigures(
+  env: Env,
+  daemonPid: number,
+  ssh: Pick<SshPeer, "scpArgs" | "target"> | undefined,
+  sizeMiB = 1024,
+): Promise<TransferFigures> {
   const dir = mkdtempSync(join(tmpdir(), "pincer-bench-xfer-"));
   const bytes = sizeMiB * MiB;
   const src = join(dir, "src.bin");
@@ -110,14 +118,18 @@ export async function transferFigures(env: Env, daemonPid: number, ssh: Pick<Ssh
     const small = join(dir, "small.bin");
     const smallMiB = Math.max(1, Math.floor(sizeMiB / 8));
     const sfd = openSync(small, "w");
-    for (let written = 0; written < smallMiB * MiB; written += piece.length) writeSync(sfd, randomFillSync(piece), 0, Math.min(piece.length, smallMiB * MiB - written));
+    for (let written = 0; written < smallMiB * MiB; written += piece.length)
+      writeSync(sfd, randomFillSync(piece), 0, Math.min(piece.length, smallMiB * MiB - written));
     closeSync(sfd);
     // As many rounds as the full-size transfers below, so both peaks are the highest of as many samples.
     const smallUp = { peakMiB: 0 };
     const smallDown = { peakMiB: 0 };
     for (let round = 0; round < ROUNDS; round++) {
       smallUp.peakMiB = Math.max(smallUp.peakMiB, (await peakRss(daemonPid, () => env.files.upload(small, remote, { timeoutMs: 600_000 }))).peakMiB);
-      smallDown.peakMiB = Math.max(smallDown.peakMiB, (await peakRss(daemonPid, () => env.files.download(remote, join(dir, "small-back.bin"), { timeoutMs: 600_000 }))).peakMiB);
+      smallDown.peakMiB = Math.max(
+        smallDown.peakMiB,
+        (await peakRss(daemonPid, () => env.files.download(remote, join(dir, "small-back.bin"), { timeoutMs: 600_000 }))).peakMiB,
+      );
       rmSync(join(dir, "small-back.bin"));
     }
     rmSync(small);
@@ -157,7 +169,9 @@ export async function transferFigures(env: Env, daemonPid: number, ssh: Pick<Ssh
     const scpRate = scps.length ? median(scps) : undefined;
     const vsScp = (ours: number[]) => (scps.length ? `${median(ours.map((r, i) => r / scps[i]!)).toFixed(2)}×` : "n/a");
     const all = (rs: number[]) => rs.map((r) => r.toFixed(0)).join(", ");
-    lines.push(`| transfer of ${sizeMiB} MiB (random), median of ${ROUNDS} rounds | MiB/s | rounds | share of raw TCP | vs scp (median of the rounds' ratios) | daemon RSS before → peak |`);
+    lines.push(
+      `| transfer of ${sizeMiB} MiB (random), median of ${ROUNDS} rounds | MiB/s | rounds | share of raw TCP | vs scp (median of the rounds' ratios) | daemon RSS before → peak |`,
+    );
     lines.push("|---|---:|---|---:|---:|---|");
     lines.push(
       `| upload (env.files.upload, sha256 verified) | ${upRate.toFixed(0)} | ${all(ups)} | ${((upRate / tcp) * 100).toFixed(0)}% | ${vsScp(ups)} | ${upPeak.beforeMiB.toFixed(0)} → ${upPeak.peakMiB.toFixed(0)} MiB |`,
@@ -166,8 +180,12 @@ export async function transferFigures(env: Env, daemonPid: number, ssh: Pick<Ssh
       `| download (env.files.download, sha256 verified) | ${downRate.toFixed(0)} | ${all(downs)} | ${((downRate / tcp) * 100).toFixed(0)}% | ${vsScp(downs)} | ${downPeak.beforeMiB.toFixed(0)} → ${downPeak.peakMiB.toFixed(0)} MiB |`,
     );
     lines.push(`| raw TCP on loopback (one socket, no disk) | ${tcp.toFixed(0)} | | 100% | | |`);
-    lines.push(`| grpc-js stream of in-memory 1 MiB buffers, no protobuf, no disk | ${ceiling.plain.toFixed(0)} | | ${((ceiling.plain / tcp) * 100).toFixed(0)}% | | |`);
-    lines.push(`| the same with sha256 on both ends (the ceiling for a verified transfer) | ${ceiling.hashed.toFixed(0)} | | ${((ceiling.hashed / tcp) * 100).toFixed(0)}% | | |`);
+    lines.push(
+      `| grpc-js stream of in-memory 1 MiB buffers, no protobuf, no disk | ${ceiling.plain.toFixed(0)} | | ${((ceiling.plain / tcp) * 100).toFixed(0)}% | | |`,
+    );
+    lines.push(
+      `| the same with sha256 on both ends (the ceiling for a verified transfer) | ${ceiling.hashed.toFixed(0)} | | ${((ceiling.hashed / tcp) * 100).toFixed(0)}% | | |`,
+    );
     if (scpRate) lines.push(`| scp to 127.0.0.1 | ${scpRate.toFixed(0)} | ${all(scps)} | ${((scpRate / tcp) * 100).toFixed(0)}% | 1.00× | |`);
     const up = upPeak;
     const down = downPeak;

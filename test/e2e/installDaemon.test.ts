@@ -32,7 +32,7 @@ function unitFromDryRun(out: string): string {
   const lines = out.split("\n");
   const start = lines.findIndex((l) => /^== .*\.service$/.test(l));
   const end = lines.findIndex((l, i) => i > start && l.startsWith("== "));
-  return lines.slice(start + 1, end).join("\n") + "\n";
+  return `${lines.slice(start + 1, end).join("\n")}\n`;
 }
 
 function verify(unitText: string, name: string): { code: number | null; problems: string[] } {
@@ -103,7 +103,9 @@ describe("the generated unit passes systemd-analyze verify", () => {
 
   test("and verify does catch a broken unit (the check is not vacuous)", () => {
     const r = sh(INSTALL, ["--user", USER, "--dry-run", ...dirArgs]);
-    const broken = unitFromDryRun(r.stdout).replace(/^ExecStart=\S+/m, "ExecStart=/nonexistent/node").replace("Restart=on-failure", "Restart=sometimes");
+    const broken = unitFromDryRun(r.stdout)
+      .replace(/^ExecStart=\S+/m, "ExecStart=/nonexistent/node")
+      .replace("Restart=on-failure", "Restart=sometimes");
     const result = verify(broken, "broken.service");
     expect(result.code).not.toBe(0);
     expect(result.problems.join("\n")).toMatch(/restart specifier/);
@@ -131,10 +133,14 @@ describe.skipIf(!isRoot)("install for real (into temporary directories, --no-sta
     expect(existsSync(join(dirs.prefix, "node_modules/@pincer/shared/proto/pincer/v1/process.proto"))).toBe(true);
 
     // Start it the way the unit does (its user, its config), on a free port instead of 50777.
-    const child = spawn("runuser", ["-u", USER, "--", process.execPath, "--single-threaded-gc", mainJs, "--config", join(dirs.configDir, "daemon.json"), "--port", "0"], {
-      cwd: "/",
-      stdio: ["ignore", "pipe", "pipe"],
-    });
+    const child = spawn(
+      "runuser",
+      ["-u", USER, "--", process.execPath, "--single-threaded-gc", mainJs, "--config", join(dirs.configDir, "daemon.json"), "--port", "0"],
+      {
+        cwd: "/",
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
     let stderr = "";
     child.stderr!.on("data", (d: Buffer) => (stderr += d.toString()));
     try {

@@ -64,7 +64,10 @@ async function run(task: DatasetTask, script: Reply[], opts: Partial<AnthropicAg
 }
 
 const since = (from: number) => w.events.slice(from);
-const pressesAt = (from: number) => since(from).filter((e) => e.name === "ButtonPress").map((e) => [e.detail, e.rootX, e.rootY]);
+const pressesAt = (from: number) =>
+  since(from)
+    .filter((e) => e.name === "ButtonPress")
+    .map((e) => [e.detail, e.rootX, e.rootY]);
 const imageSize = async (block: any) => {
   expect(block).toMatchObject({ type: "image", source: { type: "base64", media_type: "image/jpeg" } });
   const m = await sharp(Buffer.from(block.source.data, "base64")).metadata();
@@ -87,7 +90,14 @@ describe("Anthropic agent against a local Messages API server, acting on a real 
     ]);
     expect(pressesAt(from)).toEqual([[1, 642, 360]]);
     expect(readFileSync(file, "utf8")).toBe("ok");
-    expect(summary.results).toMatchObject({ state: "failed", agent_state: "agent_done", end_reason: "agent_complete", agent: "anthropic", model: "claude-fake", steps: 2 });
+    expect(summary.results).toMatchObject({
+      state: "failed",
+      agent_state: "agent_done",
+      end_reason: "agent_complete",
+      agent: "anthropic",
+      model: "claude-fake",
+      steps: 2,
+    });
     expect(summary.results).toMatchObject({ input_tokens: 4500, output_tokens: 80, model_requests: 2, cost_usd: null });
 
     expect(requests).toHaveLength(3);
@@ -99,8 +109,15 @@ describe("Anthropic agent against a local Messages API server, acting on a real 
     }
     expect(requests[1]!.body).toEqual(requests[0]!.body);
     const first = requests[0]!.body;
-    expect(first).toMatchObject({ model: "claude-fake", max_tokens: 4096, tool_choice: { type: "auto" }, system: expect.stringContaining("Environments: desktop") });
-    expect(first.tools.find((t: any) => t.name === "desktop__click")).toMatchObject({ input_schema: { type: "object", properties: { x: { type: "integer" } }, required: ["x", "y"] } });
+    expect(first).toMatchObject({
+      model: "claude-fake",
+      max_tokens: 4096,
+      tool_choice: { type: "auto" },
+      system: expect.stringContaining("Environments: desktop"),
+    });
+    expect(first.tools.find((t: any) => t.name === "desktop__click")).toMatchObject({
+      input_schema: { type: "object", properties: { x: { type: "integer" } }, required: ["x", "y"] },
+    });
     expect(first.messages).toHaveLength(1);
     const content = first.messages[0].content;
     expect(content[0]).toEqual({ type: "text", text: `Task: ${task.instruction}` });
@@ -142,7 +159,13 @@ describe("Anthropic agent against a local Messages API server, acting on a real 
     expect(summary.results).toMatchObject({ state: "failed", agent_state: "agent_done", agent: "anthropic-cu", steps: 7 });
     // left_click, middle_click (through the agent's own computer action), scroll ×2 and the drag,
     // where the scaled coordinates say.
-    expect(pressesAt(from)).toEqual([[1, 642, 360], [2, 642, 360], [5, 750, 450], [5, 750, 450], [1, 600, 300]]);
+    expect(pressesAt(from)).toEqual([
+      [1, 642, 360],
+      [2, 642, 360],
+      [5, 750, 450],
+      [5, 750, 450],
+      [1, 600, 300],
+    ]);
     expect(since(from).filter((e) => e.name === "KeyPress").length).toBeGreaterThanOrEqual(2);
     expect(since(from).find((e) => e.name === "ButtonRelease" && e.rootX === 900)).toMatchObject({ rootY: 600 });
 
@@ -195,7 +218,11 @@ describe("Anthropic agent against a local Messages API server, acting on a real 
       { mode: "computer-use", computerTool: "computer_20251124" },
     );
     expect(summary.results).toMatchObject({ agent: "anthropic-cu", steps: 2 });
-    expect(pressesAt(from)).toEqual([[1, 642, 360], [1, 642, 360], [1, 642, 360]]);
+    expect(pressesAt(from)).toEqual([
+      [1, 642, 360],
+      [1, 642, 360],
+      [1, 642, 360],
+    ]);
     expect(requests[0]!.headers["anthropic-beta"]).toBe("computer-use-2025-11-24");
     expect(requests[0]!.body.tools[0]).toMatchObject({ type: "computer_20251124", enable_zoom: true, display_width_px: 1280 });
     expect(requests[0]!.body.tools.map((t: any) => t.name)).not.toContain("desktop__computer");

@@ -30,7 +30,11 @@ afterAll(async () => {
 /** `pincer ...` from source, with only the given provider variables set (none inherited). */
 function pincer(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const base = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(OPENAI|ANTHROPIC)_/.test(k)));
-  const child = spawn(process.execPath, ["--conditions=@pincer/source", "--import", "tsx", CLI, ...args], { cwd: ROOT, env: { ...base, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, ["--conditions=@pincer/source", "--import", "tsx", CLI, ...args], {
+    cwd: ROOT,
+    env: { ...base, ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let stdout = "";
   let stderr = "";
   child.stdout!.on("data", (d: Buffer) => (stdout += d.toString()));
@@ -46,7 +50,12 @@ function dataset(name: string): { root: string; out: string; target: string } {
   mkdirSync(dir, { recursive: true });
   writeFileSync(
     join(dir, "write-ok.json"),
-    JSON.stringify({ id: "write-ok", instruction: `Write ok into ${target}.`, config: [], evaluation: { func: "compare_text_file", arguments: { local_expected: "expected.txt", vm_result: target } } }),
+    JSON.stringify({
+      id: "write-ok",
+      instruction: `Write ok into ${target}.`,
+      config: [],
+      evaluation: { func: "compare_text_file", arguments: { local_expected: "expected.txt", vm_result: target } },
+    }),
   );
   writeFileSync(join(dir, "expected.txt"), "ok");
   return { root, out: join(work, `${name}-results`), target };
@@ -60,10 +69,30 @@ const summaryOf = (out: string) => {
 describe("pincer run with the model agents", () => {
   test("--agent openai --model M --base-url URL reads OPENAI_API_KEY, runs the model's calls and reports tokens and cost", async () => {
     const ds = dataset("openai");
-    const fake = await startFakeProvider([openaiToolCalls([{ name: "desktop__run_command", args: { command: `printf ok > ${ds.target}` } }], { prompt: 1000, completion: 50 })]);
+    const fake = await startFakeProvider([
+      openaiToolCalls([{ name: "desktop__run_command", args: { command: `printf ok > ${ds.target}` } }], { prompt: 1000, completion: 50 }),
+    ]);
     try {
       const r = await pincer(
-        ["run", ds.root, "--env", `desktop=${daemon.address}`, "--agent", "openai", "--model", "fake-model", "--base-url", fake.url, "--price", "2:8", "--max-history", "10:2", "--strict", "--out", ds.out],
+        [
+          "run",
+          ds.root,
+          "--env",
+          `desktop=${daemon.address}`,
+          "--agent",
+          "openai",
+          "--model",
+          "fake-model",
+          "--base-url",
+          fake.url,
+          "--price",
+          "2:8",
+          "--max-history",
+          "10:2",
+          "--strict",
+          "--out",
+          ds.out,
+        ],
         { OPENAI_API_KEY: "sk-test-cli" },
       );
       expect(r.code, r.stderr + r.stdout).toBe(0);
@@ -83,9 +112,26 @@ describe("pincer run with the model agents", () => {
     const ds = dataset("anthropic");
     const fake = await startFakeProvider([anthropicMessage([{ tool: "desktop__run_command", input: { command: `printf ok > ${ds.target}` } }])]);
     try {
-      const r = await pincer(["run", ds.root, "--env", `desktop=${daemon.address}`, "--agent", "anthropic", "--model", "claude-fake", "--base-url", fake.origin, "--strict", "--out", ds.out], {
-        ANTHROPIC_API_KEY: "sk-ant-cli",
-      });
+      const r = await pincer(
+        [
+          "run",
+          ds.root,
+          "--env",
+          `desktop=${daemon.address}`,
+          "--agent",
+          "anthropic",
+          "--model",
+          "claude-fake",
+          "--base-url",
+          fake.origin,
+          "--strict",
+          "--out",
+          ds.out,
+        ],
+        {
+          ANTHROPIC_API_KEY: "sk-ant-cli",
+        },
+      );
       expect(r.code, r.stderr + r.stdout).toBe(0);
       expect(fake.requests[0]!.headers["x-api-key"] ?? fake.requests[0]!.headers.authorization).toMatch(/sk-ant-cli/);
       expect(summaryOf(ds.out).results).toMatchObject({ state: "passed", agent: "anthropic", model: "claude-fake", input_tokens: 1500, cost_usd: null });
@@ -102,7 +148,12 @@ describe("pincer run with the model agents", () => {
       pincer(["run", ds.root, "--agent", "anthropic", "--model", "m"]),
       pincer(["run", ds.root, "--agent", "gemini"]),
     ]);
-    const expected = [/--agent openai needs --model/, /needs OPENAI_API_KEY, or --base-url/, /needs ANTHROPIC_API_KEY/, /use scripted, openai, openai-json, anthropic, anthropic-cu/];
+    const expected = [
+      /--agent openai needs --model/,
+      /needs OPENAI_API_KEY, or --base-url/,
+      /needs ANTHROPIC_API_KEY/,
+      /use scripted, openai, openai-json, anthropic, anthropic-cu/,
+    ];
     for (const [i, r] of runs.entries()) {
       expect(r.code).toBe(1);
       expect(r.stderr).toMatch(expected[i]!);

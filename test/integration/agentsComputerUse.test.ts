@@ -2,7 +2,7 @@ import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { createComputerAction, type ComputerActionResult } from "@pincer/controller/agents";
 import { DisplayMapping } from "../../packages/controller/src/agents/computerDisplay.js";
-import { type Point, type Screenshot } from "@pincer/controller";
+import type { Point, Screenshot } from "@pincer/controller";
 import { spawnDaemon, type RunningDaemon } from "../fixtures/daemon.js";
 import { openWitnessWindow, type WitnessWindow, type XEventRecord } from "../fixtures/xwitness.js";
 import { startXvfb, type XServer } from "../fixtures/xvfb.js";
@@ -61,7 +61,11 @@ describe("Anthropic's computer-use vocabulary on a real X server (1920×1080 see
   });
 
   test("left_click, right_click, middle_click land where the scaled coordinate says", async () => {
-    for (const [action, button] of [["left_click", 1], ["right_click", 3], ["middle_click", 2]] as const) {
+    for (const [action, button] of [
+      ["left_click", 1],
+      ["right_click", 3],
+      ["middle_click", 2],
+    ] as const) {
       const ev = await seen(() => claude({ action, coordinate: [500, 300] }), "ButtonRelease");
       const press = ev.find((e) => e.name === "ButtonPress")!;
       expect(press).toMatchObject({ detail: button, ...{ rootX: screen(500, 300).x, rootY: screen(500, 300).y } });
@@ -74,7 +78,10 @@ describe("Anthropic's computer-use vocabulary on a real X server (1920×1080 see
   test("double_click and triple_click press two and three times; text holds modifiers", async () => {
     let from = w.events.length;
     await seen(() => claude({ action: "double_click", coordinate: [600, 400] }), "ButtonRelease", 2);
-    expect(presses(from).map((e) => [e.detail, e.rootX, e.rootY])).toEqual([[1, 843, 563], [1, 843, 563]]);
+    expect(presses(from).map((e) => [e.detail, e.rootX, e.rootY])).toEqual([
+      [1, 843, 563],
+      [1, 843, 563],
+    ]);
     from = w.events.length;
     await seen(() => claude({ action: "triple_click", coordinate: [610, 400] }), "ButtonRelease", 3);
     expect(presses(from)).toHaveLength(3);
@@ -139,7 +146,12 @@ describe("Anthropic's computer-use vocabulary on a real X server (1920×1080 see
   test("zoom returns the region at screen resolution", async () => {
     // The window's top-left corner: display (341.3, 192) → a region across it.
     const shot = (await claude({ action: "zoom", region: [300, 150, 400, 250] })) as Screenshot;
-    expect(shot.source).toEqual({ x: screen(300, 150).x, y: screen(300, 150).y, width: screen(400, 250).x - screen(300, 150).x, height: screen(400, 250).y - screen(300, 150).y });
+    expect(shot.source).toEqual({
+      x: screen(300, 150).x,
+      y: screen(300, 150).y,
+      width: screen(400, 250).x - screen(300, 150).x,
+      height: screen(400, 250).y - screen(300, 150).y,
+    });
     expect(shot.scale).toBe(1);
     expect(await rgbAt(shot, { x: 5, y: 5 })).toEqual([0, 0, 0]);
     expect(await rgbAt(shot, { x: shot.width - 5, y: shot.height - 5 })).toEqual([0, 255, 0]);
@@ -155,17 +167,35 @@ describe("Anthropic's computer-use vocabulary on a real X server (1920×1080 see
 
 describe("OpenAI's computer-use vocabulary on the same screen", () => {
   test("click with left, right and wheel buttons; double_click", async () => {
-    for (const [button, detail] of [["left", 1], ["right", 3], ["wheel", 2]] as const) {
+    for (const [button, detail] of [
+      ["left", 1],
+      ["right", 3],
+      ["wheel", 2],
+    ] as const) {
       const ev = await seen(() => gpt({ type: "click", x: 500, y: 300, button }), "ButtonRelease");
       expect(ev.find((e) => e.name === "ButtonPress")).toMatchObject({ detail, rootX: 703, rootY: 422 });
     }
     const from = w.events.length;
     await seen(() => gpt({ type: "double_click", x: 650, y: 420 }), "ButtonRelease", 2);
-    expect(presses(from).map((e) => [e.rootX, e.rootY])).toEqual([[screen(650, 420).x, screen(650, 420).y], [screen(650, 420).x, screen(650, 420).y]]);
+    expect(presses(from).map((e) => [e.rootX, e.rootY])).toEqual([
+      [screen(650, 420).x, screen(650, 420).y],
+      [screen(650, 420).x, screen(650, 420).y],
+    ]);
   });
 
   test("drag along a path, move, scroll in pixels", async () => {
-    const ev = await seen(() => gpt({ type: "drag", path: [{ x: 400, y: 250 }, { x: 600, y: 300 }, { x: 800, y: 450 }] }), "ButtonRelease");
+    const ev = await seen(
+      () =>
+        gpt({
+          type: "drag",
+          path: [
+            { x: 400, y: 250 },
+            { x: 600, y: 300 },
+            { x: 800, y: 450 },
+          ],
+        }),
+      "ButtonRelease",
+    );
     expect(ev.find((e) => e.name === "ButtonPress")).toMatchObject({ rootX: screen(400, 250).x, rootY: screen(400, 250).y });
     expect(ev.find((e) => e.name === "ButtonRelease")).toMatchObject({ rootX: screen(800, 450).x, rootY: screen(800, 450).y });
     await gpt({ type: "move", x: 555, y: 333 });

@@ -49,7 +49,15 @@ async function run(task: DatasetTask, script: Reply[], opts: Partial<OpenAIAgent
       tasks: [task],
       registries: createRegistries(),
       pool,
-      agentFor: () => new OpenAIAgent({ model: "fake-model", baseURL: fake!.url, apiKey: "test-key", retry: { baseDelayMs: 5 }, prices: { "*": { input: 2, output: 8 } }, ...opts }),
+      agentFor: () =>
+        new OpenAIAgent({
+          model: "fake-model",
+          baseURL: fake!.url,
+          apiKey: "test-key",
+          retry: { baseDelayMs: 5 },
+          prices: { "*": { input: 2, output: 8 } },
+          ...opts,
+        }),
       outDir: join(work, "results"),
       runId: task.id,
       maxSteps: 10,
@@ -68,7 +76,11 @@ async function imageOf(url: string) {
   return { mime: m![1], meta: await sharp(Buffer.from(m![2]!, "base64")).metadata() };
 }
 
-const pressesAt = (from: number) => w.events.slice(from).filter((e) => e.name === "ButtonPress").map((e) => [e.detail, e.rootX, e.rootY]);
+const pressesAt = (from: number) =>
+  w.events
+    .slice(from)
+    .filter((e) => e.name === "ButtonPress")
+    .map((e) => [e.detail, e.rootX, e.rootY]);
 
 describe("OpenAI-compatible agent against a local chat-completions server, acting on a real daemon", () => {
   test("tool calling: schemas and screenshots sent, 429 and 500 retried, parallel calls run, results fed back, a malformed call answered", async () => {
@@ -78,7 +90,11 @@ describe("OpenAI-compatible agent against a local chat-completions server, actin
         id: "write-hello",
         instruction: `Click the green square, then write hello into ${file}.`,
         build: () => ({
-          evaluator: evaluator({ name: "says_hello", description: "The file holds hello.", run: async (_p, { env, signal }) => (await env.files.exists(file, { signal })) && (await env.files.read(file, { signal })) === "hello" }),
+          evaluator: evaluator({
+            name: "says_hello",
+            description: "The file holds hello.",
+            run: async (_p, { env, signal }) => (await env.files.exists(file, { signal })) && (await env.files.read(file, { signal })) === "hello",
+          }),
         }),
       }),
     );
@@ -100,8 +116,14 @@ describe("OpenAI-compatible agent against a local chat-completions server, actin
     // Tokens of the three answered requests (the 429 and 500 cost nothing), and the cost at $2/$8 per Mtok.
     expect(summary.results).toMatchObject({ input_tokens: 1200 + 2000 + 2100, output_tokens: 40 + 30 + 20, total_tokens: 5390, model_requests: 3 });
     expect((summary.results as unknown as { cost_usd: number }).cost_usd).toBeCloseTo((5300 * 2 + 90 * 8) / 1e6, 10);
-    const turns = summary.results.messages.filter((m) => (m as { role: string }).role === "assistant") as Array<{ usage: { input_tokens: number; requests: number }; model_ms: number }>;
-    expect(turns.map((t) => [t.usage.input_tokens, t.usage.requests])).toEqual([[1200, 1], [4100, 2]]);
+    const turns = summary.results.messages.filter((m) => (m as { role: string }).role === "assistant") as Array<{
+      usage: { input_tokens: number; requests: number };
+      model_ms: number;
+    }>;
+    expect(turns.map((t) => [t.usage.input_tokens, t.usage.requests])).toEqual([
+      [1200, 1],
+      [4100, 2],
+    ]);
     expect(summary.results.total_timing.model_ms).toBeGreaterThan(0);
     expect(summary.results.total_timing.env_ms).toBeGreaterThan(0);
 
@@ -118,7 +140,10 @@ describe("OpenAI-compatible agent against a local chat-completions server, actin
     const first = requests[0]!.body;
     expect(first).toMatchObject({ model: "fake-model", tool_choice: "auto", parallel_tool_calls: true, max_tokens: 4096 });
     const click = first.tools.find((t: any) => t.function.name === "desktop__click");
-    expect(click).toMatchObject({ type: "function", function: { parameters: { type: "object", properties: { x: { type: "integer" }, y: { type: "integer" } }, required: ["x", "y"] } } });
+    expect(click).toMatchObject({
+      type: "function",
+      function: { parameters: { type: "object", properties: { x: { type: "integer" }, y: { type: "integer" } }, required: ["x", "y"] } },
+    });
     expect(first.tools.map((t: any) => t.function.name)).toEqual(expect.arrayContaining(["desktop__run_command", "desktop__type", "root__complete"]));
     expect(first.messages[0]).toMatchObject({ role: "system", content: expect.stringContaining("Environments: desktop") });
     const user = first.messages[1];
@@ -140,7 +165,11 @@ describe("OpenAI-compatible agent against a local chat-completions server, actin
     const third = requests[4]!.body.messages;
     const bad = third.at(-2);
     expect(bad.tool_calls[0].function.arguments).toBe('{"text": "oops');
-    expect(third.at(-1)).toMatchObject({ role: "tool", tool_call_id: bad.tool_calls[0].id, content: expect.stringMatching(/arguments of desktop__type are not valid JSON.*nothing ran/) });
+    expect(third.at(-1)).toMatchObject({
+      role: "tool",
+      tool_call_id: bad.tool_calls[0].id,
+      content: expect.stringMatching(/arguments of desktop__type are not valid JSON.*nothing ran/),
+    });
   });
 
   test("JSON mode for models without tool calling: tools in the prompt, one fenced object per reply, a parse error fed back", async () => {
@@ -148,16 +177,19 @@ describe("OpenAI-compatible agent against a local chat-completions server, actin
       defineTask({
         id: "json-click",
         instruction: "Click the green square, then say you are done.",
-        build: () => ({ evaluator: evaluator({ name: "clicked", description: "The witness window was clicked at its centre.", run: () => w.events.some((e) => e.name === "ButtonPress" && e.rootX === 960 && e.rootY === 540) }) }),
+        build: () => ({
+          evaluator: evaluator({
+            name: "clicked",
+            description: "The witness window was clicked at its centre.",
+            run: () => w.events.some((e) => e.name === "ButtonPress" && e.rootX === 960 && e.rootY === 540),
+          }),
+        }),
       }),
     );
     const from = w.events.length;
     const { summary, requests } = await run(
       task,
-      [
-        openaiText("I will click the square now."),
-        openaiText('Clicking the centre.\n```json\n{"tool": "desktop__click", "args": {"x": 640, "y": 360}}\n```'),
-      ],
+      [openaiText("I will click the square now."), openaiText('Clicking the centre.\n```json\n{"tool": "desktop__click", "args": {"x": 640, "y": 360}}\n```')],
       { mode: "json" },
     );
     expect(pressesAt(from)).toEqual([[1, 960, 540]]);
@@ -168,7 +200,10 @@ describe("OpenAI-compatible agent against a local chat-completions server, actin
     expect(first.messages[0].content).toContain("- desktop__click: ");
     expect(first.messages[0].content).toContain('"tool": "<tool name>"');
     expect(second.messages.at(-2)).toEqual({ role: "assistant", content: "I will click the square now." });
-    expect(second.messages.at(-1)).toEqual({ role: "user", content: expect.stringMatching(/^Your reply could not be used: your reply has no fenced ```json block/) });
+    expect(second.messages.at(-1)).toEqual({
+      role: "user",
+      content: expect.stringMatching(/^Your reply could not be used: your reply has no fenced ```json block/),
+    });
   });
 
   test("JSON mode: results come back as text with the next screenshot; done ends the task", async () => {
@@ -196,7 +231,13 @@ describe("OpenAI-compatible agent against a local chat-completions server, actin
   });
 
   test("a model that keeps sending unusable replies ends the task as agent_error, with the reason", async () => {
-    const task = memoryTask(defineTask({ id: "hopeless", instruction: "Anything.", build: () => ({ evaluator: evaluator({ name: "never", description: "Never.", run: () => false }) }) }));
+    const task = memoryTask(
+      defineTask({
+        id: "hopeless",
+        instruction: "Anything.",
+        build: () => ({ evaluator: evaluator({ name: "never", description: "Never.", run: () => false }) }),
+      }),
+    );
     const bad = () => openaiToolCalls([{ name: "desktop__click", args: { raw: "{x:1" } }]);
     const { summary } = await run(task, [bad(), bad(), bad()]);
     expect(summary.results).toMatchObject({ state: "agent_error", steps: 0, error: expect.stringMatching(/3 unusable replies in a row.*not valid JSON/) });

@@ -4,7 +4,16 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { z } from "zod";
-import { createBenchmark, createEnvironment, createGraphEvaluator, createSystemActions, createTask, desktopActions, evaluator, type Screenshot } from "@pincer/controller";
+import {
+  createBenchmark,
+  createEnvironment,
+  createGraphEvaluator,
+  createSystemActions,
+  createTask,
+  desktopActions,
+  evaluator,
+  type Screenshot,
+} from "@pincer/controller";
 import { clickBoth } from "../../examples/readme-benchmark.js";
 import { spawnDaemon, type RunningDaemon } from "../fixtures/daemon.js";
 import { openWitnessWindow, type WitnessWindow } from "../fixtures/xwitness.js";
@@ -142,7 +151,11 @@ describe("one benchmark, two real machines", () => {
     const [vm1] = daemons.map((d) => d.env);
     const system = createSystemActions({ localRoot: localDir });
     const title = `pincer-bench-${process.pid}`;
-    const done = evaluator({ name: "window_open", description: "d", run: async (_p, { env, signal }) => (await env.windows.list({ signal })).some((w) => w.title === title) });
+    const done = evaluator({
+      name: "window_open",
+      description: "d",
+      run: async (_p, { env, signal }) => (await env.windows.list({ signal })).some((w) => w.title === title),
+    });
     const bench = createBenchmark({
       environments: [createEnvironment({ name: "vm1", env: vm1!, actions: Object.values(system) })],
       tasks: [createTask({ id: "files", description: "Move a file there and back, then open a terminal.", evaluator: done })],
@@ -154,7 +167,10 @@ describe("one benchmark, two real machines", () => {
       const up = await bench.step({ tool: "vm1__upload_file", args: { local_path: "in.txt", remote_path: remote } });
       expect(up).toMatchObject({ ok: true, result: { path: remote, size: 12 } });
       const down = await bench.step({ tool: "vm1__download_file", args: { remote_path: remote, local_path: "out.txt" } });
-      expect(down).toMatchObject({ ok: true, result: { path: join(localDir, "out.txt"), size: 12, sha256: (up.ok && (up.result as { sha256: string }).sha256) || "?" } });
+      expect(down).toMatchObject({
+        ok: true,
+        result: { path: join(localDir, "out.txt"), size: 12, sha256: (up.ok && (up.result as { sha256: string }).sha256) || "?" },
+      });
       expect(readFileSync(join(localDir, "out.txt"), "utf8")).toBe("payload ✓\n");
       const outside = await bench.step({ tool: "vm1__download_file", args: { remote_path: remote, local_path: "../escape.txt" } });
       expect(outside).toMatchObject({ ok: false, error: { type: "PermissionDeniedError" }, reason: null });

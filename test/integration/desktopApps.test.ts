@@ -11,7 +11,6 @@ let xs: XServer;
 let daemon: RunningDaemon;
 let xenv: NodeJS.ProcessEnv;
 
-
 beforeAll(async () => {
   xs = await startXvfb({ width: 1024, height: 768 });
   daemon = await spawnDaemon({ display: xs.display });

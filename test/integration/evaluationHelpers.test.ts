@@ -45,42 +45,147 @@ describe("each helper passes its passing fixture and fails its failing one", () 
   // [helper, arguments (vm paths relative to the uploaded folder), expected score, expected reason (or a pattern)]
   const cases: Array<[string, Record<string, unknown>, number, string | RegExp]> = [
     ["compare_text_file", { local_expected: "text/expected.txt", vm_result: "text/result-pass.txt" }, 1, "the 4 line(s) match"],
-    ["compare_text_file", { local_expected: "text/expected.txt", vm_result: "text/result-pass-blanks-case.txt", ignore_blanks: true, ignore_case: true }, 1, "the 3 line(s) match"],
-    ["compare_text_file", { local_expected: "text/expected.txt", vm_result: "text/result-pass-blanks-case.txt" }, 0, 'line 1: expected "Total: 42", got "  total:   42"'],
-    ["compare_text_file", { local_expected: "text/expected.txt", vm_result: "text/result-fail.txt" }, 0, 'line 2: expected "Items: apples, pears", got "Items: apples, plums"'],
+    [
+      "compare_text_file",
+      { local_expected: "text/expected.txt", vm_result: "text/result-pass-blanks-case.txt", ignore_blanks: true, ignore_case: true },
+      1,
+      "the 3 line(s) match",
+    ],
+    [
+      "compare_text_file",
+      { local_expected: "text/expected.txt", vm_result: "text/result-pass-blanks-case.txt" },
+      0,
+      'line 1: expected "Total: 42", got "  total:   42"',
+    ],
+    [
+      "compare_text_file",
+      { local_expected: "text/expected.txt", vm_result: "text/result-fail.txt" },
+      0,
+      'line 2: expected "Items: apples, pears", got "Items: apples, plums"',
+    ],
     ["compare_csv", { local_expected: "csv/expected.csv", vm_result: "csv/result-pass.csv" }, 1, "3 data row(s) and 3 column(s) match"],
-    ["compare_csv", { local_expected: "csv/expected.csv", vm_result: "csv/result-pass-loose.csv", ignore_order: true, ignore_case: true, rtol: 1e-3 }, 1, "3 data row(s) match in some order"],
-    ["compare_csv", { local_expected: "csv/expected.csv", vm_result: "csv/result-pass-loose.csv", ignore_order: true, ignore_case: true, rtol: 1e-3, strict: true }, 0, 'the result has extra column(s) "notes"'],
+    [
+      "compare_csv",
+      { local_expected: "csv/expected.csv", vm_result: "csv/result-pass-loose.csv", ignore_order: true, ignore_case: true, rtol: 1e-3 },
+      1,
+      "3 data row(s) match in some order",
+    ],
+    [
+      "compare_csv",
+      { local_expected: "csv/expected.csv", vm_result: "csv/result-pass-loose.csv", ignore_order: true, ignore_case: true, rtol: 1e-3, strict: true },
+      0,
+      'the result has extra column(s) "notes"',
+    ],
     ["compare_csv", { local_expected: "csv/expected.csv", vm_result: "csv/result-fail.csv" }, 0, 'data row 2, column "qty": expected "10", got "12"'],
     ["compare_csv", { local_expected: "csv/expected.csv", vm_result: "csv/invalid.csv" }, 0, /^the result is not valid CSV: /],
-    ["compare_notebook_outputs", { local_expected: "notebook/expected.ipynb", vm_result: "notebook/result-pass.ipynb" }, 1, "the outputs of 3 code cell(s) match"],
-    ["compare_notebook_outputs", { local_expected: "notebook/expected.ipynb", vm_result: "notebook/result-fail-outputs.ipynb" }, 0, 'code cell 3 (cell [3]) output, line 1: expected "1.25", got "1.3"'],
-    ["compare_notebook_outputs", { local_expected: "notebook/expected.ipynb", vm_result: "notebook/result-pass.ipynb", ignore_execution_count: false }, 0, "code cell 1 (cell [1]): expected execution count 1, got 7"],
-    ["compare_notebook_cells", { local_expected: "notebook/expected.ipynb", vm_result: "notebook/result-pass.ipynb" }, 1, "the types and sources of 4 cell(s) match"],
-    ["compare_notebook_cells", { local_expected: "notebook/expected.ipynb", vm_result: "notebook/result-fail-cells.ipynb" }, 0, 'cell [2] source, line 2: expected "    print(p)", got "  print(p)"'],
-    ["compare_ipynb_files", { local_expected: "notebook/expected.ipynb", vm_result: "notebook/result-pass.ipynb" }, 1, /^the types and sources of 4 cell\(s\) match; the outputs of 3 code cell\(s\) match$/],
-    ["compare_ipynb_files", { local_expected: "notebook/expected.ipynb", vm_result: "notebook/result-fail-outputs.ipynb" }, 0, /^code cell 3 \(cell \[3\]\) output/],
-    ["compare_ipynb_files", { local_expected: "notebook/expected.ipynb", vm_result: "notebook/not-a-notebook.ipynb" }, 0, /is not a notebook: cells: no cells array/],
+    [
+      "compare_notebook_outputs",
+      { local_expected: "notebook/expected.ipynb", vm_result: "notebook/result-pass.ipynb" },
+      1,
+      "the outputs of 3 code cell(s) match",
+    ],
+    [
+      "compare_notebook_outputs",
+      { local_expected: "notebook/expected.ipynb", vm_result: "notebook/result-fail-outputs.ipynb" },
+      0,
+      'code cell 3 (cell [3]) output, line 1: expected "1.25", got "1.3"',
+    ],
+    [
+      "compare_notebook_outputs",
+      { local_expected: "notebook/expected.ipynb", vm_result: "notebook/result-pass.ipynb", ignore_execution_count: false },
+      0,
+      "code cell 1 (cell [1]): expected execution count 1, got 7",
+    ],
+    [
+      "compare_notebook_cells",
+      { local_expected: "notebook/expected.ipynb", vm_result: "notebook/result-pass.ipynb" },
+      1,
+      "the types and sources of 4 cell(s) match",
+    ],
+    [
+      "compare_notebook_cells",
+      { local_expected: "notebook/expected.ipynb", vm_result: "notebook/result-fail-cells.ipynb" },
+      0,
+      'cell [2] source, line 2: expected "    print(p)", got "  print(p)"',
+    ],
+    [
+      "compare_ipynb_files",
+      { local_expected: "notebook/expected.ipynb", vm_result: "notebook/result-pass.ipynb" },
+      1,
+      /^the types and sources of 4 cell\(s\) match; the outputs of 3 code cell\(s\) match$/,
+    ],
+    [
+      "compare_ipynb_files",
+      { local_expected: "notebook/expected.ipynb", vm_result: "notebook/result-fail-outputs.ipynb" },
+      0,
+      /^code cell 3 \(cell \[3\]\) output/,
+    ],
+    [
+      "compare_ipynb_files",
+      { local_expected: "notebook/expected.ipynb", vm_result: "notebook/not-a-notebook.ipynb" },
+      0,
+      /is not a notebook: cells: no cells array/,
+    ],
     ["is_jupyter_cell_executed", { vm_result: "notebook/expected.ipynb" }, 1, "3 code cell(s) executed"],
     ["is_jupyter_cell_executed", { vm_result: "notebook/unexecuted.ipynb" }, 0, "not executed: cell(s) [3]"],
     ["is_jupyter_cell_executed", { vm_result: "notebook/unexecuted.ipynb", cells: [1, 2] }, 1, "2 code cell(s) executed"],
     ["are_jupyter_outputs_cleared", { vm_result: "notebook/cleared.ipynb" }, 1, "the outputs are cleared"],
-    ["are_jupyter_outputs_cleared", { vm_result: "notebook/expected.ipynb" }, 0, "outputs remain in cell(s) [2, 3]; execution counts remain in cell(s) [1, 2, 3]"],
+    [
+      "are_jupyter_outputs_cleared",
+      { vm_result: "notebook/expected.ipynb" },
+      0,
+      "outputs remain in cell(s) [2, 3]; execution counts remain in cell(s) [1, 2, 3]",
+    ],
     ["compare_images", { local_expected: "images/expected.png", vm_result: "images/result-pass.png" }, 1, /^SSIM 0\.99\d\d ≥ threshold 0\.95$/],
     ["compare_images", { local_expected: "images/expected.png", vm_result: "images/result-fail.png" }, 0, /^SSIM 0\.3\d+ < threshold 0\.95$/],
-    ["compare_images", { local_expected: "images/expected.png", vm_result: "images/result-pass.png", threshold: 0.999 }, 0, /^SSIM 0\.99\d\d < threshold 0\.999$/],
+    [
+      "compare_images",
+      { local_expected: "images/expected.png", vm_result: "images/result-pass.png", threshold: 0.999 },
+      0,
+      /^SSIM 0\.99\d\d < threshold 0\.999$/,
+    ],
     ["compare_images", { local_expected: "images/expected.png", vm_result: "text/expected.txt" }, 0, /is not an image: /],
     ["check_file_exists", { vm_file: "text/expected.txt" }, 1, /exists \(a file\)$/],
     ["check_file_exists", { vm_file: "text/absent.txt" }, 0, /text\/absent\.txt does not exist$/],
     ["check_file_exists", { vm_file: "text", type: "file" }, 0, /text is a directory, not a file$/],
     ["check_file_exists", { vm_file: "text/absent.txt", exists: false }, 1, /does not exist$/],
     ["check_file_exists", { vm_file: "text/expected.txt", exists: false }, 0, /exists \(a file\) but should not$/],
-    ["check_include_exclude", { vm_result: "text/settings.conf", include: ["theme = dark", { regex: "^font_size = \\d+$" }], exclude: ["theme = light"] }, 1, /all 2 include rule\(s\) found/],
-    ["check_include_exclude", { vm_result: "text/settings.conf", include: ["theme = dark"], exclude: ["autosave = true"] }, 0, /: contains excluded "autosave = true"$/],
-    ["check_include_exclude", { vm_result: "text/settings.conf", rules: { include: ["THEME = DARK"], exclude: [] }, ignore_case: true }, 1, /all 1 include rule\(s\) found/],
-    ["compare_script_logs", { local_script: "scripts/report.sh", include: ["3 passed", { regex: "^tests: \\d+ passed, 0 failed$" }], exit_code: 0 }, 1, /all 2 include rule\(s\) found/],
-    ["compare_script_logs", { local_script: "scripts/report.sh", include: ["3 passed"], exclude: [{ regex: "^warning:" }] }, 0, /contains excluded \/\^warning:\/m \(log ends ".*deprecated\\n"\)$/],
-    ["compare_script_logs", { local_script: "scripts/report.sh", log: "stdout", include: ["3 passed"], exclude: [{ regex: "^warning:" }] }, 1, /^the stdout of "scripts\/report.sh"/],
+    [
+      "check_include_exclude",
+      { vm_result: "text/settings.conf", include: ["theme = dark", { regex: "^font_size = \\d+$" }], exclude: ["theme = light"] },
+      1,
+      /all 2 include rule\(s\) found/,
+    ],
+    [
+      "check_include_exclude",
+      { vm_result: "text/settings.conf", include: ["theme = dark"], exclude: ["autosave = true"] },
+      0,
+      /: contains excluded "autosave = true"$/,
+    ],
+    [
+      "check_include_exclude",
+      { vm_result: "text/settings.conf", rules: { include: ["THEME = DARK"], exclude: [] }, ignore_case: true },
+      1,
+      /all 1 include rule\(s\) found/,
+    ],
+    [
+      "compare_script_logs",
+      { local_script: "scripts/report.sh", include: ["3 passed", { regex: "^tests: \\d+ passed, 0 failed$" }], exit_code: 0 },
+      1,
+      /all 2 include rule\(s\) found/,
+    ],
+    [
+      "compare_script_logs",
+      { local_script: "scripts/report.sh", include: ["3 passed"], exclude: [{ regex: "^warning:" }] },
+      0,
+      /contains excluded \/\^warning:\/m \(log ends ".*deprecated\\n"\)$/,
+    ],
+    [
+      "compare_script_logs",
+      { local_script: "scripts/report.sh", log: "stdout", include: ["3 passed"], exclude: [{ regex: "^warning:" }] },
+      1,
+      /^the stdout of "scripts\/report.sh"/,
+    ],
     ["compare_script_logs", { command: "echo hello; exit 3", include: ["hello"], exit_code: 0 }, 0, /^"echo hello; exit 3" exited with 3, expected 0/],
     ["compare_script_logs", { command: ["sh", "-c", "echo missing >&2"], include: ["found"] }, 0, /missing "found"/],
     ["compare_script_logs", { command: "sleep 5", include: ["x"], timeout_seconds: 0.5 }, 0, /did not finish within 0\.5 s/],
@@ -107,20 +212,38 @@ describe("missing results score 0; broken checks throw", () => {
     ["compare_images", { local_expected: "images/expected.png" }],
     ["check_include_exclude", { include: ["x"] }],
   ])("%s: a missing result file is a 0 that says so", async (func, args) => {
-    expect(await evaluate(func, { ...args, vm_result: at("nothing/here.txt") })).toEqual({ score: 0, reason: `result file ${at("nothing/here.txt")} does not exist` });
+    expect(await evaluate(func, { ...args, vm_result: at("nothing/here.txt") })).toEqual({
+      score: 0,
+      reason: `result file ${at("nothing/here.txt")} does not exist`,
+    });
   });
 
   test("a directory where the result file should be is a 0", async () => {
-    expect(await evaluate("compare_text_file", { local_expected: "text/expected.txt", vm_result: at("text") })).toEqual({ score: 0, reason: `result file ${at("text")} is a directory, not a file` });
+    expect(await evaluate("compare_text_file", { local_expected: "text/expected.txt", vm_result: at("text") })).toEqual({
+      score: 0,
+      reason: `result file ${at("text")} is a directory, not a file`,
+    });
   });
 
   test.each([
-    ["compare_text_file", { local_expected: "text/missing.txt", vm_result: "text/result-pass.txt" }, /^local_expected text\/missing\.txt does not exist \(looked for .*\/fixtures\/evaluation\/text\/missing\.txt\)$/],
+    [
+      "compare_text_file",
+      { local_expected: "text/missing.txt", vm_result: "text/result-pass.txt" },
+      /^local_expected text\/missing\.txt does not exist \(looked for .*\/fixtures\/evaluation\/text\/missing\.txt\)$/,
+    ],
     ["compare_csv", { local_expected: "csv/invalid.csv", vm_result: "csv/result-pass.csv" }, /^the expected file is not valid CSV: /],
-    ["compare_notebook_cells", { local_expected: "notebook/not-a-notebook.ipynb", vm_result: "notebook/result-pass.ipynb" }, /^local_expected notebook\/not-a-notebook\.ipynb: not a notebook/],
+    [
+      "compare_notebook_cells",
+      { local_expected: "notebook/not-a-notebook.ipynb", vm_result: "notebook/result-pass.ipynb" },
+      /^local_expected notebook\/not-a-notebook\.ipynb: not a notebook/,
+    ],
     ["compare_images", { local_expected: "text/expected.txt", vm_result: "images/result-pass.png" }, /^local_expected text\/expected\.txt is not an image: /],
     ["compare_script_logs", { local_script: "scripts/missing.sh", include: ["x"] }, /^local_script scripts\/missing\.sh does not exist/],
-    ["compare_text_file", { local_expected: "text/expected.txt", vm_result: "text/result-pass.txt", env: "third" }, /^no environment named "third" in this run \(known: main, second\)$/],
+    [
+      "compare_text_file",
+      { local_expected: "text/expected.txt", vm_result: "text/result-pass.txt", env: "third" },
+      /^no environment named "third" in this run \(known: main, second\)$/,
+    ],
   ])("%s %j throws", async (func, args, message) => {
     const resolved = { ...args, ...("vm_result" in args ? { vm_result: at(args.vm_result) } : {}) };
     await expect(evaluate(func, resolved)).rejects.toThrow(message);
@@ -133,10 +256,14 @@ test("env names another machine of the run", async () => {
 });
 
 test("compare_script_logs runs in cwd and removes the script it uploaded", async () => {
-  const before = (await daemon.env.files.list("/tmp")).entries.filter((e) => e.name.startsWith("pincer-eval-") && !e.name.startsWith("pincer-eval-test-")).length;
+  const before = (await daemon.env.files.list("/tmp")).entries.filter(
+    (e) => e.name.startsWith("pincer-eval-") && !e.name.startsWith("pincer-eval-test-"),
+  ).length;
   expect(await evaluate("compare_script_logs", { command: "pwd", cwd: at("text"), include: [at("text")] })).toMatchObject({ score: 1 });
   expect(await evaluate("compare_script_logs", { local_script: "scripts/report.sh", include: ["3 passed"] })).toMatchObject({ score: 1 });
-  const after = (await daemon.env.files.list("/tmp")).entries.filter((e) => e.name.startsWith("pincer-eval-") && !e.name.startsWith("pincer-eval-test-")).length;
+  const after = (await daemon.env.files.list("/tmp")).entries.filter(
+    (e) => e.name.startsWith("pincer-eval-") && !e.name.startsWith("pincer-eval-test-"),
+  ).length;
   expect(after).toBe(before);
 });
 
@@ -145,7 +272,9 @@ describe("all and any over real helpers", () => {
   const bad = () => ({ func: "compare_csv", arguments: { local_expected: "csv/expected.csv", vm_result: at("csv/result-fail.csv") } });
 
   test("all: every part must pass", async () => {
-    expect(await evaluate("all", { evaluators: [good(), { func: "check_file_exists", arguments: { vm_file: at("csv/expected.csv") } }] })).toMatchObject({ score: 1 });
+    expect(await evaluate("all", { evaluators: [good(), { func: "check_file_exists", arguments: { vm_file: at("csv/expected.csv") } }] })).toMatchObject({
+      score: 1,
+    });
     expect(await evaluate("all", { evaluators: [good(), bad()] })).toEqual({
       score: 0,
       reason: '1 of 2 did not pass: [1] compare_csv: data row 2, column "qty": expected "10", got "12"',
@@ -155,11 +284,16 @@ describe("all and any over real helpers", () => {
 
   test("any: one passing part is enough", async () => {
     expect(await evaluate("any", { evaluators: [bad(), good()] })).toEqual({ score: 1, reason: "1 of 2 passed: [1] compare_text_file: the 4 line(s) match" });
-    expect(await evaluate("any", { evaluators: [bad(), bad()] })).toMatchObject({ score: 0, reason: expect.stringMatching(/^none of 2 passed: \[0\] compare_csv: data row 2/) });
+    expect(await evaluate("any", { evaluators: [bad(), bad()] })).toMatchObject({
+      score: 0,
+      reason: expect.stringMatching(/^none of 2 passed: \[0\] compare_csv: data row 2/),
+    });
   });
 
   test("a part that throws makes the combination throw", async () => {
     const broken = { func: "compare_text_file", arguments: { local_expected: "text/missing.txt", vm_result: at("text/result-pass.txt") } };
-    await expect(evaluate("any", { evaluators: [good(), broken] })).rejects.toThrow(/^evaluators\[1\] compare_text_file failed: local_expected text\/missing\.txt does not exist/);
+    await expect(evaluate("any", { evaluators: [good(), broken] })).rejects.toThrow(
+      /^evaluators\[1\] compare_text_file failed: local_expected text\/missing\.txt does not exist/,
+    );
   });
 });

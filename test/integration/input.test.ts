@@ -122,7 +122,9 @@ describe("Input on a real X server, seen by an independent X client", () => {
     expect(presses).toHaveLength(3);
     expect(presses[2]!.state & (CONTROL | ALT)).toBe(CONTROL | ALT);
     // Releases come in reverse order: t first, ctrl last.
-    const releases = since(from).filter((e) => e.name === "KeyRelease").map((e) => e.detail);
+    const releases = since(from)
+      .filter((e) => e.name === "KeyRelease")
+      .map((e) => e.detail);
     expect(releases).toEqual(presses.map((e) => e.detail).reverse());
   });
 

@@ -52,7 +52,9 @@ describe("pincer mcp: one machine's actions over stdio, through a token-protecte
   test("lists the desktop and system tools with their schemas, a computer tool and a screenshot resource", async () => {
     const { tools } = await client.listTools();
     const names = tools.map((t) => t.name);
-    expect(names).toEqual(expect.arrayContaining(["click", "double_click", "drag", "scroll", "key", "type", "screenshot", "wait", "run_command", "launch", "open", "computer"]));
+    expect(names).toEqual(
+      expect.arrayContaining(["click", "double_click", "drag", "scroll", "key", "type", "screenshot", "wait", "run_command", "launch", "open", "computer"]),
+    );
     // Without --local-root, no tool reads or writes files of the host running pincer mcp.
     expect(names).not.toContain("upload_file");
     expect(names).not.toContain("download_file");
@@ -86,7 +88,7 @@ describe("pincer mcp: one machine's actions over stdio, through a token-protecte
     expect(JSON.parse(content.find((c) => c.type === "text")!.text!)).toMatchObject({ width: 1280, height: 800, scale: 1 });
 
     const res = await client.readResource({ uri: "pincer://screen/screenshot" });
-    const blob = (res.contents[0] as { blob: string; mimeType: string });
+    const blob = res.contents[0] as { blob: string; mimeType: string };
     expect(blob.mimeType).toBe("image/png");
     expect((await sharp(Buffer.from(blob.blob, "base64")).metadata()).width).toBe(1280);
   });
@@ -97,7 +99,15 @@ describe("pincer mcp: one machine's actions over stdio, through a token-protecte
     const r = await client.callTool({ name: "computer", arguments: { action: "double_click", coordinate: [350, 260] } });
     expect(r.isError).toBeFalsy();
     await w.waitFor(() => w.events.slice(from).filter((e) => e.name === "ButtonRelease").length === 2);
-    expect(w.events.slice(from).filter((e) => e.name === "ButtonPress").map((e) => [e.rootX, e.rootY])).toEqual([[350, 260], [350, 260]]);
+    expect(
+      w.events
+        .slice(from)
+        .filter((e) => e.name === "ButtonPress")
+        .map((e) => [e.rootX, e.rootY]),
+    ).toEqual([
+      [350, 260],
+      [350, 260],
+    ]);
     const bad = await client.callTool({ name: "click", arguments: { x: -5 } });
     expect(bad.isError).toBe(true);
     expect((bad.content as Array<{ text: string }>)[0]!.text).toMatch(/ActionArgumentsError: click: invalid arguments/);

@@ -12,8 +12,6 @@ describe.each(["native", "node"] as const)("with the %s spawner", (spawner) => {
   let daemon: RunningDaemon;
   let dir: string;
 
-
-
   /** Reads a pid the command wrote to a file. */
   async function pidFrom(file: string): Promise<number> {
     for (let i = 0; i < 100; i++) {
@@ -188,7 +186,11 @@ describe.each(["native", "node"] as const)("with the %s spawner", (spawner) => {
       const it = handle[Symbol.asyncIterator]();
       const first = (await it.next()).value as { pid: number };
       const { execFileSync } = await import("node:child_process");
-      const spawners = execFileSync("ps", ["-o", "pid=", "--ppid", String(doomed.process.pid)]).toString().trim().split(/\s+/).map(Number);
+      const spawners = execFileSync("ps", ["-o", "pid=", "--ppid", String(doomed.process.pid)])
+        .toString()
+        .trim()
+        .split(/\s+/)
+        .map(Number);
       expect(spawners.length).toBeGreaterThan(0);
       doomed.process.kill("SIGKILL");
       expect(await gone(first.pid)).toBe(true);

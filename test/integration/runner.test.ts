@@ -49,7 +49,10 @@ function dataset(name: string, tasks: Array<{ id: string; json: Record<string, u
 const rc = (command: string) => ({ tool: "desktop__run_command", args: { command } });
 const fileIs = (path: string, expected = "expected.txt") => ({ func: "compare_text_file", arguments: { local_expected: expected, vm_result: path } });
 
-async function run(root: string, opts: { agentFor?: (t: DatasetTask) => Agent; attempts?: number; maxSteps?: number; taskTimeoutMs?: number; address?: string } = {}) {
+async function run(
+  root: string,
+  opts: { agentFor?: (t: DatasetTask) => Agent; attempts?: number; maxSteps?: number; taskTimeoutMs?: number; address?: string } = {},
+) {
   const regs = registries();
   const ds = await loadDataset(root, regs);
   expect(ds.problems.filter((p) => p.severity === "error")).toEqual([]);
@@ -72,21 +75,44 @@ async function run(root: string, opts: { agentFor?: (t: DatasetTask) => Agent; a
   }
 }
 
-const summary = (runDir: string, id: string, attempt = 1): Summary => JSON.parse(readFileSync(join(runDir, "t", id, `attempt-${attempt}`, "summary.json"), "utf8"));
+const summary = (runDir: string, id: string, attempt = 1): Summary =>
+  JSON.parse(readFileSync(join(runDir, "t", id, `attempt-${attempt}`, "summary.json"), "utf8"));
 const trajectory = (runDir: string, id: string, attempt = 1) =>
-  readFileSync(join(runDir, "t", id, `attempt-${attempt}`, "trajectory.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l));
+  readFileSync(join(runDir, "t", id, `attempt-${attempt}`, "trajectory.jsonl"), "utf8")
+    .trim()
+    .split("\n")
+    .map((l) => JSON.parse(l));
 
 describe("the runner's states, on a real daemon", () => {
   test("passed and failed are the task's verdict; the summary keeps every task field", async () => {
     const d = join(work, "pf-out");
     const root = dataset("pass-fail", [
-      { id: "ok", json: { tags: ["cli"], action_number: 1, config: [], evaluation: fileIs(`${d}/ok.txt`) }, solution: [rc(`mkdir -p ${d} && echo yes > ${d}/ok.txt`)], files: { "expected.txt": "yes\n" } },
-      { id: "wrong", json: { tags: ["cli"], config: [], evaluation: fileIs(`${d}/wrong.txt`) }, solution: [rc(`mkdir -p ${d} && echo no > ${d}/wrong.txt`)], files: { "expected.txt": "yes\n" } },
+      {
+        id: "ok",
+        json: { tags: ["cli"], action_number: 1, config: [], evaluation: fileIs(`${d}/ok.txt`) },
+        solution: [rc(`mkdir -p ${d} && echo yes > ${d}/ok.txt`)],
+        files: { "expected.txt": "yes\n" },
+      },
+      {
+        id: "wrong",
+        json: { tags: ["cli"], config: [], evaluation: fileIs(`${d}/wrong.txt`) },
+        solution: [rc(`mkdir -p ${d} && echo no > ${d}/wrong.txt`)],
+        files: { "expected.txt": "yes\n" },
+      },
     ]);
     const { runDir, report } = await run(root);
     const ok = summary(runDir, "ok");
     expect(ok).toMatchObject({ id: "ok", instruction: "Task ok.", tags: ["cli"], action_number: 1 });
-    expect(ok.results).toMatchObject({ score: 1, state: "passed", agent_state: "agent_done", end_reason: "success", eval_error: null, steps: 1, max_steps: 7, agent: "scripted" });
+    expect(ok.results).toMatchObject({
+      score: 1,
+      state: "passed",
+      agent_state: "agent_done",
+      end_reason: "success",
+      eval_error: null,
+      steps: 1,
+      max_steps: 7,
+      agent: "scripted",
+    });
     expect(ok.results.daemon_versions.desktop).toMatch(/^\d+\.\d+\.\d+$/);
     const wrong = summary(runDir, "wrong");
     expect(wrong.results).toMatchObject({ score: 0, state: "failed", agent_state: "agent_done", end_reason: "agent_complete" });
@@ -100,7 +126,10 @@ describe("the runner's states, on a real daemon", () => {
     const root = dataset("setup", [
       {
         id: "bad-setup",
-        json: { config: [{ func: "upload_script_and_execute", arguments: { local_path: "init.sh", remote_path: `${work}/setup/init.sh` } }], evaluation: fileIs("/nonexistent") },
+        json: {
+          config: [{ func: "upload_script_and_execute", arguments: { local_path: "init.sh", remote_path: `${work}/setup/init.sh` } }],
+          evaluation: fileIs("/nonexistent"),
+        },
         solution: [rc("true")],
         files: { "init.sh": "#!/bin/sh\necho preparing\necho 'cannot find the dataset' >&2\nexit 3\n", "expected.txt": "x" },
       },
@@ -129,7 +158,12 @@ describe("the runner's states, on a real daemon", () => {
 
   test("a step limit and a time limit end the agent's part", async () => {
     const root = dataset("limits", [
-      { id: "long", json: { config: [], evaluation: fileIs("/nonexistent/x") }, solution: [rc("true"), rc("true"), rc("true"), rc("true")], files: { "expected.txt": "x" } },
+      {
+        id: "long",
+        json: { config: [], evaluation: fileIs("/nonexistent/x") },
+        solution: [rc("true"), rc("true"), rc("true"), rc("true")],
+        files: { "expected.txt": "x" },
+      },
       { id: "slow", json: { config: [], evaluation: fileIs("/nonexistent/y") }, solution: [rc("sleep 30")], files: { "expected.txt": "x" } },
     ]);
     const started = Date.now();
@@ -157,7 +191,9 @@ describe("the runner's states, on a real daemon", () => {
   test("a daemon that dies mid-task is env_error", async () => {
     const doomed = await spawnDaemon();
     try {
-      const root = dataset("dies", [{ id: "d", json: { config: [], evaluation: fileIs("/nonexistent/w") }, solution: [rc("true"), rc("true"), rc("true")], files: { "expected.txt": "x" } }]);
+      const root = dataset("dies", [
+        { id: "d", json: { config: [], evaluation: fileIs("/nonexistent/w") }, solution: [rc("true"), rc("true"), rc("true")], files: { "expected.txt": "x" } },
+      ]);
       let turns = 0;
       const killer: Agent = {
         name: "killer",
@@ -187,7 +223,11 @@ describe("module tasks", () => {
     const file = join(dir, "done.txt");
     const written = evaluator({ name: "written", description: "The file exists.", run: (_p, { env, signal }) => env.files.exists(file, { signal }) });
     const ownClick = action({ name: "click", description: "The task's own click.", params: z.object({}), run: async () => undefined });
-    const clashing = moduleTask(defineTask({ id: "clashing", instruction: "Click.", build: () => ({ evaluator: written, extraActions: { desktop: [ownClick] } }) }), dir, "t");
+    const clashing = moduleTask(
+      defineTask({ id: "clashing", instruction: "Click.", build: () => ({ evaluator: written, extraActions: { desktop: [ownClick] } }) }),
+      dir,
+      "t",
+    );
     const fine = moduleTask(defineTask({ id: "fine", instruction: `Write ${file}.`, build: () => ({ evaluator: written }) }), dir, "t");
     const pool = remotePool([`desktop=${daemon.address}`]);
     try {
@@ -226,7 +266,21 @@ describe("resume", () => {
     const root = dataset("resume", tasks);
     const { spawn } = await import("node:child_process");
     const cli = join(import.meta.dirname, "../../packages/controller/src/cli/main.ts");
-    const args = ["--conditions=@pincer/source", "--import", "tsx", cli, "run", root, "--env", `desktop=${daemon.address}`, "--out", join(root, "results"), "--run-id", "r", "--no-screenshots"];
+    const args = [
+      "--conditions=@pincer/source",
+      "--import",
+      "tsx",
+      cli,
+      "run",
+      root,
+      "--env",
+      `desktop=${daemon.address}`,
+      "--out",
+      join(root, "results"),
+      "--run-id",
+      "r",
+      "--no-screenshots",
+    ];
     const runDir = join(root, "results", "r");
     const finished = () => tasks.filter((t) => existsSync(join(runDir, "t", t.id, "attempt-1", "summary.json"))).length;
     // First run: killed hard once two tasks are done.
@@ -239,7 +293,10 @@ describe("resume", () => {
           resolve();
         }
       }, 50);
-      first.once("exit", () => (clearInterval(timer), reject(new Error("the run ended before it could be killed"))));
+      first.once("exit", () => {
+        clearInterval(timer);
+        reject(new Error("the run ended before it could be killed"));
+      });
     });
     await new Promise((r) => first.once("exit", r));
     const before = tasks.filter((t) => existsSync(join(runDir, "t", t.id, "attempt-1", "summary.json")));

@@ -56,12 +56,18 @@ describe("screenshots of a real X screen", () => {
     expect(shot).toMatchObject({ width: 640, height: 400, scale: 0.5 });
     // Find the red window in the small image, take its centre, map it back and click.
     const px = await pixels(shot.data);
-    let minX = Infinity, minY = Infinity, maxX = -1, maxY = -1;
+    let minX = Infinity,
+      minY = Infinity,
+      maxX = -1,
+      maxY = -1;
     for (let y = 0; y < shot.height; y++)
       for (let x = 0; x < shot.width; x++) {
         const [r, g, b] = px.at(x, y);
         if (r! > 200 && g! < 50 && b! < 50) {
-          minX = Math.min(minX, x); maxX = Math.max(maxX, x); minY = Math.min(minY, y); maxY = Math.max(maxY, y);
+          minX = Math.min(minX, x);
+          maxX = Math.max(maxX, x);
+          minY = Math.min(minY, y);
+          maxY = Math.max(maxY, y);
         }
       }
     expect([minX, minY]).toEqual([100, 75]);

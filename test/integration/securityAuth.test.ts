@@ -24,7 +24,7 @@ beforeAll(async () => {
   daemon = await spawnDaemon({ display: xs.display, env: { PINCER_TOKEN: TOKEN } });
   good = connect(daemon.address, { token: TOKEN });
   const tokenFile = join(dir, "wrong-token");
-  writeFileSync(tokenFile, WRONG + "\n", { mode: 0o600 });
+  writeFileSync(tokenFile, `${WRONG}\n`, { mode: 0o600 });
   wrong = connect(daemon.address, { tokenFile });
   none = daemon.env; // the fixture connects without credentials
 });
@@ -167,6 +167,7 @@ describe("standard services", () => {
 
 describe("the token stays secret", () => {
   test("commands the daemon runs do not inherit PINCER_TOKEN", async () => {
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell expansion, run by the machine's shell
     const r = await good.process.run("echo ${PINCER_TOKEN:-unset}");
     expect(r.stdout.trim()).toBe("unset");
   });

@@ -110,7 +110,7 @@ describe("the token's sources", () => {
   test("--token-file works; a world-readable file warns; a short token is refused", async () => {
     const token = randomBytes(32).toString("hex");
     const file = join(dir, "token");
-    writeFileSync(file, token + "\n");
+    writeFileSync(file, `${token}\n`);
     chmodSync(file, 0o644);
     const d = await spawnDaemon({ args: ["--token-file", file] });
     try {
@@ -134,7 +134,13 @@ describe("the token's sources", () => {
     const client = new grpc.Client(d.address, grpc.credentials.createInsecure());
     try {
       const code = await new Promise<number>((res) =>
-        client.makeUnaryRequest("/grpc.health.v1.Health/Check", (b: Buffer) => b, (b: Buffer) => b, Buffer.alloc(0), (err) => res(err ? err.code : 0)),
+        client.makeUnaryRequest(
+          "/grpc.health.v1.Health/Check",
+          (b: Buffer) => b,
+          (b: Buffer) => b,
+          Buffer.alloc(0),
+          (err) => res(err ? err.code : 0),
+        ),
       );
       expect(code).toBe(grpc.status.UNAUTHENTICATED);
       expect(securityLine(await logWith(d, "security settings"))).toMatchObject({ healthWithoutToken: false });
@@ -220,9 +226,7 @@ function alive(pid: number): boolean {
 describe("--xvfb and the audit log", () => {
   test.each(["SIGTERM", "SIGINT"] as const)("the daemon starts its own Xvfb, drives it, and stops it on %s", async (sig) => {
     const d = await spawnDaemon({ args: ["--xvfb", "800x600x24"] });
-    const started = (await logWith(d, "xvfb started"))
-      .split("\n")
-      .find((l) => l.includes('"msg":"xvfb started"'));
+    const started = (await logWith(d, "xvfb started")).split("\n").find((l) => l.includes('"msg":"xvfb started"'));
     const { pid, display } = JSON.parse(started!) as { pid: number; display: string };
     try {
       expect(alive(pid)).toBe(true);

@@ -71,9 +71,7 @@ describe("TLS with a token", () => {
   });
 
   test("the startup line says TLS and token", async () => {
-    const line = (await logWith(daemon, "security settings"))
-      .split("\n")
-      .find((l) => l.includes('"msg":"security settings"'));
+    const line = (await logWith(daemon, "security settings")).split("\n").find((l) => l.includes('"msg":"security settings"'));
     expect(JSON.parse(line!)).toMatchObject({ auth: "token", tls: true, mtls: false });
   });
 });
@@ -114,9 +112,7 @@ describe("mutual TLS", () => {
   });
 
   test("the startup line says mutual TLS on 0.0.0.0, with no warning", async () => {
-    const line = (await logWith(daemon, "security settings"))
-      .split("\n")
-      .find((l) => l.includes('"msg":"security settings"'));
+    const line = (await logWith(daemon, "security settings")).split("\n").find((l) => l.includes('"msg":"security settings"'));
     expect(JSON.parse(line!)).toMatchObject({ auth: "mtls", tls: true, mtls: true, insecure: false, warnings: [] });
     expect(JSON.parse(line!).bind).toMatch(/^0\.0\.0\.0:\d+$/);
   });

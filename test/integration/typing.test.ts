@@ -54,12 +54,16 @@ afterAll(async () => {
 describe("typing into a real text field", () => {
   test("ASCII with shifted symbols, and characters outside the keyboard layout", async () => {
     const line = "Hello, World! user@example.com #1 $5 ~/a_b (x) ü € 中文 ñ ß Ω";
-    await daemon.env.keyboard.type(line + "\n");
-    const text = await until(() => {
-      const t = readFileSync(out, "utf8");
-      return t.includes("\n") ? t : undefined;
-    }, 10_000, "the typed line to reach cat");
-    expect(text).toBe(line + "\n");
+    await daemon.env.keyboard.type(`${line}\n`);
+    const text = await until(
+      () => {
+        const t = readFileSync(out, "utf8");
+        return t.includes("\n") ? t : undefined;
+      },
+      10_000,
+      "the typed line to reach cat",
+    );
+    expect(text).toBe(`${line}\n`);
   });
 
   test("a second line reuses rebound keycodes and keeps order", async () => {
@@ -67,22 +71,30 @@ describe("typing into a real text field", () => {
     const line = "€€ 中文中文 ü@ü — naïve café 日本語";
     await daemon.env.keyboard.type(line);
     await daemon.env.keyboard.press("Return");
-    const text = await until(() => {
-      const t = readFileSync(out, "utf8");
-      return t.length > before.length && t.endsWith("\n") ? t : undefined;
-    }, 10_000, "the second line");
-    expect(text.slice(before.length)).toBe(line + "\n");
+    const text = await until(
+      () => {
+        const t = readFileSync(out, "utf8");
+        return t.length > before.length && t.endsWith("\n") ? t : undefined;
+      },
+      10_000,
+      "the second line",
+    );
+    expect(text.slice(before.length)).toBe(`${line}\n`);
   });
 
   test("more distinct non-layout characters than spare keycodes still arrive in order", async () => {
     const before = readFileSync(out, "utf8");
     // 300 distinct CJK characters: more than the spare keycodes of a standard map.
     const line = Array.from({ length: 300 }, (_, i) => String.fromCodePoint(0x4e00 + i)).join("");
-    await daemon.env.keyboard.type(line + "\n");
-    const text = await until(() => {
-      const t = readFileSync(out, "utf8");
-      return t.length > before.length && t.endsWith("\n") ? t : undefined;
-    }, 20_000, "the long line");
-    expect(text.slice(before.length)).toBe(line + "\n");
+    await daemon.env.keyboard.type(`${line}\n`);
+    const text = await until(
+      () => {
+        const t = readFileSync(out, "utf8");
+        return t.length > before.length && t.endsWith("\n") ? t : undefined;
+      },
+      20_000,
+      "the long line",
+    );
+    expect(text.slice(before.length)).toBe(`${line}\n`);
   });
 });

@@ -14,7 +14,7 @@ function sources(dir: string): string[] {
 }
 
 /** Every module a source names: static imports, `export … from`, type imports and dynamic imports. */
-export function importsOf(text: string): string[] {
+function importsOf(text: string): string[] {
   return [...text.matchAll(/(?:from|import)\s*\(?\s*["']([^"']+)["']/g)].map((m) => m[1]!);
 }
 
@@ -28,7 +28,7 @@ function resolveRelative(from: string, spec: string): string {
  * Playwright's DEPS lists). Entry files at the top of src/ (index.ts, agents.ts, …) and cli/ may
  * import anything. A folder missing here is an error: a new folder says where it sits.
  */
-export const CONTROLLER_DEPS: Record<string, readonly string[]> = {
+const CONTROLLER_DEPS: Record<string, readonly string[]> = {
   env: [],
   actions: ["env"],
   evaluators: ["env", "actions"],
@@ -48,7 +48,7 @@ function layerOf(file: string): string {
 }
 
 /** Imports that cross a layer the DEPS list does not allow, as "file: import" lines. */
-export function layeringViolations(files: ReadonlyMap<string, string>, deps: Record<string, readonly string[]>): string[] {
+function layeringViolations(files: ReadonlyMap<string, string>, deps: Record<string, readonly string[]>): string[] {
   const out: string[] = [];
   for (const [file, text] of files) {
     const from = layerOf(file);
@@ -67,7 +67,7 @@ export function layeringViolations(files: ReadonlyMap<string, string>, deps: Rec
 }
 
 /** Import cycles among the files (type-only imports count), each as a list of files. */
-export function importCycles(files: ReadonlyMap<string, string>): string[][] {
+function importCycles(files: ReadonlyMap<string, string>): string[][] {
   const edges = new Map<string, string[]>();
   for (const [file, text] of files) {
     edges.set(

@@ -16,7 +16,7 @@ function sources(dir: string): string[] {
 }
 
 /** Functions (declarations, methods, arrows with a body) longer than `max` lines, as "file:line (n lines)". */
-export function longFunctions(file: string, text: string, max: number): string[] {
+function longFunctions(file: string, text: string, max: number): string[] {
   const src = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
   const out: string[] = [];
   const visit = (node: ts.Node) => {

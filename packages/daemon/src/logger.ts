@@ -6,7 +6,7 @@ export interface Logger {
 }
 
 export function createLogger(opts: { quiet?: boolean; write?: (line: string) => void } = {}): Logger {
-  const write = opts.write ?? ((line: string) => process.stderr.write(line + "\n"));
+  const write = opts.write ?? ((line: string) => process.stderr.write(`${line}\n`));
   const emit = (level: string, msg: string, fields?: Record<string, unknown>) => {
     if (opts.quiet && level === "info") return;
     write(JSON.stringify({ time: new Date().toISOString(), level, msg, ...fields }));

@@ -38,32 +38,63 @@ const bytes = (flag: string) => cli((v) => parseBytes(v, flag));
 const program = new Command("pincer-daemon")
   .description("Exposes this machine's mouse, keyboard, screen, files and processes to Pincer controllers over gRPC.")
   .version(PINCER_VERSION)
-  .addOption(new Option("--config <file>", "JSON file with any of the settings below (keys in camelCase, e.g. \"fileRoot\")").env("PINCER_CONFIG"))
-  .addOption(new Option("--host <host>", "interface to listen on; any but loopback needs a token or mutual TLS, or --insecure").env("PINCER_HOST").default("127.0.0.1"))
+  .addOption(new Option("--config <file>", 'JSON file with any of the settings below (keys in camelCase, e.g. "fileRoot")').env("PINCER_CONFIG"))
+  .addOption(
+    new Option("--host <host>", "interface to listen on; any but loopback needs a token or mutual TLS, or --insecure").env("PINCER_HOST").default("127.0.0.1"),
+  )
   .addOption(new Option("--port <port>", "TCP port; 0 picks a free one").env("PINCER_PORT").argParser(parsePort).default(50051))
   .addOption(new Option("--display <display>", "X display to drive, e.g. :1 (default: $DISPLAY)").env("PINCER_DISPLAY"))
   .addOption(new Option("--xvfb <WxHxD>", "start and own an Xvfb of this size (e.g. 1920x1080x24) and drive it; stopped on exit").env("PINCER_XVFB"))
   .addOption(
-    new Option("--capture <method>", "how screenshots are read: auto (X shared memory, else nut-js), nut-js (libnut XGetImage) or screenshot-desktop (ImageMagick, slow)")
+    new Option(
+      "--capture <method>",
+      "how screenshots are read: auto (X shared memory, else nut-js), nut-js (libnut XGetImage) or screenshot-desktop (ImageMagick, slow)",
+    )
       .choices(["auto", "nut-js", "screenshot-desktop"])
       .env("PINCER_CAPTURE")
       .default("auto"),
   )
-  .addOption(new Option("--token-file <file>", "file holding the bearer token every call must carry (or set PINCER_TOKEN to the token itself)").env("PINCER_TOKEN_FILE"))
+  .addOption(
+    new Option("--token-file <file>", "file holding the bearer token every call must carry (or set PINCER_TOKEN to the token itself)").env("PINCER_TOKEN_FILE"),
+  )
   .addOption(new Option("--health-auth", "require the token for grpc.health.v1 health checks too (by default they need none)").env("PINCER_HEALTH_AUTH"))
   .addOption(new Option("--tls-cert <file>", "serve TLS with this PEM certificate (chain)").env("PINCER_TLS_CERT"))
   .addOption(new Option("--tls-key <file>", "PEM private key of --tls-cert").env("PINCER_TLS_KEY"))
   .addOption(new Option("--tls-client-ca <file>", "mutual TLS: accept only clients with a certificate signed by this PEM CA").env("PINCER_TLS_CLIENT_CA"))
   .addOption(new Option("--insecure", "allow listening beyond loopback with no token and no mutual TLS (warns loudly)").env("PINCER_INSECURE"))
-  .addOption(new Option("--file-root <dir>", "every file path and process working directory must resolve (after .. and symlinks) inside this directory").env("PINCER_FILE_ROOT"))
+  .addOption(
+    new Option("--file-root <dir>", "every file path and process working directory must resolve (after .. and symlinks) inside this directory").env(
+      "PINCER_FILE_ROOT",
+    ),
+  )
   .addOption(new Option("--no-exec", "refuse every Process call (run, start, launch, signal, list)").env("PINCER_NO_EXEC"))
-  .addOption(new Option("--exec-allow <programs>", "run only these programs: comma-separated names (found on PATH) or absolute paths; shell command lines need sh").env("PINCER_EXEC_ALLOW").argParser(splitList))
-  .addOption(new Option("--max-upload-bytes <size>", "largest file one upload may write, e.g. 500M (default: no limit)").env("PINCER_MAX_UPLOAD_BYTES").argParser(bytes("--max-upload-bytes")))
+  .addOption(
+    new Option("--exec-allow <programs>", "run only these programs: comma-separated names (found on PATH) or absolute paths; shell command lines need sh")
+      .env("PINCER_EXEC_ALLOW")
+      .argParser(splitList),
+  )
+  .addOption(
+    new Option("--max-upload-bytes <size>", "largest file one upload may write, e.g. 500M (default: no limit)")
+      .env("PINCER_MAX_UPLOAD_BYTES")
+      .argParser(bytes("--max-upload-bytes")),
+  )
   .addOption(new Option("--max-processes <n>", "most commands running at once").env("PINCER_MAX_PROCESSES").argParser(cli(parseCount)).default(64))
-  .addOption(new Option("--max-output-bytes <size>", "most bytes Process/Run keeps of stdout and of stderr (at most 32M)").env("PINCER_MAX_OUTPUT_BYTES").argParser(bytes("--max-output-bytes")).default(32 * 1024 * 1024, "32M"))
-  .addOption(new Option("--max-message-bytes <size>", "largest request message accepted").env("PINCER_MAX_MESSAGE_BYTES").argParser(bytes("--max-message-bytes")).default(8 * 1024 * 1024, "8M"))
+  .addOption(
+    new Option("--max-output-bytes <size>", "most bytes Process/Run keeps of stdout and of stderr (at most 32M)")
+      .env("PINCER_MAX_OUTPUT_BYTES")
+      .argParser(bytes("--max-output-bytes"))
+      .default(32 * 1024 * 1024, "32M"),
+  )
+  .addOption(
+    new Option("--max-message-bytes <size>", "largest request message accepted")
+      .env("PINCER_MAX_MESSAGE_BYTES")
+      .argParser(bytes("--max-message-bytes"))
+      .default(8 * 1024 * 1024, "8M"),
+  )
   .addOption(new Option("--audit-file <file>", "append the audit log (one JSON line per call) to this file instead of stderr").env("PINCER_AUDIT_FILE"))
-  .addOption(new Option("--audit-debug", "also log each call's first request message (may hold typed text, paths, commands, file bytes)").env("PINCER_AUDIT_DEBUG"))
+  .addOption(
+    new Option("--audit-debug", "also log each call's first request message (may hold typed text, paths, commands, file bytes)").env("PINCER_AUDIT_DEBUG"),
+  )
   .addOption(new Option("--quiet", "log warnings and errors only (the audit log and the security line stay)").env("PINCER_QUIET"))
   .addHelpText(
     "after",
@@ -158,7 +189,8 @@ function token(o: Opts, warn: (msg: string) => void): string | undefined {
 
 function daemonOptions(o: Opts, log: ReturnType<typeof createLogger>): DaemonOptions {
   if (!o.exec && o.execAllow) throw new Error("--no-exec and --exec-allow exclude each other");
-  if (!["auto", "nut-js", "screenshot-desktop"].includes(o.capture)) throw new Error(`capture: ${JSON.stringify(o.capture)} is not auto, nut-js or screenshot-desktop`);
+  if (!["auto", "nut-js", "screenshot-desktop"].includes(o.capture))
+    throw new Error(`capture: ${JSON.stringify(o.capture)} is not auto, nut-js or screenshot-desktop`);
   const exec: ExecMode = !o.exec ? "none" : o.execAllow ? { allow: o.execAllow } : "all";
   return {
     host: o.host,
@@ -203,13 +235,22 @@ try {
   const daemon = await startDaemon(config);
   // Always written, --quiet or not, and before the address: what this daemon lets callers do.
   process.stderr.write(
-    JSON.stringify({ time: new Date().toISOString(), level: "info", msg: "security settings", ...daemon.security, audit: opts.auditFile ?? "stderr", auditDebug: !!opts.auditDebug }) + "\n",
+    `${JSON.stringify({
+      time: new Date().toISOString(),
+      level: "info",
+      msg: "security settings",
+      ...daemon.security,
+      audit: opts.auditFile ?? "stderr",
+      auditDebug: !!opts.auditDebug,
+    })}\n`,
   );
   // The one line on stdout: tools and tests read the address from it.
   process.stdout.write(`pincer-daemon listening on ${daemon.address}\n`);
   log.info("started", { address: daemon.address, display: daemon.display, version: PINCER_VERSION, nodeFlags: hasNodeFlags() ? NODE_FLAGS : [] });
   if (!hasNodeFlags()) {
-    log.info(`started without ${NODE_FLAGS.join(" ")}: large transfers will use about twice the CPU; start it as node ${NODE_FLAGS.join(" ")} main.js (the installer and the pincer CLI do)`);
+    log.info(
+      `started without ${NODE_FLAGS.join(" ")}: large transfers will use about twice the CPU; start it as node ${NODE_FLAGS.join(" ")} main.js (the installer and the pincer CLI do)`,
+    );
   }
   let stopping = false;
   const stop = (signal: string, code = 0) => {

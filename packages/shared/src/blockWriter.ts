@@ -138,7 +138,8 @@ export interface BlockJob {
 export async function startBlockJob(fd: number, directFd: number): Promise<BlockJob | undefined> {
   let t: WriterThread;
   try {
-    t = current && !current.exited ? current : (current = new WriterThread());
+    if (!current || current.exited) current = new WriterThread();
+    t = current;
   } catch {
     return undefined;
   }

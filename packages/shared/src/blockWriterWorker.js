@@ -81,7 +81,7 @@ function writeAll(fd, view, at) {
       if (done === view.length) return resolve();
       write(fd, view, done, view.length - done, at + done, (err, n) => {
         if (err) return reject(err);
-        if (n === 0) return reject(Object.assign(new Error("write returned 0 bytes at offset " + (at + done)), { code: "EIO" }));
+        if (n === 0) return reject(Object.assign(new Error(`write returned 0 bytes at offset ${at + done}`), { code: "EIO" }));
         step(done + n);
       });
     };
@@ -210,7 +210,7 @@ port.on("message", (/** @type {Request} */ m) => {
     return answer(m, {});
   }
   const job = jobs.get(m.job);
-  if (!job) return answerError(m, { message: "no such job: " + m.job });
+  if (!job) return answerError(m, { message: `no such job: ${m.job}` });
   // A job's messages are handled one after another; its replies go out in order.
   job.queue = job.queue.then(async () => {
     try {

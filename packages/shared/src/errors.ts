@@ -131,11 +131,9 @@ export function fromServiceError(err: unknown, context: { method: string; addres
         { cause: err },
       );
     case status.DEADLINE_EXCEEDED:
-      return new TimeoutError(
-        `${context.method}: no answer from ${context.address} before the deadline (${details}). ` +
-          `Raise timeoutMs for slow operations.`,
-        { cause: err },
-      );
+      return new TimeoutError(`${context.method}: no answer from ${context.address} before the deadline (${details}). Raise timeoutMs for slow operations.`, {
+        cause: err,
+      });
     case status.UNAUTHENTICATED:
       return new UnauthenticatedError(
         `${context.method}: pincer-daemon at ${context.address} refused the credentials: ${details}. ` +

@@ -13,11 +13,7 @@ import type { ProtoGrpcType as ProcessProto } from "./generated/process.js";
 /** The typed gRPC object of the whole `pincer.v1` package. */
 export type PincerProto = {
   pincer: {
-    v1: InputProto["pincer"]["v1"] &
-      ScreenProto["pincer"]["v1"] &
-      SystemProto["pincer"]["v1"] &
-      FilesProto["pincer"]["v1"] &
-      ProcessProto["pincer"]["v1"];
+    v1: InputProto["pincer"]["v1"] & ScreenProto["pincer"]["v1"] & SystemProto["pincer"]["v1"] & FilesProto["pincer"]["v1"] & ProcessProto["pincer"]["v1"];
   };
 };
 

@@ -35,13 +35,11 @@ type Any = any;
 /** What a caller may send (plain objects, optional fields). */
 export type RequestOf<S extends ServiceName, M extends MethodName<S>> = Def<S, M> extends MethodDefinition<infer Req, Any, Any, Any> ? Req : never;
 /** What a handler receives (every field present, defaults filled in). */
-export type RequestOutputOf<S extends ServiceName, M extends MethodName<S>> =
-  Def<S, M> extends MethodDefinition<Any, Any, infer ReqOut, Any> ? ReqOut : never;
+export type RequestOutputOf<S extends ServiceName, M extends MethodName<S>> = Def<S, M> extends MethodDefinition<Any, Any, infer ReqOut, Any> ? ReqOut : never;
 /** What a handler may answer. */
 export type ResponseOf<S extends ServiceName, M extends MethodName<S>> = Def<S, M> extends MethodDefinition<Any, infer Res, Any, Any> ? Res : never;
 /** What a caller receives. */
-export type ResponseOutputOf<S extends ServiceName, M extends MethodName<S>> =
-  Def<S, M> extends MethodDefinition<Any, Any, Any, infer ResOut> ? ResOut : never;
+export type ResponseOutputOf<S extends ServiceName, M extends MethodName<S>> = Def<S, M> extends MethodDefinition<Any, Any, Any, infer ResOut> ? ResOut : never;
 
 /** How a method streams. Pincer has no bidirectional methods. */
 export type MethodKind = "unary" | "serverStream" | "clientStream";

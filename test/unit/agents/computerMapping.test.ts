@@ -17,7 +17,9 @@ const shot: Screenshot = {
   cursor: { x: 900, y: 600 },
   screen: { width: 1920, height: 1080 },
 };
-const desktopTools = new Set(["click", "double_click", "right_click", "move", "drag", "scroll", "key", "type", "wait", "screenshot"].map((a) => `desktop__${a}`));
+const desktopTools = new Set(
+  ["click", "double_click", "right_click", "move", "drag", "scroll", "key", "type", "wait", "screenshot"].map((a) => `desktop__${a}`),
+);
 const plan = (input: unknown, tools = desktopTools) => planAnthropicComputerAction(input, "desktop", shot, tools);
 
 describe("computer-use display sizes", () => {

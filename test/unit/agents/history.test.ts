@@ -24,11 +24,30 @@ describe("History", () => {
     const images = msgs.filter((m) => m.image).map((m) => m.image);
     expect(images).toEqual(["shot3", "shot4"]);
     expect(msgs.find((m) => m.text.startsWith("task"))!.text).toContain(DROPPED_SCREENSHOT_NOTE);
-    expect(msgs.map((m) => m.text.split(" ")[0])).toEqual(["sys", "task", "reply0", "result0", "obs1", "reply1", "result1", "obs2", "reply2", "result2", "obs3", "reply3", "result3", "obs4"]);
+    expect(msgs.map((m) => m.text.split(" ")[0])).toEqual([
+      "sys",
+      "task",
+      "reply0",
+      "result0",
+      "obs1",
+      "reply1",
+      "result1",
+      "obs2",
+      "reply2",
+      "result2",
+      "obs3",
+      "reply3",
+      "result3",
+      "obs4",
+    ]);
   });
 
   test("keepScreenshots 0 sends no screenshot at all", () => {
-    expect(conversation({ keepScreenshots: 0 }, 2).messages().some((m) => m.image)).toBe(false);
+    expect(
+      conversation({ keepScreenshots: 0 }, 2)
+        .messages()
+        .some((m) => m.image),
+    ).toBe(false);
   });
 
   test("maxTurns drops whole old turns (a reply never loses its results) and keeps the pinned messages", () => {

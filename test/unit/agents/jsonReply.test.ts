@@ -27,7 +27,9 @@ describe("parseJsonReply (models without tool calling)", () => {
   });
 
   test("the instructions list each tool with its schema and the reply format", () => {
-    const text = jsonModeInstructions([{ name: "desktop__click", description: "Left-click.", parameters: { type: "object", properties: { x: { type: "integer" } } } }]);
+    const text = jsonModeInstructions([
+      { name: "desktop__click", description: "Left-click.", parameters: { type: "object", properties: { x: { type: "integer" } } } },
+    ]);
     expect(text).toContain('- desktop__click: Left-click.\n  parameters (JSON Schema): {"type":"object","properties":{"x":{"type":"integer"}}}');
     expect(text).toContain('{"tool": "<tool name>", "args": {');
     expect(text).toContain('{"done": true}');

@@ -5,7 +5,8 @@ import { describe, expect, test } from "vitest";
 import { costUsd, parsePrice, priceOf } from "../../../packages/controller/src/agents/pricing.js";
 import { isRetryable, retryAfterMs, withRetry } from "../../../packages/controller/src/agents/retry.js";
 
-const httpError = (status: number, headers: Record<string, string> = {}) => Object.assign(new Error(`status ${status}`), { status, headers: new Headers(headers) });
+const httpError = (status: number, headers: Record<string, string> = {}) =>
+  Object.assign(new Error(`status ${status}`), { status, headers: new Headers(headers) });
 
 describe("withRetry", () => {
   test("429, 5xx, 408 and lost connections are retried; 400 and 401 are not", () => {
@@ -42,10 +43,26 @@ describe("withRetry", () => {
     expect(waits[1]).toBeLessThanOrEqual(10);
 
     let n = 0;
-    await expect(withRetry(async () => { n++; throw httpError(500); }, { retries: 2, baseDelayMs: 1 })).rejects.toThrow("status 500");
+    await expect(
+      withRetry(
+        async () => {
+          n++;
+          throw httpError(500);
+        },
+        { retries: 2, baseDelayMs: 1 },
+      ),
+    ).rejects.toThrow("status 500");
     expect(n).toBe(3);
     let m = 0;
-    await expect(withRetry(async () => { m++; throw httpError(400); }, { baseDelayMs: 1 })).rejects.toThrow("status 400");
+    await expect(
+      withRetry(
+        async () => {
+          m++;
+          throw httpError(400);
+        },
+        { baseDelayMs: 1 },
+      ),
+    ).rejects.toThrow("status 400");
     expect(m).toBe(1);
   });
 });

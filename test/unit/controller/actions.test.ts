@@ -1,6 +1,15 @@
 import { describe, expect, test } from "vitest";
 import { z } from "zod";
-import { action, ActionArgumentsError, ActionDefinitionError, ActionReturnError, CancelledError, createMemoryEnv, FailedPreconditionError, type Env } from "@pincer/controller";
+import {
+  action,
+  ActionArgumentsError,
+  ActionDefinitionError,
+  ActionReturnError,
+  CancelledError,
+  createMemoryEnv,
+  FailedPreconditionError,
+  type Env,
+} from "@pincer/controller";
 
 /** An action that records which env handle and signal reached it, and returns what it was given. */
 function probe<S extends z.ZodRawShape>(name: string, shape: S, seen: Array<{ name: string; env: Env; signal: AbortSignal; params: unknown }>) {
@@ -26,7 +35,14 @@ const add = action({
 describe("arguments are validated before run", () => {
   test("invalid arguments come back from safeCall as a readable error result; run never starts", async () => {
     let ran = false;
-    const a = action({ name: "a", description: "d", params: z.object({ x: z.number().int().min(0), label: z.string() }), run: () => void (ran = true) });
+    const a = action({
+      name: "a",
+      description: "d",
+      params: z.object({ x: z.number().int().min(0), label: z.string() }),
+      run: () => {
+        ran = true;
+      },
+    });
     const r = await a.safeCall({ x: -1.5 });
     expect(ran).toBe(false);
     expect(r.ok).toBe(false);
@@ -71,7 +87,13 @@ describe("arguments are validated before run", () => {
 });
 
 describe("pipe: a's result becomes b's single required input", () => {
-  const double = action({ name: "double", description: "Double n.", params: z.object({ n: z.number(), note: z.string().optional() }), returns: z.number(), run: ({ n }) => n * 2 });
+  const double = action({
+    name: "double",
+    description: "Double n.",
+    params: z.object({ n: z.number(), note: z.string().optional() }),
+    returns: z.number(),
+    run: ({ n }) => n * 2,
+  });
 
   test("runs both, with the same env and signal, and returns b's result", async () => {
     const seen: Parameters<typeof probe>[2] = [];
@@ -140,7 +162,14 @@ describe("then: sequence", () => {
   test("cancellation between parts stops the sequence", async () => {
     const ac = new AbortController();
     const ran: string[] = [];
-    const a = action({ name: "a", description: "d", run: () => void (ran.push("a"), ac.abort()) });
+    const a = action({
+      name: "a",
+      description: "d",
+      run: () => {
+        ran.push("a");
+        ac.abort();
+      },
+    });
     const b = action({ name: "b", description: "d", run: () => void ran.push("b") });
     await expect(a.then(b).call({}, { signal: ac.signal })).rejects.toBeInstanceOf(CancelledError);
     expect(ran).toEqual(["a"]);

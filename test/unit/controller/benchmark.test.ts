@@ -1,6 +1,23 @@
 import { describe, expect, test } from "vitest";
 import { z } from "zod";
-import { action, CancelledError, createBenchmark, createEnvironment, createGraphEvaluator, createMemoryEnv, createTask, decodeToolName, desktopActions, evaluator, FailedPreconditionError, InvalidArgumentError, TeardownError, UnavailableError, type MemoryEnv, type TaskOptions } from "@pincer/controller";
+import {
+  action,
+  CancelledError,
+  createBenchmark,
+  createEnvironment,
+  createGraphEvaluator,
+  createMemoryEnv,
+  createTask,
+  decodeToolName,
+  desktopActions,
+  evaluator,
+  FailedPreconditionError,
+  InvalidArgumentError,
+  TeardownError,
+  UnavailableError,
+  type MemoryEnv,
+  type TaskOptions,
+} from "@pincer/controller";
 
 /** True once the pointer of the evaluated machine is inside the box. */
 const pointerIn = evaluator({
@@ -56,8 +73,15 @@ describe("an episode over two environments", () => {
     const s3 = await bench.step({ tool: "vm2__click", args: inBox, tokens: 100 });
     expect(s3).toMatchObject({ step: 3, ok: true, terminated: true, truncated: false, reason: "success" });
     expect(bench.metrics()).toEqual({
-      completionRatio: 1, success: true, actions: 3, tokens: 300, executionEfficiency: 1 / 3,
-      costEfficiency: 1 / 300, stepsToComplete: 3, longestUnfinishedPath: 0, passedNodes: ["on_vm1", "on_vm2"],
+      completionRatio: 1,
+      success: true,
+      actions: 3,
+      tokens: 300,
+      executionEfficiency: 1 / 3,
+      costEfficiency: 1 / 300,
+      stepsToComplete: 3,
+      longestUnfinishedPath: 0,
+      passedNodes: ["on_vm1", "on_vm2"],
     });
     expect(vm1.events).toEqual([{ type: "click", at: inBox, button: "left", count: 1, modifiers: [] }]);
     expect(vm2.events.map((e) => e.type)).toEqual(["click", "click"]);
@@ -87,7 +111,10 @@ describe("an episode over two environments", () => {
     const vm = createMemoryEnv();
     const bench = createBenchmark({
       environments: [createEnvironment({ name: "vm", env: vm })],
-      tasks: [createTask({ id: "q", description: "What is 6 x 7?", evaluator: answered }), createTask({ id: "q2", description: "Say done.", evaluator: answered })],
+      tasks: [
+        createTask({ id: "q", description: "What is 6 x 7?", evaluator: answered }),
+        createTask({ id: "q2", description: "Say done.", evaluator: answered }),
+      ],
     });
     await bench.start("q");
     expect((await bench.step({ tool: "root__wait", args: { seconds: 0 } })).reason).toBeNull();
@@ -161,7 +188,14 @@ describe("why an episode ends", () => {
   test("setup_error: a failing setup action ends the episode before any step, never skipped", async () => {
     const ran: string[] = [];
     const step = (name: string, fail = false) =>
-      action({ name, description: "d", run: () => (ran.push(name), fail ? Promise.reject(new Error("apt-get failed")) : undefined) });
+      action({
+        name,
+        description: "d",
+        run: () => {
+          ran.push(name);
+          return fail ? Promise.reject(new Error("apt-get failed")) : undefined;
+        },
+      });
     const { bench } = setup({ setup: [step("first"), step("second", true), step("third")] });
     const started = await bench.start("two");
     expect(started).toMatchObject({ ok: false, reason: "setup_error", error: { message: "setup[1] second in vm1: apt-get failed" } });
@@ -180,10 +214,19 @@ describe("why an episode ends", () => {
 describe("task lifecycle", () => {
   test("setup runs in order in the named environments; teardown runs on close, all of it, and reports failures", async () => {
     const log: string[] = [];
-    const note = action({ name: "note", description: "d", params: z.object({ text: z.string() }), run: ({ text }, { env }) => void log.push(`${env.address}:${text}`) });
+    const note = action({
+      name: "note",
+      description: "d",
+      params: z.object({ text: z.string() }),
+      run: ({ text }, { env }) => void log.push(`${env.address}:${text}`),
+    });
     const failing = action({ name: "failing", description: "d", run: () => Promise.reject(new Error("rm: permission denied")) });
     const { bench } = setup({
-      setup: [{ action: note, args: { text: "a" } }, { action: note, args: { text: "b" }, env: "vm2" }, { action: note, args: { text: "c" } }],
+      setup: [
+        { action: note, args: { text: "a" } },
+        { action: note, args: { text: "b" }, env: "vm2" },
+        { action: note, args: { text: "c" } },
+      ],
       teardown: [failing, { action: note, args: { text: "bye" }, env: "vm2" }],
     });
     await bench.start("two");
@@ -230,14 +273,18 @@ describe("task lifecycle", () => {
   test("a benchmark refuses tasks that name unknown environments or clash with an environment's actions", () => {
     const vm = createEnvironment({ name: "vm", env: createMemoryEnv() });
     const onVm9 = createGraphEvaluator({ nodes: { n: { evaluator: pointerIn.bind(box), env: "vm9" } }, passPolicy: "sticky" });
-    expect(() => createBenchmark({ environments: [vm], tasks: [createTask({ id: "t", description: "d", evaluator: onVm9 })] })).toThrow(/no environment named vm9/);
+    expect(() => createBenchmark({ environments: [vm], tasks: [createTask({ id: "t", description: "d", evaluator: onVm9 })] })).toThrow(
+      /no environment named vm9/,
+    );
     const clash = createTask({ id: "t", description: "d", evaluator: pointerIn.bind(box), extraActions: { vm: [desktopActions.click] } });
     expect(() => createBenchmark({ environments: [vm], tasks: [clash] })).toThrow(/clashes/);
     expect(() => createEnvironment({ name: "root", env: createMemoryEnv() })).toThrow(/reserved/);
     expect(() => createBenchmark({ environments: [vm, vm], tasks: [] })).toThrow(InvalidArgumentError);
     expect(() => createTask({ id: "t", description: "d", evaluator: pointerIn.bind(box), maxSteps: 0 })).toThrow(/maxSteps/);
     expect(() => createTask({ id: "t", description: "d", evaluator: pointerIn })).toThrow(/graph: node pointer_in: pointer_in: invalid arguments/);
-    expect(() => createTask({ id: "t", description: "d", evaluator: pointerIn.bind(box), setup: [{ action: desktopActions.click, args: { x: -1, y: 0 } }] })).toThrow(/setup\[0\]/);
+    expect(() =>
+      createTask({ id: "t", description: "d", evaluator: pointerIn.bind(box), setup: [{ action: desktopActions.click, args: { x: -1, y: 0 } }] }),
+    ).toThrow(/setup\[0\]/);
   });
 
   test("every call is cancellable: a fired signal rejects with CancelledError", async () => {
@@ -258,7 +305,10 @@ describe("the in-memory environment", () => {
     await expect(vm.keyboard.press("ctrl+frobnicate")).rejects.toBeInstanceOf(InvalidArgumentError);
     await vm.keyboard.press("ctrl+shift+t");
     await vm.keyboard.type("héllo");
-    expect(vm.events).toEqual([{ type: "press", keys: ["Control_L", "Shift_L", "t"], repeat: 1 }, { type: "type", text: "héllo" }]);
+    expect(vm.events).toEqual([
+      { type: "press", keys: ["Control_L", "Shift_L", "t"], repeat: 1 },
+      { type: "type", text: "héllo" },
+    ]);
     const shot = await vm.screen.screenshot({ maxWidth: 100 });
     expect(shot).toMatchObject({ width: 100, height: 50, scale: 0.5, screen: { width: 200, height: 100 } });
     expect(shot.data.subarray(1, 4).toString("ascii")).toBe("PNG");

@@ -18,7 +18,15 @@ describe("desktop actions over the env handle", () => {
       { type: "click", at: { x: 11, y: 21 }, button: "left", count: 2, modifiers: [] },
       { type: "click", at: { x: 12, y: 22 }, button: "right", count: 1, modifiers: [] },
       { type: "move", to: { x: 13, y: 23 } },
-      { type: "drag", path: [{ x: 1, y: 2 }, { x: 30, y: 40 }], button: "left", modifiers: [] },
+      {
+        type: "drag",
+        path: [
+          { x: 1, y: 2 },
+          { x: 30, y: 40 },
+        ],
+        button: "left",
+        modifiers: [],
+      },
       { type: "scroll", at: { x: 5, y: 6 }, dx: 0, dy: -3, modifiers: [] },
       { type: "press", keys: ["Control_L", "Shift_L", "t"], repeat: 2 },
       { type: "type", text: "hi ✓" },
@@ -33,7 +41,12 @@ describe("desktop actions over the env handle", () => {
     expect(await a.click.call({ x: 0.5, y: 1 }, { env })).toEqual({ x: 0.5, y: 1 });
     expect(env.events[0]).toMatchObject({ at: { x: 500, y: 500 } });
     await a.drag.call({ start_x: 0, start_y: 0, end_x: 1, end_y: 0.5 }, { env });
-    expect(env.events[1]).toMatchObject({ path: [{ x: 0, y: 0 }, { x: 1000, y: 250 }] });
+    expect(env.events[1]).toMatchObject({
+      path: [
+        { x: 0, y: 0 },
+        { x: 1000, y: 250 },
+      ],
+    });
     expect((await a.click.safeCall({ x: 1.5, y: 0 }, { env })).ok).toBe(false);
   });
 

@@ -1,6 +1,17 @@
 import { describe, expect, test } from "vitest";
 import { z } from "zod";
-import { action, ActionDefinitionError, CancelledError, computeMetrics, createGraphEvaluator, createMemoryEnv, evaluator, type EpisodeEvent, type GraphEvaluatorOptions, type PassPolicy } from "@pincer/controller";
+import {
+  action,
+  ActionDefinitionError,
+  CancelledError,
+  computeMetrics,
+  createGraphEvaluator,
+  createMemoryEnv,
+  evaluator,
+  type EpisodeEvent,
+  type GraphEvaluatorOptions,
+  type PassPolicy,
+} from "@pincer/controller";
 
 /** A world of named conditions the test flips between rounds; `checked` counts evaluator calls. */
 function world() {
@@ -43,9 +54,30 @@ const diamond: Array<[string, string]> = [
 describe("construction", () => {
   const w = world();
   const cases: Array<[string, Partial<GraphEvaluatorOptions>, RegExp]> = [
-    ["a cycle", { nodes: { A: w.node("A"), B: w.node("B"), C: w.node("C") }, edges: [["A", "B"], ["B", "A"], ["B", "C"]] }, /cycle through A, B/],
+    [
+      "a cycle",
+      {
+        nodes: { A: w.node("A"), B: w.node("B"), C: w.node("C") },
+        edges: [
+          ["A", "B"],
+          ["B", "A"],
+          ["B", "C"],
+        ],
+      },
+      /cycle through A, B/,
+    ],
     ["a self-loop", { nodes: { A: w.node("A") }, edges: [["A", "A"]] }, /cycle/],
-    ["two sinks", { nodes: { A: w.node("A"), B: w.node("B"), C: w.node("C") }, edges: [["A", "B"], ["A", "C"]] }, /exactly one sink.*it has 2: B, C/],
+    [
+      "two sinks",
+      {
+        nodes: { A: w.node("A"), B: w.node("B"), C: w.node("C") },
+        edges: [
+          ["A", "B"],
+          ["A", "C"],
+        ],
+      },
+      /exactly one sink.*it has 2: B, C/,
+    ],
     ["two unconnected nodes", { nodes: { A: w.node("A"), B: w.node("B") } }, /exactly one sink/],
     ["an edge to an unknown node", { nodes: { A: w.node("A") }, edges: [["A", "Z"]] }, /unknown node Z/],
     ["no nodes", { nodes: {} }, /at least one node/],
@@ -79,7 +111,14 @@ describe("evaluation rounds", () => {
   });
 
   test("sticky: passed nodes stay passed and are not checked again", async () => {
-    const g = graphOf(["A", "B", "C"], [["A", "B"], ["B", "C"]], "sticky");
+    const g = graphOf(
+      ["A", "B", "C"],
+      [
+        ["A", "B"],
+        ["B", "C"],
+      ],
+      "sticky",
+    );
     await g.round(1, ["A", "B"]);
     const state = await g.round(2, []); // A and B no longer hold
     expect(g.checked).toEqual(["C"]);
@@ -88,7 +127,14 @@ describe("evaluation rounds", () => {
   });
 
   test("recheck: every round starts from the sources, so a regression shows", async () => {
-    const g = graphOf(["A", "B", "C"], [["A", "B"], ["B", "C"]], "recheck");
+    const g = graphOf(
+      ["A", "B", "C"],
+      [
+        ["A", "B"],
+        ["B", "C"],
+      ],
+      "recheck",
+    );
     expect((await g.round(1, ["A", "B"])).completionRatio).toBeCloseTo(2 / 3);
     const state = await g.round(2, ["B"]); // A regressed; B still holds but is not reachable
     expect(g.checked).toEqual(["A"]);
@@ -101,7 +147,14 @@ describe("evaluation rounds", () => {
     const boom = evaluator({ name: "boom", description: "d", run: () => Promise.reject(new TypeError("cannot parse the file")) });
     const ok = evaluator({ name: "ok", description: "d", run: () => true });
     const last = evaluator({ name: "last", description: "d", run: () => true });
-    const graph = createGraphEvaluator({ nodes: { boom, ok, last }, edges: [["boom", "last"], ["ok", "last"]], passPolicy: "sticky" });
+    const graph = createGraphEvaluator({
+      nodes: { boom, ok, last },
+      edges: [
+        ["boom", "last"],
+        ["ok", "last"],
+      ],
+      passPolicy: "sticky",
+    });
     const state = await graph.evaluate({ events: [], step: 1, envFor: () => createMemoryEnv() });
     expect(state.nodes).toEqual({ boom: "error", ok: "passed", last: "pending" });
     expect(state.errors).toEqual([{ node: "boom", type: "TypeError", message: "cannot parse the file" }]);
@@ -110,7 +163,14 @@ describe("evaluation rounds", () => {
   test("each node gets the env handle of its environment, and the signal", async () => {
     const envs = { vm1: createMemoryEnv({ name: "vm1" }), vm2: createMemoryEnv({ name: "vm2" }) };
     const seen: string[] = [];
-    const where = evaluator({ name: "where", description: "d", run: (_p, { env }) => (seen.push(env.address), true) });
+    const where = evaluator({
+      name: "where",
+      description: "d",
+      run: (_p, { env }) => {
+        seen.push(env.address);
+        return true;
+      },
+    });
     const graph = createGraphEvaluator({
       nodes: { first: { evaluator: where, env: "vm1" }, second: { evaluator: where, env: "vm2" } },
       edges: [["first", "second"]],
@@ -194,7 +254,16 @@ describe("metrics are pure functions of the events (hand-computed)", () => {
   });
 
   test("a chain's longest unfinished path counts the nodes still to pass", async () => {
-    const g = graphOf(["A", "B", "C", "D", "E"], [["A", "B"], ["B", "C"], ["C", "D"], ["D", "E"]], "sticky");
+    const g = graphOf(
+      ["A", "B", "C", "D", "E"],
+      [
+        ["A", "B"],
+        ["B", "C"],
+        ["C", "D"],
+        ["D", "E"],
+      ],
+      "sticky",
+    );
     expect(computeMetrics(g.graph.shape, g.events).longestUnfinishedPath).toBe(5);
     await g.round(1, ["A", "B"]);
     expect(computeMetrics(g.graph.shape, g.events).longestUnfinishedPath).toBe(3);

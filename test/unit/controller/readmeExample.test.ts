@@ -75,7 +75,11 @@ describe("the README's other snippets run against the source", () => {
     const mod = await importScratch("compose.ts", `${EXAMPLE}\n${snippet}\nexport { jpeg, shell, clickType, paste, task };\n`);
     const { jpeg, shell, clickType, paste, task } = mod as { jpeg: AnyAction; shell: AnyAction; clickType: AnyAction; paste: AnyAction; task: Task };
     expect([jpeg.name, Object.keys(jpeg.params.shape)]).toEqual(["screenshot", []]);
-    expect([shell.name, shell.description, Object.keys(shell.params.shape)]).toEqual(["shell", "Run a /bin/sh command line.", ["command", "cwd", "timeout_seconds"]]);
+    expect([shell.name, shell.description, Object.keys(shell.params.shape)]).toEqual([
+      "shell",
+      "Run a /bin/sh command line.",
+      ["command", "cwd", "timeout_seconds"],
+    ]);
     expect([clickType.name, Object.keys(clickType.params.shape)]).toEqual(["click_then_type", ["x", "y", "modifiers", "text"]]);
     expect([paste.name, Object.keys(paste.params.shape)]).toEqual(["read_clipboard_to_type", []]);
 

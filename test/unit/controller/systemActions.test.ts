@@ -48,8 +48,8 @@ describe("system actions (processes and files)", () => {
   test("with localRoot, local paths may not leave it", async () => {
     const actions = createSystemActions({ localRoot: "/srv/tasks" });
     const env = createMemoryEnv();
-    const escape = await actions.upload_file.safeCall({ local_path: "../../etc/shadow", remote_path: "/tmp/s" }, { env });
-    expect(escape.ok === false && escape.error).toBeInstanceOf(PermissionDeniedError);
+    const escaping = await actions.upload_file.safeCall({ local_path: "../../etc/shadow", remote_path: "/tmp/s" }, { env });
+    expect(escaping.ok === false && escaping.error).toBeInstanceOf(PermissionDeniedError);
     // Inside the root the call reaches the env (which, in memory, does not model files).
     const inside = await actions.upload_file.safeCall({ local_path: "t1/data.csv", remote_path: "/tmp/d.csv" }, { env });
     expect(inside.ok === false && inside.error).toBeInstanceOf(UnimplementedError);

@@ -70,7 +70,10 @@ describe("native spawner protocol", () => {
   });
 
   test("spawner.c compiles without warnings", () => {
-    const out = execFileSync("cc", ["-O2", "-Wall", "-Wextra", "-Werror", "-fsyntax-only", "packages/daemon/native/spawner.c"], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+    const out = execFileSync("cc", ["-O2", "-Wall", "-Wextra", "-Werror", "-fsyntax-only", "packages/daemon/native/spawner.c"], {
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     expect(out).toBe("");
   });
 });

@@ -25,7 +25,10 @@ async function run(func: "all" | "any", args: unknown) {
 
 describe("all", () => {
   test("the minimum of the parts; the reason lists those below 1", async () => {
-    expect(await run("all", { evaluators: [part(1, "a ok"), part(1, "b ok")] })).toEqual({ score: 1, reason: "all 2 passed: [0] fixed: a ok; [1] fixed: b ok" });
+    expect(await run("all", { evaluators: [part(1, "a ok"), part(1, "b ok")] })).toEqual({
+      score: 1,
+      reason: "all 2 passed: [0] fixed: a ok; [1] fixed: b ok",
+    });
     expect(await run("all", { evaluators: [part(1), part(0, "b bad"), part(0.5, "c half")] })).toEqual({
       score: 0,
       reason: "2 of 3 did not pass: [1] fixed: b bad; [2] fixed (0.500): c half",
@@ -40,7 +43,10 @@ describe("all", () => {
 describe("any", () => {
   test("the maximum of the parts", async () => {
     expect(await run("any", { evaluators: [part(0, "no"), part(1, "yes")] })).toEqual({ score: 1, reason: "1 of 2 passed: [1] fixed: yes" });
-    expect(await run("any", { evaluators: [part(0, "no"), part(0.25, "little")] })).toEqual({ score: 0.25, reason: "none of 2 passed: [0] fixed: no; [1] fixed (0.250): little" });
+    expect(await run("any", { evaluators: [part(0, "no"), part(0.25, "little")] })).toEqual({
+      score: 0.25,
+      reason: "none of 2 passed: [0] fixed: no; [1] fixed (0.250): little",
+    });
     expect((await run("any", { evaluators: [part(0), part(1)], mean: true })).score).toBe(0.5);
   });
 

@@ -35,8 +35,12 @@ describe("ssim", () => {
   });
 
   test("more noise, less similarity", () => {
-    const base = Uint8Array.from({ length: 64 * 64 }, (_, i) => ((i % 64) < 32 ? 40 : 220));
-    const noisy = (amp: number) => ({ width: 64, height: 64, data: base.map((v, i) => Math.max(0, Math.min(255, v + (((i * 2654435761) >>> 0) % (2 * amp + 1)) - amp))) });
+    const base = Uint8Array.from({ length: 64 * 64 }, (_, i) => (i % 64 < 32 ? 40 : 220));
+    const noisy = (amp: number) => ({
+      width: 64,
+      height: 64,
+      data: base.map((v, i) => Math.max(0, Math.min(255, v + (((i * 2654435761) >>> 0) % (2 * amp + 1)) - amp))),
+    });
     const img = { width: 64, height: 64, data: base };
     const a = ssim(img, noisy(5));
     const b = ssim(img, noisy(40));
@@ -47,7 +51,7 @@ describe("ssim", () => {
   test("large images are averaged down first, and it stays quick", () => {
     const w = 1920;
     const h = 1080;
-    const data = Uint8Array.from({ length: w * h }, (_, i) => ((i % w) >> 4) % 2 ? 255 : 0);
+    const data = Uint8Array.from({ length: w * h }, (_, i) => (((i % w) >> 4) % 2 ? 255 : 0));
     const t = performance.now();
     expect(ssim({ width: w, height: h, data }, { width: w, height: h, data })).toBeCloseTo(1, 9);
     expect(performance.now() - t).toBeLessThan(2000);
@@ -62,7 +66,9 @@ describe("ssim", () => {
 
 test("decodeGray flattens transparency over white and rejects what is not an image", async () => {
   const { default: sharp } = await import("sharp");
-  const transparent = await sharp({ create: { width: 3, height: 2, channels: 4, background: { r: 0, g: 0, b: 0, alpha: 0 } } }).png().toBuffer();
+  const transparent = await sharp({ create: { width: 3, height: 2, channels: 4, background: { r: 0, g: 0, b: 0, alpha: 0 } } })
+    .png()
+    .toBuffer();
   expect(await decodeGray(transparent)).toEqual({ width: 3, height: 2, data: new Uint8Array(6).fill(255) });
   await expect(decodeGray(Buffer.from("not an image"))).rejects.toThrow();
 });

@@ -29,7 +29,16 @@ test("outputText: stdout, text/plain and errors; stderr only when asked", () => 
   const cell = nb("result-pass")[2]!;
   expect(outputText(cell)).toBe("1.5\n0.25\n2  \n");
   expect(outputText(cell, { includeStderr: true })).toBe("1.5\n0.25\n2  \nDeprecationWarning: x\n");
-  const error = { index: 0, type: "code", source: "", executionCount: 1, outputs: [{ output_type: "stream", name: "stdout", text: "a" }, { output_type: "error", ename: "ValueError", evalue: "bad" }] };
+  const error = {
+    index: 0,
+    type: "code",
+    source: "",
+    executionCount: 1,
+    outputs: [
+      { output_type: "stream", name: "stdout", text: "a" },
+      { output_type: "error", ename: "ValueError", evalue: "bad" },
+    ],
+  };
   expect(outputText(error)).toBe("a\nValueError: bad\n");
 });
 
@@ -40,7 +49,10 @@ describe("compareNotebookOutputs", () => {
   });
 
   test("fails naming the cell and the line", () => {
-    expect(compareNotebookOutputs(expected, nb("result-fail-outputs"))).toEqual({ score: 0, reason: 'code cell 3 (cell [3]) output, line 1: expected "1.25", got "1.3"' });
+    expect(compareNotebookOutputs(expected, nb("result-fail-outputs"))).toEqual({
+      score: 0,
+      reason: 'code cell 3 (cell [3]) output, line 1: expected "1.25", got "1.3"',
+    });
   });
 
   test("options: whitespace, execution counts, stderr", () => {
@@ -48,7 +60,9 @@ describe("compareNotebookOutputs", () => {
     expect(compareNotebookOutputs(expected, pass, { ignoreWhitespace: false }).reason).toBe('code cell 2 (cell [2]) output, line 3: expected "2", got "2  "');
     expect(compareNotebookOutputs(expected, pass, { ignoreExecutionCount: false }).reason).toBe("code cell 1 (cell [1]): expected execution count 1, got 7");
     expect(compareNotebookOutputs(expected, pass, { includeStderr: true }).reason).toMatch(/^code cell 2 \(cell \[2\]\) output, the result has 1 extra line/);
-    expect(compareNotebookOutputs(expected, nb("unexecuted")).reason).toBe('code cell 3 (cell [3]) output, the result ends after 0 line(s); expected line 1: "1.25"');
+    expect(compareNotebookOutputs(expected, nb("unexecuted")).reason).toBe(
+      'code cell 3 (cell [3]) output, the result ends after 0 line(s); expected line 1: "1.25"',
+    );
   });
 
   test("a different number of code cells", () => {
@@ -63,7 +77,10 @@ describe("compareNotebookCells", () => {
   });
 
   test("indentation always counts", () => {
-    expect(compareNotebookCells(expected, nb("result-fail-cells"))).toEqual({ score: 0, reason: 'cell [2] source, line 2: expected "    print(p)", got "  print(p)"' });
+    expect(compareNotebookCells(expected, nb("result-fail-cells"))).toEqual({
+      score: 0,
+      reason: 'cell [2] source, line 2: expected "    print(p)", got "  print(p)"',
+    });
   });
 
   test("without ignore_whitespace, trailing whitespace counts", () => {
@@ -91,7 +108,10 @@ describe("checkCellsExecuted", () => {
     expect(checkCellsExecuted(expected)).toEqual({ score: 1, reason: "3 code cell(s) executed" });
     expect(checkCellsExecuted(nb("unexecuted"))).toEqual({ score: 0, reason: "not executed: cell(s) [3]" });
     expect(checkCellsExecuted(nb("unexecuted"), { cells: [1, 2] }).score).toBe(1);
-    expect(checkCellsExecuted(expected, { cells: [0, 9] })).toEqual({ score: 0, reason: "cell [0] is a markdown cell, not a code cell; there is no cell [9] (the notebook has 4)" });
+    expect(checkCellsExecuted(expected, { cells: [0, 9] })).toEqual({
+      score: 0,
+      reason: "cell [0] is a markdown cell, not a code cell; there is no cell [9] (the notebook has 4)",
+    });
   });
 
   test("require_outputs: a cell that printed nothing fails", () => {

@@ -43,7 +43,14 @@ describe("include/exclude rules", () => {
   const log = "running 3 tests\ntests: 3 passed, 0 failed\nwarning: option --legacy is deprecated\n";
 
   test("substrings and regexes; ^ and $ match at line breaks by default", () => {
-    expect(checkRules(log, { include: ["3 passed", { regex: "^tests: \\d+ passed" }], exclude: ["FAILED", { regex: "[1-9]\\d* failed" }], ignoreCase: false, subject: "log" })).toEqual({
+    expect(
+      checkRules(log, {
+        include: ["3 passed", { regex: "^tests: \\d+ passed" }],
+        exclude: ["FAILED", { regex: "[1-9]\\d* failed" }],
+        ignoreCase: false,
+        subject: "log",
+      }),
+    ).toEqual({
       score: 1,
       reason: "log: all 2 include rule(s) found, none of 2 exclude rule(s)",
     });

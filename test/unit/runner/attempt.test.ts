@@ -3,7 +3,17 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, test, vi } from "vitest";
 import { z } from "zod";
-import { action, createBenchmark, createEnvironment, createMemoryEnv, createTask, evaluator, UnauthenticatedError, type Env, type StepCall } from "@pincer/controller";
+import {
+  action,
+  createBenchmark,
+  createEnvironment,
+  createMemoryEnv,
+  createTask,
+  evaluator,
+  UnauthenticatedError,
+  type Env,
+  type StepCall,
+} from "@pincer/controller";
 import { ScriptedAgent, type Agent } from "@pincer/controller/agents";
 import { createRegistries, defineTask, type DatasetTask, type TaskModule } from "@pincer/controller/datasets";
 import type { EnvironmentPool } from "@pincer/controller/machines";
@@ -42,12 +52,25 @@ const memoryPool = (envs: Record<string, Env>): EnvironmentPool => ({
 });
 
 const pointerAt = (x: number, y: number) =>
-  evaluator({ name: "pointer_at", description: `The pointer is at (${x}, ${y}).`, run: async (_p, { env, signal }) => ((p) => p.x === x && p.y === y)(await env.mouse.position({ signal })) });
+  evaluator({
+    name: "pointer_at",
+    description: `The pointer is at (${x}, ${y}).`,
+    run: async (_p, { env, signal }) => ((p) => p.x === x && p.y === y)(await env.mouse.position({ signal })),
+  });
 
 const click = (x: number, y: number): StepCall => ({ tool: "desktop__click", args: { x, y } });
 
 async function run(tasks: DatasetTask[], envs: Record<string, Env>, agentFor: (t: DatasetTask) => Agent, runId: string) {
-  const { runDir, report } = await runTasks({ tasks, registries: createRegistries(), pool: memoryPool(envs), agentFor, outDir: work, runId, screenshots: false, maxSteps: 10 });
+  const { runDir, report } = await runTasks({
+    tasks,
+    registries: createRegistries(),
+    pool: memoryPool(envs),
+    agentFor,
+    outDir: work,
+    runId,
+    screenshots: false,
+    maxSteps: 10,
+  });
   const summary = (id: string): Summary => JSON.parse(readFileSync(join(runDir, "agents", id, "attempt-1", "summary.json"), "utf8"));
   return { runDir, report, summary };
 }

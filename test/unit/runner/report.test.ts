@@ -3,10 +3,30 @@ import { buildReport, reportMarkdown, type Summary, type TaskResults } from "@pi
 
 function summary(id: string, fields: Record<string, unknown>, results: Partial<TaskResults>): { tool: string; summary: Summary; attempts: number } {
   const base: TaskResults = {
-    score: 0, state: "failed", agent_state: "agent_done", end_reason: "agent_complete", eval_error: null, eval_reason: null, error: null,
-    teardown_error: null, messages: [], total_tokens: 0, input_tokens: 0, output_tokens: 0,
-    total_timing: { total_ms: 2000, setup_ms: 0, model_ms: 0, env_ms: 0 }, steps: 1, max_steps: 10, max_steps_rule: "fixed 10",
-    agent: "scripted", model: "", daemon_versions: {}, environments: {}, attempt: 1, metrics: {}, started_at: "", finished_at: "",
+    score: 0,
+    state: "failed",
+    agent_state: "agent_done",
+    end_reason: "agent_complete",
+    eval_error: null,
+    eval_reason: null,
+    error: null,
+    teardown_error: null,
+    messages: [],
+    total_tokens: 0,
+    input_tokens: 0,
+    output_tokens: 0,
+    total_timing: { total_ms: 2000, setup_ms: 0, model_ms: 0, env_ms: 0 },
+    steps: 1,
+    max_steps: 10,
+    max_steps_rule: "fixed 10",
+    agent: "scripted",
+    model: "",
+    daemon_versions: {},
+    environments: {},
+    attempt: 1,
+    metrics: {},
+    started_at: "",
+    finished_at: "",
   };
   return { tool: "t", attempts: 1, summary: { id, ...fields, results: { ...base, ...results } } };
 }
@@ -14,7 +34,11 @@ function summary(id: string, fields: Record<string, unknown>, results: Partial<T
 describe("the run report", () => {
   const finals = [
     summary("a", { tags: ["cli", "verbose"], related_apps: ["xterm"], counterpart: "b" }, { score: 1, state: "passed", total_tokens: 1000, cost_usd: 0.01 }),
-    summary("b", { tags: ["cli", "abstract"], related_apps: ["xterm"], counterpart: "a" }, { score: 0.5, state: "failed", total_tokens: 3000, cost_usd: 0.03, metrics: { completionRatio: 0.5 } }),
+    summary(
+      "b",
+      { tags: ["cli", "abstract"], related_apps: ["xterm"], counterpart: "a" },
+      { score: 0.5, state: "failed", total_tokens: 3000, cost_usd: 0.03, metrics: { completionRatio: 0.5 } },
+    ),
     summary("c", { tags: ["gui"] }, { state: "setup_error", error: "script failed", total_timing: { total_ms: 4000, setup_ms: 0, model_ms: 0, env_ms: 0 } }),
   ];
   const r = buildReport("run-x", finals);

@@ -10,7 +10,15 @@ import { ChunkReader, DIRECT_IO_MIN_BYTES, loadProtocol, openDirect } from "@pin
 const dir = mkdtempSync(join(tmpdir(), "pincer-chunks-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const files = loadProtocol().definition["pincer.v1.Files"] as Record<string, { requestSerialize: (m: unknown) => Buffer; requestDeserialize: (b: Buffer) => unknown; responseSerialize: (m: unknown) => Buffer; responseDeserialize: (b: Buffer) => unknown }>;
+const files = loadProtocol().definition["pincer.v1.Files"] as Record<
+  string,
+  {
+    requestSerialize: (m: unknown) => Buffer;
+    requestDeserialize: (b: Buffer) => unknown;
+    responseSerialize: (m: unknown) => Buffer;
+    responseDeserialize: (b: Buffer) => unknown;
+  }
+>;
 
 describe("ChunkReader: file bytes as pre-encoded chunk messages", () => {
   // Sizes around the varint length boundaries (127/128, 16383/16384) and the chunk size.

@@ -36,16 +36,29 @@ const errors = (problems: DatasetProblem[]) => problems.filter((p) => p.severity
 
 describe("loading and validating a dataset", () => {
   test("a valid task loads with its fields, folder and solution", async () => {
-    const dir = writeTask("terminal", "t1", good("t1"), { "in.txt": "x", "solution.json": JSON.stringify([{ tool: "desktop__run_command", args: { command: "true" } }]) });
+    const dir = writeTask("terminal", "t1", good("t1"), {
+      "in.txt": "x",
+      "solution.json": JSON.stringify([{ tool: "desktop__run_command", args: { command: "true" } }]),
+    });
     const ds = await load();
     expect(ds.problems).toEqual([]);
     expect(ds.tasks).toHaveLength(1);
-    expect(ds.tasks[0]).toMatchObject({ kind: "json", id: "t1", tool: "terminal", dir, actionNumber: 2, tags: ["cli"], solution: [{ tool: "desktop__run_command" }] });
+    expect(ds.tasks[0]).toMatchObject({
+      kind: "json",
+      id: "t1",
+      tool: "terminal",
+      dir,
+      actionNumber: 2,
+      tags: ["cli"],
+      solution: [{ tool: "desktop__run_command" }],
+    });
   });
 
   test("every kind of problem is reported with file and JSON path", async () => {
     writeTask("a", "unknown-func", good("unknown-func", { evaluation: { func: "compare_everything", arguments: {} } }), { "in.txt": "x" });
-    writeTask("a", "bad-args", good("bad-args", { config: [{ func: "upload_file_to_vm", arguments: { local: "in.txt", remote_path: 5 } }] }), { "in.txt": "x" });
+    writeTask("a", "bad-args", good("bad-args", { config: [{ func: "upload_file_to_vm", arguments: { local: "in.txt", remote_path: 5 } }] }), {
+      "in.txt": "x",
+    });
     writeTask("a", "missing-file", good("missing-file"));
     writeTask("a", "wrong-id", good("something-else"), { "in.txt": "x" });
     writeTask("a", "schema", { id: "schema", evaluation: { func: "compare_text_file" } });
@@ -56,7 +69,11 @@ describe("loading and validating a dataset", () => {
     writeFileSync(join(root, "a", "broken", "broken.json"), "{ not json");
     const ds = await load();
     const seen = errors(ds.problems).map((p) => `${p.file.slice(root.length + 1)}:${p.path}: ${p.message}`);
-    const expectLine = (re: RegExp) => expect(seen.some((l) => re.test(l)), `${re} in\n${seen.join("\n")}`).toBe(true);
+    const expectLine = (re: RegExp) =>
+      expect(
+        seen.some((l) => re.test(l)),
+        `${re} in\n${seen.join("\n")}`,
+      ).toBe(true);
     expectLine(/unknown-func\.json:evaluation\.func: unknown evaluation function "compare_everything"; known: .*compare_csv/);
     expectLine(/bad-args\.json:config\[0\]\.arguments\.local_path: upload_file_to_vm: /);
     expectLine(/bad-args\.json:config\[0\]\.arguments\.remote_path: upload_file_to_vm: /);
@@ -84,7 +101,10 @@ describe("loading and validating a dataset", () => {
     expect(errors(ds.problems)).toEqual([]);
     const warnings = ds.problems.filter((p) => p.severity === "warning").map((p) => p.path);
     expect(warnings).toEqual(["config[0]", "evaluation"]);
-    expect(ds.tasks[0]).toMatchObject({ id: "old", json: { config: [{ func: "execute", arguments: { command: "true" } }], evaluation: { func: "check_file_exists" } } });
+    expect(ds.tasks[0]).toMatchObject({
+      id: "old",
+      json: { config: [{ func: "execute", arguments: { command: "true" } }], evaluation: { func: "check_file_exists" } },
+    });
     expect(translateLegacySpelling({ evaluation: { func: "x", arguments: {} } }).translated).toEqual([]);
   });
 

@@ -50,7 +50,12 @@ describe("the group (tool) of a task: results go to <run>/<tool>/<id>/, so it is
   test("task modules are imported with the given importModule", async () => {
     const file = writeModule("g/x.task.ts", "x");
     const seen: string[] = [];
-    const ds = await loadDataset(root, createRegistries(), { importModule: async (f) => (seen.push(f), import(f)) });
+    const ds = await loadDataset(root, createRegistries(), {
+      importModule: async (f) => {
+        seen.push(f);
+        return import(f);
+      },
+    });
     expect(seen).toEqual([file]);
     expect(ds.tasks.map((t) => t.id)).toEqual(["x"]);
   });
@@ -61,24 +66,55 @@ describe("validate builds each task (checkTasksBuild)", () => {
   const datasetOf = (...modules: TaskModule[]): Dataset => ({
     root,
     problems: [],
-    tasks: modules.map((module): ModuleDatasetTask => ({ kind: "module", id: module.id, tool: "t", dir: root, file: join(root, `${module.id}.task.ts`), instruction: module.instruction, tags: [], relatedApps: [], module })),
+    tasks: modules.map(
+      (module): ModuleDatasetTask => ({
+        kind: "module",
+        id: module.id,
+        tool: "t",
+        dir: root,
+        file: join(root, `${module.id}.task.ts`),
+        instruction: module.instruction,
+        tags: [],
+        relatedApps: [],
+        module,
+      }),
+    ),
   });
 
   test("an extra action named like an environment's own action is an error of that task, which leaves the dataset", () => {
     const click = action({ name: "click", description: "mine", run: () => "clicked" });
     const clash = defineTask({ id: "clash", instruction: "Do it.", build: () => ({ evaluator: done, extraActions: { desktop: [click] } }) });
-    const fine = defineTask({ id: "fine", instruction: "Do it.", build: () => ({ evaluator: done, extraActions: { desktop: [action({ name: "open_vault", description: "d", run: () => 1 })] } }) });
+    const fine = defineTask({
+      id: "fine",
+      instruction: "Do it.",
+      build: () => ({ evaluator: done, extraActions: { desktop: [action({ name: "open_vault", description: "d", run: () => 1 })] } }),
+    });
     const ds = checkTasksBuild(datasetOf(clash, fine), createRegistries());
     expect(ds.tasks.map((t) => t.id)).toEqual(["fine"]);
     expect(ds.problems).toEqual([
-      { file: join(root, "clash.task.ts"), path: "build", severity: "error", message: expect.stringMatching(/extra action click clashes with an action of desktop/) },
+      {
+        file: join(root, "clash.task.ts"),
+        path: "build",
+        severity: "error",
+        message: expect.stringMatching(/extra action click clashes with an action of desktop/),
+      },
     ]);
   });
 
   test("build() throwing, and a task using environments it does not declare, are errors too", () => {
-    const throws = defineTask({ id: "throws", instruction: "Do it.", build: () => { throw new Error("no config"); } });
+    const throws = defineTask({
+      id: "throws",
+      instruction: "Do it.",
+      build: () => {
+        throw new Error("no config");
+      },
+    });
     const elsewhere = defineTask({ id: "elsewhere", instruction: "Do it.", build: () => ({ evaluator: done, extraActions: { server: [] } }) });
-    const setupElsewhere = defineTask({ id: "setup", instruction: "Do it.", build: () => ({ evaluator: done, setup: [{ action: action({ name: "s", description: "d", run: () => {} }), env: "vm7" }] }) });
+    const setupElsewhere = defineTask({
+      id: "setup",
+      instruction: "Do it.",
+      build: () => ({ evaluator: done, setup: [{ action: action({ name: "s", description: "d", run: () => {} }), env: "vm7" }] }),
+    });
     const ds = checkTasksBuild(datasetOf(throws, elsewhere, setupElsewhere), createRegistries());
     expect(ds.tasks).toEqual([]);
     const messages = ds.problems.map((p) => `${p.file.slice(root.length + 1)}: ${p.message}`);

@@ -68,6 +68,7 @@ export interface ComposeOptions {
 export type ActionResult<R> = { ok: true; value: R } | { ok: false; error: Error; stage: "arguments" | "run" };
 
 /** Any action, whatever its parameters and result. */
+// biome-ignore lint/suspicious/noExplicitAny: an action of any parameters and result (both sit in argument and return positions)
 export type AnyAction = Action<any, any>;
 
 const NEVER_ABORTED = new AbortController().signal;
@@ -209,6 +210,7 @@ export class Action<P extends z.ZodObject = z.ZodObject, R = unknown> {
    * parameters are the union of both; a parameter both share must have the same schema and gets one
    * value.
    */
+  // biome-ignore lint/suspicious/noThenProperty: `then` is the documented sequence combinator; an Action is never awaited itself
   then<Q extends z.ZodObject, S>(next: Action<Q, S>, opts: ComposeOptions = {}): Action<z.ZodObject<P["shape"] & Q["shape"]>, S> {
     const name = opts.name ?? composeName([this.name, next.name], "then");
     const parts: AnyAction[] = [this, next];
@@ -245,13 +247,12 @@ export class Action<P extends z.ZodObject = z.ZodObject, R = unknown> {
     const parsed = this.params.pick(mask).safeParse(preset);
     if (!parsed.success) throw new ActionDefinitionError(`${this.name}.bind: ${ActionArgumentsError.fromZod(this.name, parsed.error).message}`);
     const bound = parsed.data as Record<string, unknown>;
-    const inner = this;
     return new Action({
       ...this.#definition(),
       name: opts.name ?? this.name,
       description: opts.description ?? this.description,
       params: this.params.omit(mask) as unknown as z.ZodObject<Omit<P["shape"], K>>,
-      run: (params, ctx) => inner.runParsed({ ...params, ...bound } as z.output<P>, ctx),
+      run: (params, ctx) => this.runParsed({ ...params, ...bound } as z.output<P>, ctx),
     });
   }
 
@@ -294,7 +295,11 @@ export function mergeParams(name: string, parts: AnyAction[]): z.ZodObject {
 
 /** The part's own parameters out of a merged, already parsed parameter object. */
 export function pickParams(part: AnyAction, params: Record<string, unknown>): Record<string, unknown> {
-  return Object.fromEntries(Object.keys(part.params.shape).filter((k) => k in params).map((k) => [k, params[k]]));
+  return Object.fromEntries(
+    Object.keys(part.params.shape)
+      .filter((k) => k in params)
+      .map((k) => [k, params[k]]),
+  );
 }
 
 /**
@@ -308,6 +313,7 @@ export function pickParams(part: AnyAction, params: Record<string, unknown>): Re
  *   run: ({ x, y }, { env, signal }) => env.mouse.click({ at: { x, y }, signal }),
  * });
  */
+// biome-ignore lint/complexity/noBannedTypes: {} is zod's own type for an empty object shape
 export function action<P extends z.ZodObject = z.ZodObject<{}>, R = void>(def: ActionDefinition<P, R>): Action<P, R> {
   return new Action<P, R>({ ...def, params: def.params ?? (z.object({}) as unknown as P) });
 }

@@ -56,8 +56,18 @@ function coordinateSpace(mode: CoordinateMode): CoordinateSpace {
   const normalized = mode === "normalized";
   const coord = (axis: "x" | "y") =>
     normalized
-      ? z.number().min(0).max(1).describe(`${axis === "x" ? "Horizontal" : "Vertical"} position as a fraction of the screen ${axis === "x" ? "width from the left" : "height from the top"} edge, 0 to 1`)
-      : z.number().int().min(0).describe(`${axis === "x" ? "Horizontal" : "Vertical"} position in screen pixels from the ${axis === "x" ? "left" : "top"} edge`);
+      ? z
+          .number()
+          .min(0)
+          .max(1)
+          .describe(
+            `${axis === "x" ? "Horizontal" : "Vertical"} position as a fraction of the screen ${axis === "x" ? "width from the left" : "height from the top"} edge, 0 to 1`,
+          )
+      : z
+          .number()
+          .int()
+          .min(0)
+          .describe(`${axis === "x" ? "Horizontal" : "Vertical"} position in screen pixels from the ${axis === "x" ? "left" : "top"} edge`);
   return {
     coord,
     point: z.object({ x: coord("x"), y: coord("y") }),
@@ -149,7 +159,9 @@ const key = action({
   name: "key",
   description: 'Press a key or a key combination, e.g. "Return", "ctrl+c", "ctrl+shift+t", "alt+F4".',
   params: z.object({
-    keys: chordSchema.describe('Keys joined with "+": X keysym names (Return, Page_Up, F5), aliases (ctrl, shift, alt, super, enter, esc) or single characters'),
+    keys: chordSchema.describe(
+      'Keys joined with "+": X keysym names (Return, Page_Up, F5), aliases (ctrl, shift, alt, super, enter, esc) or single characters',
+    ),
     repeat: z.number().int().min(1).max(100).default(1).describe("How many times to press it"),
   }),
   run: ({ keys, repeat }, { env, signal }) => env.keyboard.press(keys, { repeat, signal }),

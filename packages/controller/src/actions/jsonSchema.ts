@@ -68,9 +68,25 @@ export function inlineRefs(schema: JsonSchema): JsonSchema {
 
 /** Keywords of the OpenAPI 3.0 subset that Gemini function declarations accept. */
 const GEMINI_KEYWORDS = new Set([
-  "type", "format", "title", "description", "nullable", "enum", "properties", "required", "items",
-  "minItems", "maxItems", "minimum", "maximum", "minLength", "maxLength", "pattern", "anyOf",
-  "minProperties", "maxProperties",
+  "type",
+  "format",
+  "title",
+  "description",
+  "nullable",
+  "enum",
+  "properties",
+  "required",
+  "items",
+  "minItems",
+  "maxItems",
+  "minimum",
+  "maximum",
+  "minLength",
+  "maxLength",
+  "pattern",
+  "anyOf",
+  "minProperties",
+  "maxProperties",
 ]);
 
 /**
@@ -173,7 +189,7 @@ export function assignabilityProblem(from: JsonSchema, to: JsonSchema, path = "v
   if (toValues) {
     const fromValues = "const" in from ? [from.const] : Array.isArray(from.enum) ? from.enum : undefined;
     const json = new Set(toValues.map((v) => JSON.stringify(v)));
-    if (!fromValues || !fromValues.every((v) => json.has(JSON.stringify(v)))) {
+    if (!fromValues?.every((v) => json.has(JSON.stringify(v)))) {
       return `${path}: must be one of ${toValues.map((v) => JSON.stringify(v)).join(", ")}`;
     }
   }

@@ -15,7 +15,12 @@ export interface SystemActionsOptions {
   maxOutputChars?: number;
 }
 
-const remotePath = (what: string) => z.string().min(1).refine((p) => p.startsWith("/"), "must be an absolute path").describe(what);
+const remotePath = (what: string) =>
+  z
+    .string()
+    .min(1)
+    .refine((p) => p.startsWith("/"), "must be an absolute path")
+    .describe(what);
 
 function clip(text: string, max: number, truncated: boolean): string {
   if (text.length <= max && !truncated) return text;
@@ -39,8 +44,7 @@ function commandActions(maxOutputChars: number) {
   return {
     run_command: action({
       name: "run_command",
-      description:
-        "Run a shell command line on the machine and wait for it to finish. A non-zero exit code is reported in the result, not as an error.",
+      description: "Run a shell command line on the machine and wait for it to finish. A non-zero exit code is reported in the result, not as an error.",
       params: z.object({
         command: z.string().min(1).describe("The command line, run by /bin/sh -c"),
         cwd: remotePath("Working directory on the machine").optional(),

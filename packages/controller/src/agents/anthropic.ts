@@ -14,7 +14,17 @@ import { InvalidArgumentError } from "@pincer/shared";
 import { decodeToolName, encodeToolName } from "../actions/names.js";
 import type { StepCall, StepResult } from "../benchmark/types.js";
 import type { Screenshot } from "../env/index.js";
-import { callToScreen, environmentsOfTools, NOT_RUN, resultText, screenshotCaption, screenToShot, systemPrompt, UsageMeter, type ProviderAgentOptions } from "./common.js";
+import {
+  callToScreen,
+  environmentsOfTools,
+  NOT_RUN,
+  resultText,
+  screenshotCaption,
+  screenToShot,
+  systemPrompt,
+  UsageMeter,
+  type ProviderAgentOptions,
+} from "./common.js";
 import type { AnyAction } from "../actions/action.js";
 import { COMPUTER_ACTION_NAME, planAnthropicComputerAction } from "./computerCalls.js";
 import { createComputerAction } from "./computerUse.js";
@@ -180,7 +190,9 @@ export class AnthropicAgent implements Agent {
         }
       }
       if (calls.length > 0) return this.#finish({ calls, message: text });
-      const errors = this.#pending.splice(0).map((p): BetaToolResultBlockParam => ({ type: "tool_result", tool_use_id: p.id, content: p.error ?? NOT_RUN, is_error: true }));
+      const errors = this.#pending
+        .splice(0)
+        .map((p): BetaToolResultBlockParam => ({ type: "tool_result", tool_use_id: p.id, content: p.error ?? NOT_RUN, is_error: true }));
       if (++invalid >= maxInvalid) throw new Error(`the model gave ${invalid} unusable replies in a row; last: ${String(errors.at(-1)?.content)}`);
       this.#history.add({ role: "user", content: errors });
     }
@@ -266,7 +278,7 @@ export class AnthropicAgent implements Agent {
 
 /** The image a step returned (a forwarded zoom), if any. */
 function imageOf(r: StepResult | undefined): Screenshot | undefined {
-  if (!r || !r.ok || !r.result || typeof r.result !== "object") return undefined;
+  if (!r?.ok || !r.result || typeof r.result !== "object") return undefined;
   const v = r.result as Partial<Screenshot>;
   return Buffer.isBuffer(v.data) && typeof v.mimeType === "string" && v.mimeType.startsWith("image/") ? (v as Screenshot) : undefined;
 }

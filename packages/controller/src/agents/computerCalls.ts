@@ -55,7 +55,12 @@ export function planAnthropicComputerAction(input: unknown, env: string, shot: S
   switch (a.action) {
     case "key":
       if (!a.text) return { error: "key needs text" };
-      return { calls: a.text.trim().split(/\s+/).map((keys) => ({ tool: tool("key"), args: { keys } })) };
+      return {
+        calls: a.text
+          .trim()
+          .split(/\s+/)
+          .map((keys) => ({ tool: tool("key"), args: { keys } })),
+      };
     case "type":
       if (!a.text) return { error: "type needs text" };
       return { calls: [{ tool: tool("type"), args: { text: a.text } }] };
@@ -79,7 +84,11 @@ export function planAnthropicComputerAction(input: unknown, env: string, shot: S
       const n = a.scroll_amount ?? 3;
       const d = a.scroll_direction;
       const where = a.coordinate ? toScreen(a.coordinate) : {};
-      return { calls: [{ tool: tool("scroll"), args: { dx: d === "left" ? -n : d === "right" ? n : 0, dy: d === "up" ? -n : d === "down" ? n : 0, ...where, ...held } }] };
+      return {
+        calls: [
+          { tool: tool("scroll"), args: { dx: d === "left" ? -n : d === "right" ? n : 0, dy: d === "up" ? -n : d === "down" ? n : 0, ...where, ...held } },
+        ],
+      };
     }
     case "wait":
       return { calls: [{ tool: tool("wait"), args: { seconds: Math.min(60, a.duration ?? 1) } }] };

@@ -2,15 +2,29 @@ import { InvalidArgumentError, parseChord } from "@pincer/shared";
 import { z } from "zod";
 import { action, type Action } from "../actions/action.js";
 import { sleep } from "../actions/errors.js";
-import type { Env, Point, Screenshot, ScreenshotOptions } from "../env/index.js";
+import type { Env, Screenshot, ScreenshotOptions } from "../env/index.js";
 import { DisplayMapping, type ComputerActionResult, type ComputerRunOptions, type DisplaySetting } from "./computerDisplay.js";
 import { openaiComputerInput, runOpenAIComputerAction } from "./openaiComputerUse.js";
 
 /** Anthropic's computer-use actions (tool versions computer_20250124 and computer_20251124). */
 export const ANTHROPIC_COMPUTER_ACTIONS = [
-  "key", "type", "mouse_move", "left_click", "left_click_drag", "right_click", "middle_click",
-  "double_click", "triple_click", "scroll", "hold_key", "wait", "left_mouse_down", "left_mouse_up",
-  "screenshot", "cursor_position", "zoom",
+  "key",
+  "type",
+  "mouse_move",
+  "left_click",
+  "left_click_drag",
+  "right_click",
+  "middle_click",
+  "double_click",
+  "triple_click",
+  "scroll",
+  "hold_key",
+  "wait",
+  "left_mouse_down",
+  "left_mouse_up",
+  "screenshot",
+  "cursor_position",
+  "zoom",
 ] as const;
 
 /** One of {@link ANTHROPIC_COMPUTER_ACTIONS}. */
@@ -48,7 +62,12 @@ function heldKeys(text: string | undefined): { modifiers?: string[] } {
  * Runs one action of Anthropic's computer-use vocabulary on `env`. Coordinates come in display
  * pixels and go to the screen through `mapping`; screenshots come back at the display size.
  */
-export async function runAnthropicComputerAction(env: Env, input: AnthropicComputerInput, mapping: DisplayMapping, opts: ComputerRunOptions = {}): Promise<ComputerActionResult> {
+export async function runAnthropicComputerAction(
+  env: Env,
+  input: AnthropicComputerInput,
+  mapping: DisplayMapping,
+  opts: ComputerRunOptions = {},
+): Promise<ComputerActionResult> {
   const { signal } = opts;
   const act = input.action;
   const at = (c: number[] | undefined) => (c ? mapping.toScreen({ x: c[0]!, y: c[1]! }) : undefined);
@@ -86,20 +105,9 @@ export async function runAnthropicComputerAction(env: Env, input: AnthropicCompu
       await env.mouse.scroll({ dx, dy, signal, ...clickAt(input.coordinate), ...heldKeys(input.text) });
       return null;
     }
-    case "hold_key": {
-      const keys = parseChord(need(input.text, "text", act), "text").map((k) => k.name);
-      const pressed: string[] = [];
-      try {
-        for (const k of keys) {
-          await env.keyboard.down(k, { signal });
-          pressed.push(k);
-        }
-        await sleep(need(input.duration, "duration", act) * 1000, signal);
-      } finally {
-        for (const k of pressed.reverse()) await env.keyboard.up(k).catch(() => undefined);
-      }
+    case "hold_key":
+      await holdKeys(env, need(input.text, "text", act), need(input.duration, "duration", act), signal);
       return null;
-    }
     case "wait":
       await sleep((input.duration ?? 1) * 1000, signal);
       return null;
@@ -114,15 +122,38 @@ export async function runAnthropicComputerAction(env: Env, input: AnthropicCompu
       return mapping.screenshot(env, { signal, ...(opts.format ? { format: opts.format } : {}) });
     case "cursor_position":
       return mapping.fromScreen(await env.mouse.position({ signal }));
-    case "zoom": {
-      const [x1, y1, x2, y2] = need(input.region, "region", act) as [number, number, number, number];
-      const a = mapping.toScreen({ x: Math.min(x1, x2), y: Math.min(y1, y2) });
-      const b = mapping.toScreen({ x: Math.max(x1, x2), y: Math.max(y1, y2) });
-      const region = { x: a.x, y: a.y, width: Math.max(1, b.x - a.x), height: Math.max(1, b.y - a.y) };
-      // The region at screen resolution, as large as the display allows.
-      return env.screen.screenshot({ format: opts.format ?? "png", region, maxWidth: mapping.display.width, maxHeight: mapping.display.height, signal });
-    }
+    case "zoom":
+      return zoom(env, need(input.region, "region", act) as [number, number, number, number], mapping, opts);
   }
+}
+
+/** Holds a chord's keys for `seconds`, then releases the ones it pressed, in reverse order. */
+async function holdKeys(env: Env, chord: string, seconds: number, signal: AbortSignal | undefined): Promise<void> {
+  const keys = parseChord(chord, "text").map((k) => k.name);
+  const pressed: string[] = [];
+  try {
+    for (const k of keys) {
+      await env.keyboard.down(k, { signal });
+      pressed.push(k);
+    }
+    await sleep(seconds * 1000, signal);
+  } finally {
+    for (const k of pressed.reverse()) await env.keyboard.up(k).catch(() => undefined);
+  }
+}
+
+/** A region of the display (two corners, in display pixels) at screen resolution, as large as the display allows. */
+function zoom(env: Env, [x1, y1, x2, y2]: [number, number, number, number], mapping: DisplayMapping, opts: ComputerRunOptions): Promise<Screenshot> {
+  const a = mapping.toScreen({ x: Math.min(x1, x2), y: Math.min(y1, y2) });
+  const b = mapping.toScreen({ x: Math.max(x1, x2), y: Math.max(y1, y2) });
+  const region = { x: a.x, y: a.y, width: Math.max(1, b.x - a.x), height: Math.max(1, b.y - a.y) };
+  return env.screen.screenshot({
+    format: opts.format ?? "png",
+    region,
+    maxWidth: mapping.display.width,
+    maxHeight: mapping.display.height,
+    signal: opts.signal,
+  });
 }
 
 /** Options of {@link createComputerAction}. */
@@ -156,7 +187,12 @@ export function createComputerAction(opts: ComputerActionOptions = {}): Action<z
       description: `Use the computer with OpenAI's computer-use actions: click, double_click, drag, keypress, move, scroll, type, wait, screenshot. ${scaling}`,
       params: openaiComputerInput as z.ZodObject,
       async run(input, { env, signal }) {
-        return runOpenAIComputerAction(env, input as z.output<typeof openaiComputerInput>, await DisplayMapping.forEnv(env, setting, { signal }), runOpts(signal));
+        return runOpenAIComputerAction(
+          env,
+          input as z.output<typeof openaiComputerInput>,
+          await DisplayMapping.forEnv(env, setting, { signal }),
+          runOpts(signal),
+        );
       },
     });
   }

@@ -1,10 +1,5 @@
 import OpenAI from "openai";
-import type {
-  ChatCompletion,
-  ChatCompletionContentPart,
-  ChatCompletionMessageParam,
-  ChatCompletionTool,
-} from "openai/resources/chat/completions";
+import type { ChatCompletion, ChatCompletionContentPart, ChatCompletionMessageParam, ChatCompletionTool } from "openai/resources/chat/completions";
 import { InvalidArgumentError } from "@pincer/shared";
 import { inlineRefs, type JsonSchema } from "../actions/jsonSchema.js";
 import type { StepCall } from "../benchmark/types.js";
@@ -96,7 +91,10 @@ export class OpenAIAgent implements Agent {
     this.#ctx = ctx;
     this.#history = new History<Message>(this.#opts.history ?? {}, stripImages);
     this.#toolNames = new Set(ctx.tools.map((t) => t.name));
-    this.#tools = ctx.tools.map((t) => ({ type: "function", function: { name: t.name, description: t.description, parameters: inlineRefs(t.parameters as JsonSchema) } }));
+    this.#tools = ctx.tools.map((t) => ({
+      type: "function",
+      function: { name: t.name, description: t.description, parameters: inlineRefs(t.parameters as JsonSchema) },
+    }));
     this.#pending = [];
     this.#rejected = [];
     this.#lastJsonCall = undefined;
@@ -113,7 +111,8 @@ export class OpenAIAgent implements Agent {
     const shots = this.#opts.coordinates === "screen" ? {} : obs.screenshots;
     const results: string[] = [];
     if (json) {
-      if (this.#lastJsonCall) results.push(`Result of ${this.#lastJsonCall}: ${obs.lastResults[0] ? resultText(obs.lastResults[0], shots[obs.lastResults[0].env]) : NOT_RUN}`);
+      if (this.#lastJsonCall)
+        results.push(`Result of ${this.#lastJsonCall}: ${obs.lastResults[0] ? resultText(obs.lastResults[0], shots[obs.lastResults[0].env]) : NOT_RUN}`);
     } else {
       this.#answerPending(obs, shots);
     }
@@ -158,7 +157,10 @@ export class OpenAIAgent implements Agent {
           calls.push(call);
           this.#pending.push({ id, call });
         } catch (err) {
-          this.#rejected.push({ id, error: `error: the arguments of ${tc.function.name} are not valid JSON (${(err as Error).message}); nothing ran. Call it again with a JSON object.` });
+          this.#rejected.push({
+            id,
+            error: `error: the arguments of ${tc.function.name} are not valid JSON (${(err as Error).message}); nothing ran. Call it again with a JSON object.`,
+          });
         }
       }
       if (calls.length > 0) return this.#finish({ calls, message: text });
@@ -200,7 +202,11 @@ export class OpenAIAgent implements Agent {
       ...(o.temperature !== undefined ? { temperature: o.temperature } : {}),
       ...(o.mode === "json"
         ? {}
-        : { tools: this.#tools, tool_choice: o.toolChoice ?? "auto", ...(o.parallelToolCalls === false ? { parallel_tool_calls: false } : { parallel_tool_calls: true }) }),
+        : {
+            tools: this.#tools,
+            tool_choice: o.toolChoice ?? "auto",
+            ...(o.parallelToolCalls === false ? { parallel_tool_calls: false } : { parallel_tool_calls: true }),
+          }),
     };
     const reply = await withRetry(() => this.#client.chat.completions.create(body, { signal }), o.retry, signal);
     this.#meter.add(reply.usage?.prompt_tokens, reply.usage?.completion_tokens);

@@ -18,7 +18,11 @@ export const openaiComputerInput = z.object({
   x: pixel.optional().describe("Horizontal position in display pixels"),
   y: pixel.optional().describe("Vertical position in display pixels"),
   button: z.enum(["left", "right", "wheel", "back", "forward"]).optional().describe("For click. @default left"),
-  path: z.array(z.object({ x: pixel, y: pixel })).min(2).optional().describe("For drag: the points the pointer passes, pressed at the first"),
+  path: z
+    .array(z.object({ x: pixel, y: pixel }))
+    .min(2)
+    .optional()
+    .describe("For drag: the points the pointer passes, pressed at the first"),
   keys: z.array(z.string()).min(1).optional().describe('For keypress: keys pressed together, e.g. ["CTRL", "A"]'),
   scroll_x: z.number().optional().describe("For scroll: pixels to the right (negative: left)"),
   scroll_y: z.number().optional().describe("For scroll: pixels down (negative: up)"),
@@ -49,7 +53,12 @@ export function openaiKeysToChord(keys: readonly string[]): string {
  * screen through `mapping`; `wheel` is the middle button; `back`/`forward` press the XF86Back and
  * XF86Forward keys; scroll distances are turned into wheel notches ({@link PIXELS_PER_SCROLL_NOTCH}).
  */
-export async function runOpenAIComputerAction(env: Env, input: OpenAIComputerInput, mapping: DisplayMapping, opts: ComputerRunOptions = {}): Promise<ComputerActionResult> {
+export async function runOpenAIComputerAction(
+  env: Env,
+  input: OpenAIComputerInput,
+  mapping: DisplayMapping,
+  opts: ComputerRunOptions = {},
+): Promise<ComputerActionResult> {
   const { signal } = opts;
   const at = (): Point => {
     if (input.x === undefined || input.y === undefined) throw new InvalidArgumentError(`${input.type} needs x and y`);
@@ -72,7 +81,10 @@ export async function runOpenAIComputerAction(env: Env, input: OpenAIComputerInp
       return null;
     case "drag": {
       if (!input.path) throw new InvalidArgumentError("drag needs path");
-      await env.mouse.drag(input.path.map((p) => mapping.toScreen(p)), { signal });
+      await env.mouse.drag(
+        input.path.map((p) => mapping.toScreen(p)),
+        { signal },
+      );
       return null;
     }
     case "keypress":

@@ -1,9 +1,4 @@
-import {
-  FailedPreconditionError,
-  InvalidArgumentError,
-  NotFoundError,
-  TimeoutError,
-} from "@pincer/shared";
+import { FailedPreconditionError, InvalidArgumentError, NotFoundError, TimeoutError } from "@pincer/shared";
 import type { AnyAction } from "../actions/action.js";
 import { throwIfAborted, toErrorInfo, type ErrorInfo } from "../actions/errors.js";
 import { decodeToolName, encodeToolName, TOOL_SEPARATOR } from "../actions/names.js";
@@ -270,23 +265,12 @@ export class Benchmark {
     });
   }
 
-  /** Ends the episode if this step ended it; the order below is the precedence of the reasons. */
-  #decide(ep: Episode, evaluation: EvaluationState, step: { envError: boolean; timedOut: boolean; error?: ErrorInfo | undefined }): void {
-    const { task } = ep;
-    if (evaluation.success) return ep.finish("success");
-    if (step.envError) return ep.finish("env_error", step.error);
-    if (evaluation.errors.length > 0) {
-      const first = evaluation.errors[0]!;
-      const error = { type: first.type, message: `evaluator node ${first.node}: ${first.message}` };
-      // env_error only when every failed check failed because of a machine.
-      const envOnly = evaluation.errors.every((e) => classifyFailure(e, "evaluation") === "env_error");
-      return ep.finish(envOnly ? "env_error" : "evaluator_error", error);
-    }
-    if (ep.completeRequested) return ep.finish("agent_complete");
-    if (step.timedOut || ep.elapsedMs() >= task.timeLimitMs) return ep.finish("time_limit");
-    if (ep.steps >= task.maxSteps) return ep.finish("step_limit");
-    if (task.tokenBudget !== undefined && ep.tokens > task.tokenBudget) return ep.finish("token_budget");
+  /** Ends the episode if this step ended it. */
+  #decide(ep: Episode, evaluation: EvaluationState, step: StepOutcome): void {
+    const end = endOfStep(ep, evaluation, step);
+    if (end) ep.finish(end.reason, end.error);
   }
+
 
   /**
    * Runs an evaluation round now, outside a step (e.g. to score an episode in which the agent took
@@ -366,4 +350,30 @@ function resolveCall(call: StepCall): { tool: string; env: string; action: strin
 /** Builds a benchmark; throws InvalidArgumentError when a task names an unknown environment or names clash. */
 export function createBenchmark(opts: BenchmarkOptions): Benchmark {
   return new Benchmark(opts);
+}
+
+/** What a step did that can end an episode. */
+interface StepOutcome {
+  envError: boolean;
+  timedOut: boolean;
+  error?: ErrorInfo | undefined;
+}
+
+/** The reason a step ends its episode, if it does; the order below is the precedence of the reasons. */
+function endOfStep(ep: Episode, evaluation: EvaluationState, step: StepOutcome): { reason: EndReason; error?: ErrorInfo | undefined } | undefined {
+  const { task } = ep;
+  if (evaluation.success) return { reason: "success" };
+  if (step.envError) return { reason: "env_error", error: step.error };
+  if (evaluation.errors.length > 0) {
+    const first = evaluation.errors[0]!;
+    const error = { type: first.type, message: `evaluator node ${first.node}: ${first.message}` };
+    // env_error only when every failed check failed because of a machine.
+    const envOnly = evaluation.errors.every((e) => classifyFailure(e, "evaluation") === "env_error");
+    return { reason: envOnly ? "env_error" : "evaluator_error", error };
+  }
+  if (ep.completeRequested) return { reason: "agent_complete" };
+  if (step.timedOut || ep.elapsedMs() >= task.timeLimitMs) return { reason: "time_limit" };
+  if (ep.steps >= task.maxSteps) return { reason: "step_limit" };
+  if (task.tokenBudget !== undefined && ep.tokens > task.tokenBudget) return { reason: "token_budget" };
+  return undefined;
 }

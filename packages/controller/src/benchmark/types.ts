@@ -23,8 +23,15 @@ import type { EvaluationState } from "../evaluators/metrics.js";
  * do not end the episode: they are returned to the agent and count as a step.
  */
 export const END_REASONS = [
-  "success", "agent_complete", "step_limit", "time_limit", "token_budget",
-  "setup_error", "env_error", "evaluator_error", "agent_error",
+  "success",
+  "agent_complete",
+  "step_limit",
+  "time_limit",
+  "token_budget",
+  "setup_error",
+  "env_error",
+  "evaluator_error",
+  "agent_error",
 ] as const;
 
 /** Why an episode ended: one of {@link END_REASONS}. */

@@ -63,16 +63,38 @@ function agentFactory(kind: string, o: AgentCliOptions = {}): (task: DatasetTask
   return () => createProviderAgent(kind, opts);
 }
 
-async function openPool(tasks: readonly DatasetTask[], envSpecs: string[], concurrency: number, screen: { width: number; height: number }): Promise<EnvironmentPool> {
+async function openPool(
+  tasks: readonly DatasetTask[],
+  envSpecs: string[],
+  concurrency: number,
+  screen: { width: number; height: number },
+): Promise<EnvironmentPool> {
   if (envSpecs.length > 0) return remotePool(envSpecs);
   const names = [...new Set(tasks.flatMap(environmentsOf))];
   process.stderr.write(`starting ${concurrency} local slot(s) with ${names.join(", ")} (an Xvfb display and a pincer-daemon each)\n`);
   return startLocalPool(names, concurrency, screen);
 }
 
-async function runCommand(dir: string, o: AgentCliOptions & { env: string[]; agent: string; concurrency: number; maxSteps: string; out: string; runId?: string; resume: boolean; attempts: number; taskTimeout: number; screenshots: boolean; screen: { width: number; height: number }; strict: boolean; printReport: boolean }): Promise<number> {
+async function runCommand(
+  dir: string,
+  o: AgentCliOptions & {
+    env: string[];
+    agent: string;
+    concurrency: number;
+    maxSteps: string;
+    out: string;
+    runId?: string;
+    resume: boolean;
+    attempts: number;
+    taskTimeout: number;
+    screenshots: boolean;
+    screen: { width: number; height: number };
+    strict: boolean;
+    printReport: boolean;
+  },
+): Promise<number> {
   const { registries, dataset } = await load(dir);
-  if (dataset.problems.length) process.stderr.write(formatProblems(dataset.problems) + "\n");
+  if (dataset.problems.length) process.stderr.write(`${formatProblems(dataset.problems)}\n`);
   if (dataset.tasks.length === 0) {
     process.stderr.write("no runnable tasks; fix the problems above (pincer validate lists them)\n");
     return 2;
@@ -112,9 +134,11 @@ async function runCommand(dir: string, o: AgentCliOptions & { env: string[]; age
     };
     const { runDir, report } = await runTasks(opts);
     printer.end();
-    if (o.printReport) process.stdout.write("\n" + reportMarkdown(report));
+    if (o.printReport) process.stdout.write(`\n${reportMarkdown(report)}`);
     process.stdout.write(`\nresults: ${relative(process.cwd(), runDir) || runDir}\n`);
-    process.stdout.write(`tasks ${report.tasks}: passed ${report.passed}, failed ${report.failed}, errors ${report.errors}; success rate ${(report.successRate * 100).toFixed(1)}%, mean score ${report.meanScore.toFixed(3)}\n`);
+    process.stdout.write(
+      `tasks ${report.tasks}: passed ${report.passed}, failed ${report.failed}, errors ${report.errors}; success rate ${(report.successRate * 100).toFixed(1)}%, mean score ${report.meanScore.toFixed(3)}\n`,
+    );
     return o.strict && report.passed !== report.tasks ? 1 : 0;
   } catch (err) {
     printer.end();
@@ -132,7 +156,7 @@ async function runCommand(dir: string, o: AgentCliOptions & { env: string[]; age
 
 async function checkCommand(dir: string, o: { env: string[]; concurrency: number; screen: { width: number; height: number } }): Promise<number> {
   const { registries, dataset } = await load(dir);
-  if (dataset.problems.length) process.stderr.write(formatProblems(dataset.problems) + "\n");
+  if (dataset.problems.length) process.stderr.write(`${formatProblems(dataset.problems)}\n`);
   const pool = await openPool(dataset.tasks, o.env, o.concurrency, o.screen);
   const out = mkdtempSync(join(tmpdir(), "pincer-check-"));
   let bad = 0;
@@ -159,8 +183,12 @@ async function checkCommand(dir: string, o: { env: string[]; concurrency: number
 }
 
 const program = new Command("pincer").description("Run computer-use agent benchmarks on machines running pincer-daemon.").version(PINCER_VERSION);
-const envOption = () => new Option("--env <name=host:port>", "a machine by environment name (repeat for several; name=a:1,b:2 gives slots); default: local Xvfb + daemon per slot").argParser(collect).default([]);
-const screenOption = () => new Option("--screen <WxH>", "screen size of local machines").argParser(parseScreen).default({ width: 1280, height: 800 }, "1280x800");
+const envOption = () =>
+  new Option("--env <name=host:port>", "a machine by environment name (repeat for several; name=a:1,b:2 gives slots); default: local Xvfb + daemon per slot")
+    .argParser(collect)
+    .default([]);
+const screenOption = () =>
+  new Option("--screen <WxH>", "screen size of local machines").argParser(parseScreen).default({ width: 1280, height: 800 }, "1280x800");
 
 program
   .command("run")
@@ -170,7 +198,9 @@ program
   .addOption(new Option("--agent <agent>", `who acts: scripted (replays solution.json), or a model: ${PROVIDER_AGENTS.join(", ")}`).default("scripted"))
   .option("--model <name>", "model name, for the model agents")
   .option("--base-url <url>", "model API endpoint, e.g. http://localhost:8000/v1 (default: OPENAI_BASE_URL / ANTHROPIC_BASE_URL, else the provider's)")
-  .option("--max-history <turns[:screenshots]>", "turns resent to the model, and how many of the newest screenshots (default 50:3)", (v: string) => parseMaxHistory(v))
+  .option("--max-history <turns[:screenshots]>", "turns resent to the model, and how many of the newest screenshots (default 50:3)", (v: string) =>
+    parseMaxHistory(v),
+  )
   .option("--price <in:out|file.json>", "USD per million input:output tokens, or a JSON file {model: {input, output}}; adds cost to the results")
   .option("--concurrency <n>", "tasks at once (local: slots started; remote: at most the addresses per name)", positiveInt("--concurrency"), 1)
   .option("--max-steps <n|auto>", "step limit: a number, or auto = 2 × action_number + 5 (50 without one)", "auto")
@@ -195,7 +225,7 @@ program
   .action(async (dir: string) => {
     const loaded = await load(dir);
     const dataset = checkTasksBuild(loaded.dataset, loaded.registries);
-    if (dataset.problems.length) process.stdout.write(formatProblems(dataset.problems) + "\n");
+    if (dataset.problems.length) process.stdout.write(`${formatProblems(dataset.problems)}\n`);
     const errors = dataset.problems.filter((p) => p.severity === "error").length;
     const warnings = dataset.problems.length - errors;
     process.stdout.write(`${dataset.tasks.length} task(s) valid; ${errors} error(s), ${warnings} warning(s)\n`);

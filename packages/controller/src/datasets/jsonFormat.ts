@@ -19,7 +19,10 @@ export type HelperCall = z.infer<typeof helperCallSchema>;
  */
 export const jsonTaskSchema = z
   .object({
-    id: z.string().min(1).regex(/^[A-Za-z0-9._-]+$/, "use letters, digits, '.', '_' and '-' (it names a folder)"),
+    id: z
+      .string()
+      .min(1)
+      .regex(/^[A-Za-z0-9._-]+$/, "use letters, digits, '.', '_' and '-' (it names a folder)"),
     snapshot: z.string().optional(),
     instruction: z.string().min(1),
     source: z.array(z.string()).default([]),

@@ -130,7 +130,12 @@ async function loadSolution(dir: string, problems: DatasetProblem[]): Promise<St
   const parsed = solutionSchema.safeParse(raw);
   if (!parsed.success) {
     for (const issue of parsed.error.issues) {
-      problems.push({ file, path: jsonPath(issue.path), message: `${issue.message}; a solution is a list of {"tool": "env__action", "args": {...}}`, severity: "error" });
+      problems.push({
+        file,
+        path: jsonPath(issue.path),
+        message: `${issue.message}; a solution is a list of {"tool": "env__action", "args": {...}}`,
+        severity: "error",
+      });
     }
     return undefined;
   }
@@ -190,7 +195,12 @@ async function loadJsonTask(
   if (raw === NOT_JSON) return undefined;
   const { value, translated } = translateLegacySpelling(raw);
   for (const path of translated) {
-    problems.push({ file, path, message: 'old {"type", "parameters"} spelling, read as {"func", "arguments"}; rewrite it to the current spelling', severity: "warning" });
+    problems.push({
+      file,
+      path,
+      message: 'old {"type", "parameters"} spelling, read as {"func", "arguments"}; rewrite it to the current spelling',
+      severity: "warning",
+    });
   }
   const parsed = jsonTaskSchema.safeParse(value);
   if (!parsed.success) {
@@ -199,10 +209,15 @@ async function loadJsonTask(
   }
   const json = parsed.data;
   if (json.id !== basename(file, ".json")) {
-    problems.push({ file, path: "id", message: `id ${JSON.stringify(json.id)} differs from the file name; name the file <id>.json in a folder <id>/`, severity: "error" });
+    problems.push({
+      file,
+      path: "id",
+      message: `id ${JSON.stringify(json.id)} differs from the file name; name the file <id>.json in a folder <id>/`,
+      severity: "error",
+    });
   }
   const ctx = { file, dir, problems, evaluations: registries.evaluations };
-  json.config.forEach((c, i) => checkHelperCall(c, `config[${i}]`, registries.configs, ctx));
+  for (const [i, c] of json.config.entries()) checkHelperCall(c, `config[${i}]`, registries.configs, ctx);
   checkHelperCall(json.evaluation, "evaluation", registries.evaluations, ctx);
   return {
     kind: "json",
@@ -222,12 +237,18 @@ async function loadJsonTask(
 
 const importFile = (file: string): Promise<unknown> => import(pathToFileURL(file).href);
 
-async function loadModuleTask(file: string, root: string, problems: DatasetProblem[], importModule: (file: string) => Promise<unknown>): Promise<ModuleDatasetTask | undefined> {
+async function loadModuleTask(
+  file: string,
+  root: string,
+  problems: DatasetProblem[],
+  importModule: (file: string) => Promise<unknown>,
+): Promise<ModuleDatasetTask | undefined> {
   let mod: { default?: TaskModule };
   try {
     mod = (await importModule(file)) as { default?: TaskModule };
   } catch (err) {
-    const hint = importModule === importFile && file.endsWith("ts") ? " (TypeScript task modules need a loader: run with node --import tsx, or use the pincer CLI)" : "";
+    const hint =
+      importModule === importFile && file.endsWith("ts") ? " (TypeScript task modules need a loader: run with node --import tsx, or use the pincer CLI)" : "";
     problems.push({ file, path: "", message: `cannot load: ${(err as Error).message}${hint}`, severity: "error" });
     return undefined;
   }
@@ -238,7 +259,8 @@ async function loadModuleTask(file: string, root: string, problems: DatasetProbl
   }
   const solution = m.solution ? solutionSchema.safeParse(m.solution) : undefined;
   if (solution && !solution.success) {
-    for (const issue of solution.error.issues) problems.push({ file, path: `solution${jsonPath(issue.path) ? "." + jsonPath(issue.path) : ""}`, message: issue.message, severity: "error" });
+    for (const issue of solution.error.issues)
+      problems.push({ file, path: `solution${jsonPath(issue.path) ? `.${jsonPath(issue.path)}` : ""}`, message: issue.message, severity: "error" });
   }
   const dir = dirname(file);
   return {
@@ -275,7 +297,9 @@ export async function loadDataset(
   const loaded: DatasetTask[] = [];
   for (const file of await findTaskFiles(abs)) {
     const before = problems.filter((p) => p.severity === "error").length;
-    const task = file.endsWith(".json") ? await loadJsonTask(file, abs, registries, problems) : await loadModuleTask(file, abs, problems, opts.importModule ?? importFile);
+    const task = file.endsWith(".json")
+      ? await loadJsonTask(file, abs, registries, problems)
+      : await loadModuleTask(file, abs, problems, opts.importModule ?? importFile);
     if (task && problems.filter((p) => p.severity === "error").length === before) loaded.push(task);
   }
   if (loaded.length === 0 && problems.length === 0) {

@@ -184,10 +184,13 @@ function withUnimplemented(target: object, address: string): unknown {
   return new Proxy(target, {
     get(t, prop, receiver) {
       if (typeof prop !== "string" || prop in t || prop === "then") return Reflect.get(t, prop, receiver);
-      return new Proxy({}, {
-        get: (_x, method) => () =>
-          Promise.reject(new UnimplementedError(`env.${prop}.${String(method)}: the in-memory environment ${address} does not model it`)),
-      });
+      return new Proxy(
+        {},
+        {
+          get: (_x, method) => () =>
+            Promise.reject(new UnimplementedError(`env.${prop}.${String(method)}: the in-memory environment ${address} does not model it`)),
+        },
+      );
     },
   });
 }
@@ -205,7 +208,10 @@ function delay(method: string, ms: number, o: CallOptions | undefined): Promise<
       cleanup();
       reject(new CancelledError(`${method}: cancelled by the caller`));
     };
-    const timer = setTimeout(() => (cleanup(), resolve()), ms);
+    const timer = setTimeout(() => {
+      cleanup();
+      resolve();
+    }, ms);
     const deadline =
       timeoutMs !== undefined && timeoutMs < ms
         ? setTimeout(() => {
@@ -219,9 +225,18 @@ function delay(method: string, ms: number, o: CallOptions | undefined): Promise<
 
 function info(address: string, size: Size): SystemInfo {
   return {
-    hostname: address, os: "memory", osRelease: "", arch: process.arch, daemonVersion: PINCER_VERSION,
-    protocolVersion: PROTOCOL_VERSION, nodeVersion: process.version, display: "", screen: { ...size },
-    capabilities: ["input", "screen"], warnings: [], uptimeSeconds: 0,
+    hostname: address,
+    os: "memory",
+    osRelease: "",
+    arch: process.arch,
+    daemonVersion: PINCER_VERSION,
+    protocolVersion: PROTOCOL_VERSION,
+    nodeVersion: process.version,
+    display: "",
+    screen: { ...size },
+    capabilities: ["input", "screen"],
+    warnings: [],
+    uptimeSeconds: 0,
   };
 }
 

@@ -7,10 +7,8 @@ import type { Env } from "./env.js";
  * Built on a Proxy so that it covers every API of `Env`, present and future.
  */
 export function noMachineEnv(reason: string): Env {
-  const fail = (path: string) => () =>
-    Promise.reject(new FailedPreconditionError(`env.${path}: ${reason}`));
-  const api = (ns: string) =>
-    new Proxy({}, { get: (_t, prop) => (typeof prop === "string" ? fail(`${ns}.${prop}`) : undefined) });
+  const fail = (path: string) => () => Promise.reject(new FailedPreconditionError(`env.${path}: ${reason}`));
+  const api = (ns: string) => new Proxy({}, { get: (_t, prop) => (typeof prop === "string" ? fail(`${ns}.${prop}`) : undefined) });
   const apis = new Map<string, unknown>();
   return new Proxy({} as Env, {
     get(_t, prop) {

@@ -109,7 +109,7 @@ function unaryCall(channel: RpcChannel, def: RuntimeMethod, req: unknown, opts: 
   const refused = refusal(channel, label, opts.signal);
   if (refused) return Promise.reject(refused);
   return new Promise((resolve, reject) => {
-    let stopListening = () => undefined as void;
+    let stopListening: () => void = () => undefined;
     const call = channel.client.makeUnaryRequest(
       def.path,
       def.requestSerialize,
@@ -164,15 +164,22 @@ function clientStreamCall(channel: RpcChannel, def: RuntimeMethod, opts: CallOpt
     return { write: () => response.then(() => undefined), end: () => undefined, response, cancel: () => undefined };
   }
   let settled = false;
-  let stopListening = () => undefined as void;
+  let stopListening: () => void = () => undefined;
   let call!: grpc.ClientWritableStream<unknown>;
   const response = new Promise<unknown>((resolve, reject) => {
-    call = channel.client.makeClientStreamRequest(def.path, def.requestSerialize, def.responseDeserialize, new grpc.Metadata(), callOptions(channel, opts), (err, res) => {
-      settled = true;
-      stopListening();
-      if (err) reject(callError(label, channel.address, err, opts.signal));
-      else resolve(res);
-    });
+    call = channel.client.makeClientStreamRequest(
+      def.path,
+      def.requestSerialize,
+      def.responseDeserialize,
+      new grpc.Metadata(),
+      callOptions(channel, opts),
+      (err, res) => {
+        settled = true;
+        stopListening();
+        if (err) reject(callError(label, channel.address, err, opts.signal));
+        else resolve(res);
+      },
+    );
   });
   // A caller that stops at a failed write still sees the error there; this only keeps an
   // unread rejection from being reported as unhandled.

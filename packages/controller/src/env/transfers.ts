@@ -155,7 +155,8 @@ function localFileError(err: unknown, localPath: string): Error {
   const code = (err as NodeJS.ErrnoException).code;
   const dir = dirname(localPath);
   if (code === "ENOENT") return new NotFoundError(`download: local directory ${dir} does not exist; create it first`, { cause: err });
-  if (code === "EACCES" || code === "EPERM" || code === "EROFS") return new PermissionDeniedError(`download: cannot write in local directory ${dir} (${code})`, { cause: err });
+  if (code === "EACCES" || code === "EPERM" || code === "EROFS")
+    return new PermissionDeniedError(`download: cannot write in local directory ${dir} (${code})`, { cause: err });
   if (code === "ENOTDIR") return new InvalidArgumentError(`download: ${dir} is not a directory`, { cause: err });
   return err instanceof Error ? err : new Error(String(err));
 }
@@ -235,7 +236,9 @@ export async function download(
     const sha256 = await target.digest();
     if (!trailer) throw new InternalError(`${method}: ${remotePath}: the stream ended without its trailer`);
     if (trailer.bytes !== received || trailer.sha256 !== sha256) {
-      throw new InternalError(`${method}: ${remotePath}: received ${received} bytes with sha256 ${sha256}, the daemon sent ${trailer.bytes} with ${trailer.sha256}`);
+      throw new InternalError(
+        `${method}: ${remotePath}: received ${received} bytes with sha256 ${sha256}, the daemon sent ${trailer.bytes} with ${trailer.sha256}`,
+      );
     }
     return await target.commit(received, sha256);
   } catch (err) {

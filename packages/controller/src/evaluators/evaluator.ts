@@ -10,6 +10,7 @@ import { composeName, fitName } from "../actions/names.js";
 export type Evaluator<P extends z.ZodObject = z.ZodObject> = Action<P, boolean>;
 
 /** Any evaluator, whatever its parameters. */
+// biome-ignore lint/suspicious/noExplicitAny: an evaluator of any parameters
 export type AnyEvaluator = Action<any, boolean>;
 
 /** The definition {@link evaluator} takes: an action definition whose result is a boolean. */
@@ -22,6 +23,7 @@ export type EvaluatorDefinition<P extends z.ZodObject> = Omit<ActionDefinition<P
  * Defines an evaluator. Its result is checked to be a boolean after every run; an evaluator that
  * throws reports an evaluation error, which a graph and a benchmark keep apart from `false`.
  */
+// biome-ignore lint/complexity/noBannedTypes: {} is zod's own type for an empty object shape
 export function evaluator<P extends z.ZodObject = z.ZodObject<{}>>(def: EvaluatorDefinition<P>): Evaluator<P> {
   if (def.returns !== undefined && !(def.returns instanceof z.ZodBoolean)) {
     throw new ActionDefinitionError(`evaluator ${def.name}: returns must be z.boolean(), an evaluator answers yes or no`);
@@ -43,7 +45,10 @@ function checkEvaluators(op: string, parts: AnyAction[]): void {
 
 function combine(op: "and" | "or", parts: AnyEvaluator[]): AnyEvaluator {
   checkEvaluators(op, parts);
-  const name = composeName(parts.map((p) => p.name), op);
+  const name = composeName(
+    parts.map((p) => p.name),
+    op,
+  );
   const stopOn = op === "or";
   return new Action({
     name,

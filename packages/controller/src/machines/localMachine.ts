@@ -38,7 +38,10 @@ function stop(child: ChildProcess, graceMs = 3_000): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
   return new Promise((resolve) => {
     const timer = setTimeout(() => child.kill("SIGKILL"), graceMs);
-    child.once("exit", () => (clearTimeout(timer), resolve()));
+    child.once("exit", () => {
+      clearTimeout(timer);
+      resolve();
+    });
     child.kill("SIGTERM");
   });
 }

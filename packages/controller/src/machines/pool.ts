@@ -51,9 +51,18 @@ export function remotePool(specs: readonly string[]): EnvironmentPool {
   const byName = new Map<string, string[]>();
   for (const spec of specs) {
     const m = /^([A-Za-z0-9-]+(?:_[A-Za-z0-9-]+)*)=(.+)$/.exec(spec);
-    if (!m) throw new InvalidArgumentError(`--env ${JSON.stringify(spec)}: write name=host:port (e.g. desktop=10.0.0.5:50051), several addresses separated by commas`);
+    if (!m)
+      throw new InvalidArgumentError(
+        `--env ${JSON.stringify(spec)}: write name=host:port (e.g. desktop=10.0.0.5:50051), several addresses separated by commas`,
+      );
     if (byName.has(m[1]!)) throw new InvalidArgumentError(`--env: ${m[1]} is given twice; list its addresses in one --env separated by commas`);
-    byName.set(m[1]!, m[2]!.split(",").map((a) => a.trim()).filter(Boolean));
+    byName.set(
+      m[1]!,
+      m[2]!
+        .split(",")
+        .map((a) => a.trim())
+        .filter(Boolean),
+    );
   }
   const count = Math.min(...[...byName.values()].map((a) => a.length));
   const handles: Env[] = [];
@@ -68,5 +77,11 @@ export function remotePool(specs: readonly string[]): EnvironmentPool {
     }
     return { index, envs, addresses };
   });
-  return { slots, kind: "remote", close: async () => handles.forEach((h) => h.close()) };
+  return {
+    slots,
+    kind: "remote",
+    close: async () => {
+      for (const h of handles) h.close();
+    },
+  };
 }

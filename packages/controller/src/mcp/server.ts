@@ -44,7 +44,11 @@ function meta(shot: Screenshot): string {
 
 /** Binary values (screenshots, downloads) as their size, for text results. */
 function jsonable(value: unknown): unknown {
-  return JSON.parse(JSON.stringify(value ?? null, (_k, v: unknown) => (v && typeof v === "object" && (v as { type?: unknown }).type === "Buffer" ? `<${((v as { data: unknown[] }).data ?? []).length} bytes>` : v)));
+  return JSON.parse(
+    JSON.stringify(value ?? null, (_k, v: unknown) =>
+      v && typeof v === "object" && (v as { type?: unknown }).type === "Buffer" ? `<${((v as { data: unknown[] }).data ?? []).length} bytes>` : v,
+    ),
+  );
 }
 
 /** The default tools of {@link createMcpServer}. */
@@ -87,7 +91,12 @@ export function createMcpServer(opts: McpServerOptions): Server {
       return { isError: true, content: [{ type: "text", text: `${info.type}: ${info.message}` }] };
     }
     if (isScreenshot(r.value)) {
-      return { content: [{ type: "image", data: r.value.data.toString("base64"), mimeType: r.value.mimeType }, { type: "text", text: meta(r.value) }] };
+      return {
+        content: [
+          { type: "image", data: r.value.data.toString("base64"), mimeType: r.value.mimeType },
+          { type: "text", text: meta(r.value) },
+        ],
+      };
     }
     const value = jsonable(r.value);
     const structured = a.toolSchema("mcp").outputSchema && value && typeof value === "object" && !Array.isArray(value);

@@ -30,7 +30,9 @@ async function screenshotAll(envs: Readonly<Record<string, Env>>, signal: AbortS
     Object.entries(envs).map(async ([name, env]) => {
       // At most 1280x800 (about 1 megapixel, under what vision APIs take without resizing them
       // themselves, which would shift the coordinates models give back).
-      const shot = await env.screen.screenshot({ format: "jpeg", quality: 70, maxWidth: 1280, maxHeight: 800, signal, timeoutMs: 20_000 }).catch(() => undefined);
+      const shot = await env.screen
+        .screenshot({ format: "jpeg", quality: 70, maxWidth: 1280, maxHeight: 800, signal, timeoutMs: 20_000 })
+        .catch(() => undefined);
       return [name, shot] as const;
     }),
   );
@@ -97,7 +99,12 @@ async function runCalls(input: AgentLoopInput, turn: number, files: Record<strin
 }
 
 /** Asks the agent for its turn; a failure of the agent ends the episode with agent_error and gives its message. */
-async function act(input: AgentLoopInput, turn: number, files: Record<string, string>, observation: AgentObservation): Promise<{ turn: AgentTurn } | { error: string }> {
+async function act(
+  input: AgentLoopInput,
+  turn: number,
+  files: Record<string, string>,
+  observation: AgentObservation,
+): Promise<{ turn: AgentTurn } | { error: string }> {
   const m0 = performance.now();
   let agentTurn: AgentTurn;
   try {
@@ -112,7 +119,14 @@ async function act(input: AgentLoopInput, turn: number, files: Record<string, st
   const modelMs = performance.now() - m0;
   input.usage.addTurn(agentTurn.usage, modelMs);
   const usage = turnUsageRecord(agentTurn.usage);
-  input.messages.push({ role: "assistant", content: agentTurn.message ?? "", tool_calls: agentTurn.calls, done: agentTurn.done ?? false, model_ms: Math.round(modelMs), ...(usage ? { usage } : {}) });
+  input.messages.push({
+    role: "assistant",
+    content: agentTurn.message ?? "",
+    tool_calls: agentTurn.calls,
+    done: agentTurn.done ?? false,
+    model_ms: Math.round(modelMs),
+    ...(usage ? { usage } : {}),
+  });
   return { turn: agentTurn };
 }
 

@@ -26,7 +26,10 @@ export interface AttemptOptions extends TaskBuildInput {
 async function daemonVersionsOf(envs: Readonly<Record<string, Env>>, signal: AbortSignal): Promise<Record<string, string>> {
   const versions: Record<string, string> = {};
   for (const [name, env] of Object.entries(envs)) {
-    versions[name] = await env.system.info({ signal, timeoutMs: 10_000 }).then((i) => i.daemonVersion, (e: unknown) => `unreachable: ${(e as Error).message}`);
+    versions[name] = await env.system.info({ signal, timeoutMs: 10_000 }).then(
+      (i) => i.daemonVersion,
+      (e: unknown) => `unreachable: ${(e as Error).message}`,
+    );
   }
   return versions;
 }
@@ -52,7 +55,17 @@ async function runEpisode(opts: AttemptOptions, dir: string, record: AttemptReco
   }
   const tools = bench.tools("mcp").map((t) => ({ name: t.name, description: t.description ?? "", parameters: t.inputSchema as Record<string, unknown> }));
   await opts.agent.start({ taskId: task.id, instruction: task.description, tools, maxSteps: task.maxSteps, signal });
-  const loopError = await runAgentLoop({ bench, agent: opts.agent, envs: opts.envs, dir, store: opts.store, screenshots: opts.screenshots, messages: record.messages, usage: record.usage, signal });
+  const loopError = await runAgentLoop({
+    bench,
+    agent: opts.agent,
+    envs: opts.envs,
+    dir,
+    store: opts.store,
+    screenshots: opts.screenshots,
+    messages: record.messages,
+    usage: record.usage,
+    signal,
+  });
   await closeEpisode(bench, record, signal);
   const st = bench.state();
   const error = loopError ?? (st.error && !endsInVerdict(st.reason) ? st.error.message : null);

@@ -31,7 +31,17 @@ export interface Report {
   byTag: Record<string, Group>;
   byApp: Record<string, Group>;
   counterparts: Array<{ a: string; b: string; aScore: number; bScore: number; aTags: string[]; bTags: string[] }>;
-  perTask: Array<{ id: string; tool: string; state: string; score: number; steps: number; tokens: number; costUsd: number | null; seconds: number; attempts: number }>;
+  perTask: Array<{
+    id: string;
+    tool: string;
+    state: string;
+    score: number;
+    steps: number;
+    tokens: number;
+    costUsd: number | null;
+    seconds: number;
+    attempts: number;
+  }>;
 }
 
 function group(summaries: Summary[]): Group {
@@ -109,7 +119,13 @@ export function reportMarkdown(r: Report): string {
   const lines = [
     `# Run ${r.runId}`,
     "",
-    `- tasks: ${r.tasks}; passed ${r.passed}, failed ${r.failed}, infrastructure errors ${r.errors}${r.errors ? ` (${Object.entries(r.errorsByState).map(([k, v]) => `${k} ${v}`).join(", ")})` : ""}`,
+    `- tasks: ${r.tasks}; passed ${r.passed}, failed ${r.failed}, infrastructure errors ${r.errors}${
+      r.errors
+        ? ` (${Object.entries(r.errorsByState)
+            .map(([k, v]) => `${k} ${v}`)
+            .join(", ")})`
+        : ""
+    }`,
     `- success rate: ${pct(r.successRate)} (errors count as failures)`,
     `- mean score: ${r.meanScore.toFixed(3)}; mean completion ratio: ${r.meanCompletionRatio.toFixed(3)}`,
     `- tokens: ${r.totalTokens} in all, ${r.meanTokensPerTask.toFixed(0)} per task; time: ${r.meanSecondsPerTask.toFixed(1)} s per task` +
@@ -119,19 +135,23 @@ export function reportMarkdown(r: Report): string {
   const table = (title: string, groups: Record<string, Group>) => {
     if (Object.keys(groups).length === 0) return;
     lines.push(`## By ${title}`, "", `| ${title} | tasks | passed | failed | errors | success | mean score |`, "|---|---:|---:|---:|---:|---:|---:|");
-    for (const [k, g] of Object.entries(groups)) lines.push(`| ${k} | ${g.tasks} | ${g.passed} | ${g.failed} | ${g.errors} | ${pct(g.tasks ? g.passed / g.tasks : 0)} | ${g.meanScore.toFixed(3)} |`);
+    for (const [k, g] of Object.entries(groups))
+      lines.push(`| ${k} | ${g.tasks} | ${g.passed} | ${g.failed} | ${g.errors} | ${pct(g.tasks ? g.passed / g.tasks : 0)} | ${g.meanScore.toFixed(3)} |`);
     lines.push("");
   };
   table("tag", r.byTag);
   table("app", r.byApp);
   if (r.counterparts.length) {
     lines.push("## Counterpart pairs", "", "| task | score | counterpart | score |", "|---|---:|---|---:|");
-    for (const p of r.counterparts) lines.push(`| ${p.a} (${p.aTags.join(", ")}) | ${p.aScore.toFixed(2)} | ${p.b} (${p.bTags.join(", ")}) | ${p.bScore.toFixed(2)} |`);
+    for (const p of r.counterparts)
+      lines.push(`| ${p.a} (${p.aTags.join(", ")}) | ${p.aScore.toFixed(2)} | ${p.b} (${p.bTags.join(", ")}) | ${p.bScore.toFixed(2)} |`);
     lines.push("");
   }
   lines.push("## Tasks", "", "| task | tool | state | score | steps | tokens | cost USD | seconds | attempts |", "|---|---|---|---:|---:|---:|---:|---:|---:|");
   for (const t of r.perTask) {
-    lines.push(`| ${t.id} | ${t.tool} | ${t.state} | ${t.score.toFixed(2)} | ${t.steps} | ${t.tokens} | ${t.costUsd === null ? "" : t.costUsd.toFixed(4)} | ${t.seconds} | ${t.attempts} |`);
+    lines.push(
+      `| ${t.id} | ${t.tool} | ${t.state} | ${t.score.toFixed(2)} | ${t.steps} | ${t.tokens} | ${t.costUsd === null ? "" : t.costUsd.toFixed(4)} | ${t.seconds} | ${t.attempts} |`,
+    );
   }
-  return lines.join("\n") + "\n";
+  return `${lines.join("\n")}\n`;
 }

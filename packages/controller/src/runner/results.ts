@@ -28,7 +28,7 @@ export class ResultStore {
     const tmp = `${path}.${randomBytes(4).toString("hex")}.tmp`;
     const fh = await open(tmp, "w");
     try {
-      await fh.writeFile(JSON.stringify(value, null, 2) + "\n");
+      await fh.writeFile(`${JSON.stringify(value, null, 2)}\n`);
       await fh.sync();
     } finally {
       await fh.close();
@@ -51,7 +51,7 @@ export class ResultStore {
   }
 
   async appendTrajectory(dir: string, line: unknown): Promise<void> {
-    await appendFile(join(dir, "trajectory.jsonl"), JSON.stringify(line) + "\n");
+    await appendFile(join(dir, "trajectory.jsonl"), `${JSON.stringify(line)}\n`);
   }
 
   /** Finished attempts of a task (those with a summary), oldest first. */

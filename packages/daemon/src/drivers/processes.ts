@@ -90,15 +90,18 @@ export class ProcessTable {
   ): Promise<{ pid: number; exited: Promise<ExitInfo> }> {
     const [file, args] = spec.shell ? ["/bin/sh", ["-c", spec.shell]] : [spec.argv[0]!, spec.argv.slice(1)];
     const started = performance.now();
-    const { command, pid: running } = this.spawner.spawn({
-      file,
-      args,
-      // The home directory may not exist (system users such as nobody): spawn would blame the program.
-      cwd: spec.cwd || (existsSync(homedir()) ? homedir() : "/"),
-      env: { ...this.baseEnv, ...spec.env },
-      ...(spec.stdin ? { stdin: spec.stdin } : {}),
-      detachedIo: opts.detachedIo ?? false,
-    }, opts.onStarted);
+    const { command, pid: running } = this.spawner.spawn(
+      {
+        file,
+        args,
+        // The home directory may not exist (system users such as nobody): spawn would blame the program.
+        cwd: spec.cwd || (existsSync(homedir()) ? homedir() : "/"),
+        env: { ...this.baseEnv, ...spec.env },
+        ...(spec.stdin ? { stdin: spec.stdin } : {}),
+        detachedIo: opts.detachedIo ?? false,
+      },
+      opts.onStarted,
+    );
     // Listen before the pid arrives: output can follow right behind it.
     if (opts.onStdout) command.on("stdout", opts.onStdout);
     if (opts.onStderr) command.on("stderr", opts.onStderr);

@@ -108,7 +108,10 @@ export async function capture(desktop: Desktop, opts: CaptureOptions, method: Ca
     const cy = cursor.y - opts.region.y;
     if (cx >= 0 && cy >= 0 && cx < width && cy < height) {
       // Composite needs a materialized base when a resize follows.
-      const withCursor = await img.composite([{ input: await cursorImage(), left: cx, top: cy }]).raw().toBuffer();
+      const withCursor = await img
+        .composite([{ input: await cursorImage(), left: cx, top: cy }])
+        .raw()
+        .toBuffer();
       img = sharp(withCursor, { raw: { width, height, channels: 4 } });
     }
   }

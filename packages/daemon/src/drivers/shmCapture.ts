@@ -3,7 +3,17 @@ import type { XConnection } from "./xConnection.js";
 interface ShmSegment {
   buffer: Buffer;
   size: number;
-  getImage(drawable: number, x: number, y: number, w: number, h: number, planeMask: number, format: number, offset: number, cb: (err: Error | null, rep: { depth: number; size: number }) => void): void;
+  getImage(
+    drawable: number,
+    x: number,
+    y: number,
+    w: number,
+    h: number,
+    planeMask: number,
+    format: number,
+    offset: number,
+    cb: (err: Error | null, rep: { depth: number; size: number }) => void,
+  ): void;
   detach(cb?: () => void): void;
 }
 
@@ -28,7 +38,9 @@ export class ShmCapture {
     const ext = await x.requireExtension("shm").catch(() => undefined);
     if (!ext || typeof ext.createSegment !== "function") return undefined;
     const size = x.screenWidth * x.screenHeight * 4;
-    const segment = await new Promise<ShmSegment | undefined>((resolve) => ext.createSegment(size, (err: Error | null, seg: ShmSegment) => resolve(err ? undefined : seg)));
+    const segment = await new Promise<ShmSegment | undefined>((resolve) =>
+      ext.createSegment(size, (err: Error | null, seg: ShmSegment) => resolve(err ? undefined : seg)),
+    );
     return segment ? new ShmCapture(x, segment) : undefined;
   }
 

@@ -41,7 +41,8 @@ export function chooseSpawner(env: NodeJS.ProcessEnv = process.env): SpawnerKind
   const asked = env.PINCER_SPAWNER;
   if (asked === "node") return "node";
   if (asked === "native") {
-    if (!existsSync(NATIVE_SPAWNER_PATH)) throw new Error(`PINCER_SPAWNER=native but ${NATIVE_SPAWNER_PATH} was not built; run \`npm run build:native\` (needs a C compiler)`);
+    if (!existsSync(NATIVE_SPAWNER_PATH))
+      throw new Error(`PINCER_SPAWNER=native but ${NATIVE_SPAWNER_PATH} was not built; run \`npm run build:native\` (needs a C compiler)`);
     return "native";
   }
   if (asked) throw new Error(`PINCER_SPAWNER=${asked}: use "native" or "node"`);

@@ -107,7 +107,8 @@ export class XWindows {
     const x = this.x;
     const protocols = await property(x, wid, "WM_PROTOCOLS");
     const deleteAtom = await x.atom("WM_DELETE_WINDOW");
-    const supportsDelete = protocols !== undefined && Array.from({ length: protocols.data.length / 4 }, (_, i) => protocols.data.readUInt32LE(i * 4)).includes(deleteAtom);
+    const supportsDelete =
+      protocols !== undefined && Array.from({ length: protocols.data.length / 4 }, (_, i) => protocols.data.readUInt32LE(i * 4)).includes(deleteAtom);
     if (supportsDelete && !force) {
       x.send("SendEvent", wid, 0, 0, {
         name: "ClientMessage",

@@ -37,6 +37,7 @@ export interface XConnection {
   /** Interns an atom (cached). */
   atom(name: string): Promise<number>;
   /** Loads an X extension of the x11 package (e.g. "shm"); rejects when the server lacks it. */
+  // biome-ignore lint/suspicious/noExplicitAny: the x11 package has no types for its extensions
   requireExtension(name: string): Promise<any>;
   /** Allocates a resource id for a new window or other resource. */
   allocId(): number;
@@ -104,6 +105,7 @@ export function openXConnection(displayName: string, timeoutMs = 5_000): Promise
   });
 }
 
+// biome-ignore lint/suspicious/noExplicitAny: the x11 package has no types for its extensions
 function makeConnection(displayName: string, display: X11.XDisplay, xtest: any): XConnection {
   const X = display.client;
   const screen = display.screen[0]!;
@@ -147,6 +149,7 @@ function makeConnection(displayName: string, display: X11.XDisplay, xtest: any):
     allocId(): number {
       return X.AllocID();
     },
+    // biome-ignore lint/suspicious/noExplicitAny: the x11 package has no types for its extensions
     requireExtension(name: string): Promise<any> {
       return new Promise((resolve, reject) => X.require(name, (err, ext) => (err ? reject(err) : resolve(ext))));
     },

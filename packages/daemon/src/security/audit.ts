@@ -13,7 +13,7 @@ export interface AuditSink {
  */
 export function createAuditSink(path?: string): AuditSink {
   if (!path) {
-    return { write: (r) => void process.stderr.write(JSON.stringify(r) + "\n"), close: async () => undefined };
+    return { write: (r) => void process.stderr.write(`${JSON.stringify(r)}\n`), close: async () => undefined };
   }
   try {
     closeSync(openSync(path, "a", 0o600));
@@ -21,9 +21,11 @@ export function createAuditSink(path?: string): AuditSink {
     throw new Error(`--audit-file ${path}: ${(err as Error).message}`);
   }
   const stream = createWriteStream(path, { flags: "a", mode: 0o600 });
-  stream.on("error", (err) => process.stderr.write(JSON.stringify({ time: new Date().toISOString(), level: "error", msg: "audit file write failed", path, error: err.message }) + "\n"));
+  stream.on("error", (err) =>
+    process.stderr.write(`${JSON.stringify({ time: new Date().toISOString(), level: "error", msg: "audit file write failed", path, error: err.message })}\n`),
+  );
   return {
-    write: (r) => void stream.write(JSON.stringify(r) + "\n"),
+    write: (r) => void stream.write(`${JSON.stringify(r)}\n`),
     close: () => new Promise<void>((resolve) => stream.end(resolve)),
   };
 }

@@ -12,7 +12,7 @@ export const MIN_TOKEN_LENGTH = 16;
 export function validToken(token: string, source: string): string {
   const t = token.trim();
   if (t.length < MIN_TOKEN_LENGTH) {
-    throw new Error(`${source}: the token is ${t.length ? "shorter than " + MIN_TOKEN_LENGTH + " characters" : "empty"}; generate one with: openssl rand -hex 32`);
+    throw new Error(`${source}: the token is ${t.length ? `shorter than ${MIN_TOKEN_LENGTH} characters` : "empty"}; generate one with: openssl rand -hex 32`);
   }
   if (/\s/.test(t)) throw new Error(`${source}: the token contains whitespace`);
   return t;
@@ -91,9 +91,7 @@ export function authInterceptor(opts: { token: string; healthWithoutToken: boole
 export function denyInterceptor(prefix: string, details: string): grpc.ServerInterceptor {
   return (method, call) => {
     if (!method.path.startsWith(prefix)) return new grpc.ServerInterceptingCall(call);
-    const listener = new grpc.ServerListenerBuilder()
-      .withOnReceiveMetadata(() => call.sendStatus({ code: grpc.status.PERMISSION_DENIED, details }))
-      .build();
+    const listener = new grpc.ServerListenerBuilder().withOnReceiveMetadata(() => call.sendStatus({ code: grpc.status.PERMISSION_DENIED, details })).build();
     return new grpc.ServerInterceptingCall(call, new grpc.ResponderBuilder().withStart((next) => next(listener)).build());
   };
 }

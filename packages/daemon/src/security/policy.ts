@@ -150,7 +150,9 @@ export function tooManyProcesses(running: number, max: number): ResourceExhauste
 }
 
 export function outputOverLimit(asked: number, max: number): ResourceExhaustedError {
-  return new ResourceExhaustedError(`max_output_bytes: ${asked} is over this daemon's limit of ${max} bytes per stream; ask for less or start it with a higher --max-output-bytes`);
+  return new ResourceExhaustedError(
+    `max_output_bytes: ${asked} is over this daemon's limit of ${max} bytes per stream; ask for less or start it with a higher --max-output-bytes`,
+  );
 }
 
 /** Parses "1048576", "64K", "100M", "2G" (binary units; KiB etc. accepted) into bytes. */

@@ -31,7 +31,7 @@ function readPem(path: string, flag: string): Buffer {
 export function loadTlsFiles(files: TlsFiles): TlsOptions | undefined {
   if (!files.cert && !files.key && !files.clientCa) return undefined;
   if (!files.cert || !files.key) {
-    throw new Error("TLS needs both --tls-cert and --tls-key" + (files.clientCa ? " (--tls-client-ca adds client checks to them)" : ""));
+    throw new Error(`TLS needs both --tls-cert and --tls-key${files.clientCa ? " (--tls-client-ca adds client checks to them)" : ""}`);
   }
   return {
     cert: readPem(files.cert, "--tls-cert"),

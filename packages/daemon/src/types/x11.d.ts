@@ -13,10 +13,7 @@ declare module "x11" {
     require(ext: string, cb: (err: Error | null, ext: any) => void): void;
     terminate(): void;
   }
-  export function createClient(
-    options: { display?: string },
-    cb: (err: Error | null, display: XDisplay) => void,
-  ): XClient;
+  export function createClient(options: { display?: string }, cb: (err: Error | null, display: XDisplay) => void): XClient;
 }
 
 declare module "screenshot-desktop" {

@@ -2,7 +2,10 @@ import { z } from "zod";
 import { CommandExitError, InvalidArgumentError } from "@pincer/shared";
 import { defineConfigHelper, Registry, resolveLocal, type ConfigHelper, type ConfigRegistry, type HelperContext } from "../helpers.js";
 
-const remotePath = z.string().min(1).refine((p) => p.startsWith("/"), "must be an absolute path on the machine");
+const remotePath = z
+  .string()
+  .min(1)
+  .refine((p) => p.startsWith("/"), "must be an absolute path on the machine");
 const command = z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]);
 
 function describe(cmd: string | string[]): string {
@@ -92,7 +95,14 @@ export const sleep = defineConfigHelper({
   async run({ seconds }, ctx) {
     await new Promise<void>((resolve, reject) => {
       const timer = setTimeout(resolve, seconds * 1000);
-      ctx.signal.addEventListener("abort", () => (clearTimeout(timer), reject(ctx.signal.reason)), { once: true });
+      ctx.signal.addEventListener(
+        "abort",
+        () => {
+          clearTimeout(timer);
+          reject(ctx.signal.reason);
+        },
+        { once: true },
+      );
     });
   },
 });

@@ -26,7 +26,10 @@ function argsSchema(registry: EvaluationRegistry, kind: string) {
   return z
     .strictObject({
       evaluators: z.array(partSchema).min(1).describe("The helpers to combine, run in order"),
-      mean: z.boolean().default(false).describe(`Score the mean of the parts instead of the ${kind === "all" ? "minimum" : "maximum"}`),
+      mean: z
+        .boolean()
+        .default(false)
+        .describe(`Score the mean of the parts instead of the ${kind === "all" ? "minimum" : "maximum"}`),
     })
     .superRefine((a, zctx) => {
       a.evaluators.forEach((part, i) => {

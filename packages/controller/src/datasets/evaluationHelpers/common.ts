@@ -63,7 +63,12 @@ export async function fetchResult(ctx: HelperContext, envName: string | undefine
 }
 
 /** Downloads a result file as UTF-8 text (a leading byte-order mark dropped). */
-export async function fetchResultText(ctx: HelperContext, envName: string | undefined, path: string, what?: string): Promise<{ ok: true; text: string } | { ok: false; outcome: EvaluationOutcome }> {
+export async function fetchResultText(
+  ctx: HelperContext,
+  envName: string | undefined,
+  path: string,
+  what?: string,
+): Promise<{ ok: true; text: string } | { ok: false; outcome: EvaluationOutcome }> {
   const r = await fetchResult(ctx, envName, path, what);
   return r.ok ? { ok: true, text: decodeText(r.data) } : r;
 }

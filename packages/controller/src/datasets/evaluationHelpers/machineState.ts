@@ -17,7 +17,10 @@ export const checkWindowExists = defineEvaluationHelper({
     const found = windows.find((w) => (!args.title || w.title.includes(args.title)) && (!args.class || w.class === args.class || w.instance === args.class));
     if (found) return { score: 1, reason: `window ${JSON.stringify(found.title)} (${found.class}) is open` };
     const open = windows.map((w) => `${JSON.stringify(w.title)} (${w.class})`).join(", ") || "none";
-    return { score: 0, reason: `no window ${args.title ? `titled like ${JSON.stringify(args.title)}` : ""}${args.class ? ` of class ${args.class}` : ""}; open windows: ${open}` };
+    return {
+      score: 0,
+      reason: `no window ${args.title ? `titled like ${JSON.stringify(args.title)}` : ""}${args.class ? ` of class ${args.class}` : ""}; open windows: ${open}`,
+    };
   },
 });
 
@@ -29,7 +32,8 @@ export const checkClipboard = defineEvaluationHelper({
     const text = await ctx.env.clipboard.get({ signal: ctx.signal });
     const got = trim ? text.trim() : text;
     const want = trim ? expected.trim() : expected;
-    return got === want ? { score: 1, reason: "clipboard matches" } : { score: 0, reason: `clipboard holds ${JSON.stringify(got.slice(0, 200))}, expected ${JSON.stringify(want)}` };
+    return got === want
+      ? { score: 1, reason: "clipboard matches" }
+      : { score: 0, reason: `clipboard holds ${JSON.stringify(got.slice(0, 200))}, expected ${JSON.stringify(want)}` };
   },
 });
-

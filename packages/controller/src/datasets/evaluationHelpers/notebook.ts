@@ -24,7 +24,11 @@ async function expectedNotebook(ctx: HelperContext, path: string): Promise<Noteb
 }
 
 /** The result notebook on the machine, or the failing outcome (missing, or not a notebook). */
-async function resultNotebook(ctx: HelperContext, env: string | undefined, path: string): Promise<{ ok: true; cells: NotebookCell[] } | { ok: false; outcome: EvaluationOutcome }> {
+async function resultNotebook(
+  ctx: HelperContext,
+  env: string | undefined,
+  path: string,
+): Promise<{ ok: true; cells: NotebookCell[] } | { ok: false; outcome: EvaluationOutcome }> {
   const r = await fetchResultText(ctx, env, path);
   if (!r.ok) return r;
   try {
@@ -37,7 +41,10 @@ async function resultNotebook(ctx: HelperContext, env: string | undefined, path:
 const pairArgs = {
   local_expected: z.string().min(1).describe("The expected .ipynb, relative to the task folder"),
   vm_result: z.string().min(1).describe("The .ipynb on the machine"),
-  ignore_whitespace: z.boolean().default(true).describe("Outputs: whitespace runs and blank lines do not matter; sources: trailing whitespace and surrounding blank lines do not"),
+  ignore_whitespace: z
+    .boolean()
+    .default(true)
+    .describe("Outputs: whitespace runs and blank lines do not matter; sources: trailing whitespace and surrounding blank lines do not"),
   env: envArg,
 };
 

@@ -174,7 +174,9 @@ export interface CellsExecutedOptions {
 /** Checks that code cells have been run: they have an execution count (and outputs with `requireOutputs`). */
 export function checkCellsExecuted(nb: NotebookCell[], opts: CellsExecutedOptions = {}): EvaluationOutcome {
   if (opts.expected) {
-    const unexecuted = codeCells(nb).filter((c) => !c.executionCount).map((c) => c.index);
+    const unexecuted = codeCells(nb)
+      .filter((c) => !c.executionCount)
+      .map((c) => c.index);
     const want = [...new Set(opts.expected)].sort((a, b) => a - b);
     if (unexecuted.join() === want.join()) return pass(`the unexecuted code cells are ${list(want)}, as expected`);
     return fail(`the unexecuted code cells are ${list(unexecuted)}, expected ${list(want)}`);

@@ -12,7 +12,11 @@ export const ruleSchema = z.union([
   z
     .strictObject({
       regex: z.string().min(1).describe("A JavaScript regular expression"),
-      flags: z.string().regex(/^[dgimsuvy]*$/).optional().describe('Regular-expression flags; "m" (^ and $ match at line breaks) when unset'),
+      flags: z
+        .string()
+        .regex(/^[dgimsuvy]*$/)
+        .optional()
+        .describe('Regular-expression flags; "m" (^ and $ match at line breaks) when unset'),
     })
     .superRefine((r, ctx) => {
       try {

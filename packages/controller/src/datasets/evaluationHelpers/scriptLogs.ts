@@ -22,7 +22,11 @@ export const compareScriptLogs = defineEvaluationHelper({
         .union([z.string().min(1), z.array(z.string()).min(1)])
         .optional()
         .describe("A shell command line, or an argv array run without a shell"),
-      local_script: z.string().min(1).optional().describe("A script in the task folder: uploaded to a temporary folder on the machine, made executable and run"),
+      local_script: z
+        .string()
+        .min(1)
+        .optional()
+        .describe("A script in the task folder: uploaded to a temporary folder on the machine, made executable and run"),
       script_args: z.array(z.string()).default([]).describe("Arguments of local_script"),
       cwd: z.string().min(1).optional().describe("Working directory on the machine"),
       log: z.enum(["both", "stdout", "stderr"]).default("both").describe("Which output the rules look at (both: stdout, then stderr)"),
@@ -53,13 +57,23 @@ export const compareScriptLogs = defineEvaluationHelper({
         commandTimeoutMs: args.timeout_seconds * 1000,
         ...(args.cwd ? { cwd: args.cwd } : {}),
       });
-      const log = args.log === "stdout" ? r.stdout : args.log === "stderr" ? r.stderr : r.stdout + (r.stdout && r.stderr && !r.stdout.endsWith("\n") ? "\n" : "") + r.stderr;
+      const log =
+        args.log === "stdout"
+          ? r.stdout
+          : args.log === "stderr"
+            ? r.stderr
+            : r.stdout + (r.stdout && r.stderr && !r.stdout.endsWith("\n") ? "\n" : "") + r.stderr;
       const tail = ` (log ends ${show(log.slice(-300), 200)})`;
       if (r.timedOut) return fail(`${show(what, 80)} did not finish within ${args.timeout_seconds} s${tail}`);
       if (args.exit_code !== undefined && r.exitCode !== args.exit_code) {
         return fail(`${show(what, 80)} exited with ${r.exitCode ?? `signal ${r.signal}`}, expected ${args.exit_code}${tail}`);
       }
-      const checked = checkRules(log, { include: args.include, exclude: args.exclude, ignoreCase: args.ignore_case, subject: `the ${args.log === "both" ? "output" : args.log} of ${show(what, 80)}` });
+      const checked = checkRules(log, {
+        include: args.include,
+        exclude: args.exclude,
+        ignoreCase: args.ignore_case,
+        subject: `the ${args.log === "both" ? "output" : args.log} of ${show(what, 80)}`,
+      });
       return checked.score < 1 ? fail(checked.reason + tail) : checked;
     } finally {
       if (folder) await env.files.remove(folder, { recursive: true, missingOk: true }).catch(() => {});
