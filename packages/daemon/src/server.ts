@@ -2,11 +2,12 @@ import * as grpc from "@grpc/grpc-js";
 import { ReflectionService } from "@grpc/reflection";
 import * as protoLoader from "@grpc/proto-loader";
 import { HealthImplementation, protoPath as healthProtoPath } from "grpc-health-check";
-import { loadProtocol } from "@pincer/shared";
+import { fullServiceName, loadProtocol, serviceNames, type ServiceName } from "@pincer/shared";
 import { Desktop } from "./drivers/desktop.js";
 import type { CaptureMethod } from "./drivers/screen.js";
 import { createLogger, type Logger } from "./logger.js";
 import { inputService } from "./services/input.js";
+import type { DefinedService } from "./services/rpc.js";
 import { screenService } from "./services/screen.js";
 import { systemService } from "./services/system.js";
 import { filesService } from "./services/files.js";
@@ -86,8 +87,6 @@ export interface Daemon {
   close(graceMs?: number): Promise<void>;
 }
 
-const SERVICE_NAMES = ["pincer.v1.Input", "pincer.v1.Screen", "pincer.v1.System", "pincer.v1.Files", "pincer.v1.Process"];
-
 /** Builds and starts the daemon's gRPC server. */
 export async function startDaemon(opts: DaemonOptions = {}): Promise<Daemon> {
   const host = opts.host ?? "127.0.0.1";
@@ -141,61 +140,113 @@ interface Resolved {
 }
 
 async function serve(opts: DaemonOptions, r: Resolved): Promise<Daemon> {
-  const { host, log, sec, limits, xserver } = r;
+  const { host, log, sec, xserver } = r;
   const desktop = new Desktop(r.display);
-  const { definition, grpcObject } = loadProtocol();
-  const v1 = grpcObject.pincer.v1;
-
-  // Interceptors see incoming events first to last: audit (sees every outcome), then the token,
-  // then the exec switch, so an unauthenticated call is UNAUTHENTICATED whatever else it asks.
-  const interceptors: grpc.ServerInterceptor[] = [];
-  if (opts.audit) interceptors.push(auditInterceptor(opts.audit.sink, { debug: opts.audit.debug }));
-  if (sec.token) interceptors.push(authInterceptor({ token: sec.token, healthWithoutToken: sec.healthWithoutToken ?? true }));
-  if (r.exec === "none") {
-    interceptors.push(denyInterceptor("/pincer.v1.Process/", "this daemon runs no commands (started with --no-exec)"));
-  }
-  const server = new grpc.Server({
-    "grpc.max_receive_message_length": limits.maxMessageBytes,
-    "grpc.max_send_message_length": 80 * 1024 * 1024,
-    // Channelz bookkeeping costs time on every call and nothing here reads it.
-    "grpc.enable_channelz": 0,
-    interceptors,
-  });
-  server.addService(v1.Input.service, inputService(desktop, log));
-  server.addService(v1.Screen.service, screenService(desktop, log, opts.captureMethod));
-  server.addService(v1.System.service, systemService(desktop, log, r.warnings));
-  server.addService(v1.Files.service, filesService(log, { root: r.fileRoot, maxUploadBytes: limits.maxUploadBytes }));
+  const server = createServer(opts, r);
   // Commands see the display the daemon drives.
   const processes = new ProcessTable(r.display ? { DISPLAY: r.display } : {});
-  server.addService(
-    v1.Process.service,
-    processService(processes, desktop, log, {
-      allowlist: r.allowlist,
-      fileRoot: r.fileRoot,
-      maxProcesses: limits.maxProcesses,
-      maxOutputBytes: limits.maxOutputBytes,
-    }),
-  );
-
-  const health = new HealthImplementation(Object.fromEntries([["", "SERVING"], ...SERVICE_NAMES.map((s) => [s, "SERVING"])]));
-  health.addToServer(server);
-  // Reflection describes every service this server has, the standard health service included.
-  const healthDefinition = protoLoader.loadSync(healthProtoPath, { keepCase: true });
-  new ReflectionService({ ...definition, ...healthDefinition }).addToServer(server);
+  for (const service of pincerServices(opts, r, desktop, processes)) server.addService(service.definition, service.implementation);
+  const health = addHealthAndReflection(server);
 
   const streamWindow = raiseStreamWindow(server);
   const bindHost = host.includes(":") && !host.startsWith("[") ? `[${host}]` : host;
   const port = await new Promise<number>((resolve, reject) =>
     server.bindAsync(`${bindHost}:${opts.port ?? 50051}`, serverCredentials(sec.tls), (err, p) => (err ? reject(err) : resolve(p))),
   );
-
   if (!(streamWindow && raiseConnectionWindow(server))) {
     log.warn("could not raise the HTTP/2 flow-control window (grpc-js internals changed); file transfers will be slower");
   }
   for (const w of r.warnings) log.warn(w);
 
-  const security: SecuritySummary = {
-    bind: `${bindHost}:${port}`,
+  let closed = false;
+  return {
+    address: `${bindHost}:${port}`,
+    port,
+    display: r.display,
+    ...(xserver ? { xserver: { pid: xserver.pid, exited: xserver.exited } } : {}),
+    security: securitySummary(r, `${bindHost}:${port}`),
+    async close(graceMs = 2_000) {
+      if (closed) return;
+      closed = true;
+      for (const name of serviceNames()) health.setStatus(fullServiceName(name), "NOT_SERVING");
+      await shutdown(server, graceMs);
+      processes.stopAll();
+      await desktop.close();
+      await xserver?.stop();
+      await opts.audit?.sink.close();
+    },
+  };
+}
+
+/** The gRPC server with its interceptors, not yet listening. */
+function createServer(opts: DaemonOptions, r: Resolved): grpc.Server {
+  // Interceptors see incoming events first to last: audit (sees every outcome), then the token,
+  // then the exec switch, so an unauthenticated call is UNAUTHENTICATED whatever else it asks.
+  const interceptors: grpc.ServerInterceptor[] = [];
+  if (opts.audit) interceptors.push(auditInterceptor(opts.audit.sink, { debug: opts.audit.debug }));
+  if (r.sec.token) interceptors.push(authInterceptor({ token: r.sec.token, healthWithoutToken: r.sec.healthWithoutToken ?? true }));
+  if (r.exec === "none") {
+    interceptors.push(denyInterceptor(`/${fullServiceName("Process")}/`, "this daemon runs no commands (started with --no-exec)"));
+  }
+  return new grpc.Server({
+    "grpc.max_receive_message_length": r.limits.maxMessageBytes,
+    "grpc.max_send_message_length": 80 * 1024 * 1024,
+    // Channelz bookkeeping costs time on every call and nothing here reads it.
+    "grpc.enable_channelz": 0,
+    interceptors,
+  });
+}
+
+/** Every service of the contract, with its handlers. */
+function pincerServices(opts: DaemonOptions, r: Resolved, desktop: Desktop, processes: ProcessTable): DefinedService<ServiceName>[] {
+  const { log, limits } = r;
+  const services = [
+    inputService(desktop, log),
+    screenService(desktop, log, opts.captureMethod),
+    systemService(desktop, log, r.warnings),
+    filesService(log, { root: r.fileRoot, maxUploadBytes: limits.maxUploadBytes }),
+    processService(processes, desktop, log, {
+      allowlist: r.allowlist,
+      fileRoot: r.fileRoot,
+      maxProcesses: limits.maxProcesses,
+      maxOutputBytes: limits.maxOutputBytes,
+    }),
+  ] as DefinedService<ServiceName>[];
+  const missing = serviceNames().filter((name) => !services.some((s) => s.name === name));
+  if (missing.length > 0) throw new Error(`no implementation of ${missing.join(", ")}`);
+  return services;
+}
+
+/** The standard health service (every Pincer service SERVING) and reflection over all of them. */
+function addHealthAndReflection(server: grpc.Server): HealthImplementation {
+  const names = serviceNames().map(fullServiceName);
+  const health = new HealthImplementation(Object.fromEntries([["", "SERVING"], ...names.map((s) => [s, "SERVING"])]));
+  health.addToServer(server);
+  // Reflection describes every service this server has, the standard health service included.
+  const healthDefinition = protoLoader.loadSync(healthProtoPath, { keepCase: true });
+  new ReflectionService({ ...loadProtocol().definition, ...healthDefinition }).addToServer(server);
+  return health;
+}
+
+/** Stops accepting calls, waits for running ones up to `graceMs`, then cancels them. */
+function shutdown(server: grpc.Server, graceMs: number): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const timer = setTimeout(() => {
+      server.forceShutdown();
+      resolve();
+    }, graceMs);
+    server.tryShutdown(() => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+}
+
+/** The effective security settings, as the startup line states them. */
+function securitySummary(r: Resolved, bind: string): SecuritySummary {
+  const { sec, limits } = r;
+  return {
+    bind,
     auth: sec.token ? (r.mtls ? "token+mtls" : "token") : r.mtls ? "mtls" : "none",
     tls: !!sec.tls,
     mtls: r.mtls,
@@ -210,33 +261,5 @@ async function serve(opts: DaemonOptions, r: Resolved): Promise<Daemon> {
       maxMessageBytes: limits.maxMessageBytes,
     },
     warnings: r.warnings,
-  };
-
-  let closed = false;
-  return {
-    address: `${bindHost}:${port}`,
-    port,
-    display: r.display,
-    ...(xserver ? { xserver: { pid: xserver.pid, exited: xserver.exited } } : {}),
-    security,
-    async close(graceMs = 2_000) {
-      if (closed) return;
-      closed = true;
-      for (const s of SERVICE_NAMES) health.setStatus(s, "NOT_SERVING");
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(() => {
-          server.forceShutdown();
-          resolve();
-        }, graceMs);
-        server.tryShutdown(() => {
-          clearTimeout(timer);
-          resolve();
-        });
-      });
-      processes.stopAll();
-      await desktop.close();
-      await xserver?.stop();
-      await opts.audit?.sink.close();
-    },
   };
 }

@@ -3,16 +3,7 @@ import { constants } from "node:fs";
 import { link, lstat, mkdir, open, rename, stat, unlink } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import type * as grpc from "@grpc/grpc-js";
-import {
-  AlreadyExistsError,
-  CancelledError,
-  ChunkReader,
-  FileSink,
-  InvalidArgumentError,
-  openDirect,
-  ResourceExhaustedError,
-  type wire,
-} from "@pincer/shared";
+import { AlreadyExistsError, CancelledError, ChunkReader, FileSink, InvalidArgumentError, openDirect, ResourceExhaustedError, type wire } from "@pincer/shared";
 import { absolutePath, fsError } from "./paths.js";
 
 /** Largest data message, both directions. */
@@ -56,7 +47,9 @@ export async function upload(
   const expectedSize = h.size ?? undefined;
   const maxBytes = limits.maxUploadBytes ?? Infinity;
   if (expectedSize !== undefined && expectedSize > maxBytes) {
-    throw new ResourceExhaustedError(`${dest}: ${expectedSize} bytes is over this daemon's upload limit of ${maxBytes} bytes; start it with a higher --max-upload-bytes`);
+    throw new ResourceExhaustedError(
+      `${dest}: ${expectedSize} bytes is over this daemon's upload limit of ${maxBytes} bytes; start it with a higher --max-upload-bytes`,
+    );
   }
   const mode = h.mode === 0 ? 0o644 : h.mode & 0o7777;
   const dir = dirname(dest);
@@ -81,7 +74,10 @@ export async function upload(
       if (msg.message !== "chunk" || !msg.chunk) throw new InvalidArgumentError("chunk: after the header only data chunks and a trailer may come");
       const chunk = msg.chunk;
       if (chunk.length > MAX_CHUNK_BYTES) throw new InvalidArgumentError(`chunk: ${chunk.length} bytes is over the ${MAX_CHUNK_BYTES}-byte chunk limit`);
-      if (sink.bytes + chunk.length > maxBytes) throw new ResourceExhaustedError(`${dest}: the upload passed this daemon's limit of ${maxBytes} bytes; nothing was written; start it with a higher --max-upload-bytes`);
+      if (sink.bytes + chunk.length > maxBytes)
+        throw new ResourceExhaustedError(
+          `${dest}: the upload passed this daemon's limit of ${maxBytes} bytes; nothing was written; start it with a higher --max-upload-bytes`,
+        );
       // Writes go to explicit positions, several in flight while the next chunks arrive.
       await sink.write(chunk);
     }
@@ -90,25 +86,11 @@ export async function upload(
     if (signal.aborted) throw new CancelledError(`${dest}: upload cancelled by the client; nothing was written`);
     const size = sink.bytes;
     const sha256 = await sink.digest();
-    for (const [where, want] of [["header", { size: expectedSize, sha256: expectedSha }], ["trailer", trailer]] as const) {
-      if (!want) continue;
-      if (want.size !== undefined && want.size !== size) {
-        throw new InvalidArgumentError(`${where}.size: ${dest}: received ${size} bytes but ${want.size} were announced; nothing was written`);
-      }
-      if (want.sha256 && want.sha256 !== sha256) {
-        throw new InvalidArgumentError(`${where}.sha256: ${dest}: content has sha256 ${sha256}, not ${want.sha256}; nothing was written`);
-      }
-    }
+    checkReceived(dest, { size, sha256 }, { size: expectedSize, sha256: expectedSha }, trailer);
     await sink.handle.chmod(mode);
     await sink.finish();
     await sink.close();
-    if (h.overwrite) {
-      await rename(tmp, dest);
-    } else {
-      // Fails atomically with EEXIST if the destination appeared meanwhile.
-      await link(tmp, dest);
-      await unlink(tmp);
-    }
+    await moveIntoPlace(tmp, dest, h.overwrite);
     await syncDir(dir);
     return { path: dest, size, sha256 };
   } catch (err) {
@@ -118,6 +100,38 @@ export async function upload(
       throw new CancelledError(`${dest}: upload stream broke off; nothing was written`, { cause: err });
     }
     throw fsError(err, dest);
+  }
+}
+
+/** The received bytes must match what the header and the trailer announced, where they did. */
+function checkReceived(
+  dest: string,
+  got: { size: number; sha256: string },
+  header: { size: number | undefined; sha256: string | undefined },
+  trailer: { size: number; sha256: string } | undefined,
+): void {
+  for (const [where, want] of [
+    ["header", header],
+    ["trailer", trailer],
+  ] as const) {
+    if (!want) continue;
+    if (want.size !== undefined && want.size !== got.size) {
+      throw new InvalidArgumentError(`${where}.size: ${dest}: received ${got.size} bytes but ${want.size} were announced; nothing was written`);
+    }
+    if (want.sha256 && want.sha256 !== got.sha256) {
+      throw new InvalidArgumentError(`${where}.sha256: ${dest}: content has sha256 ${got.sha256}, not ${want.sha256}; nothing was written`);
+    }
+  }
+}
+
+/** Renames the finished temporary file onto the destination, or links it when it must not replace one. */
+async function moveIntoPlace(tmp: string, dest: string, overwrite: boolean): Promise<void> {
+  if (overwrite) {
+    await rename(tmp, dest);
+  } else {
+    // Fails atomically with EEXIST if the destination appeared meanwhile.
+    await link(tmp, dest);
+    await unlink(tmp);
   }
 }
 

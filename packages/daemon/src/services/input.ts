@@ -1,7 +1,7 @@
-import { InvalidArgumentError, resolveKeyOrThrow, type wire } from "@pincer/shared";
+import { InvalidArgumentError, resolveKeyOrThrow } from "@pincer/shared";
 import type { Desktop } from "../drivers/desktop.js";
 import type { Logger } from "../logger.js";
-import { unary } from "./rpc.js";
+import { defineService, type DefinedService, type ServiceHandlers } from "./rpc.js";
 import { chordKeys, intInRange, modifiers, mouseButton, pointOnScreen } from "./validate.js";
 
 /** Longest text one TypeText call takes, in characters. */
@@ -9,43 +9,51 @@ export const MAX_TYPE_CHARS = 100_000;
 /** Most points in one drag path. */
 export const MAX_DRAG_POINTS = 10_000;
 
-export function inputService(desktop: Desktop, log: Logger): wire.InputHandlers {
+type InputHandlers = ServiceHandlers<"Input">;
+type PointerMethod = "Move" | "Click" | "ButtonDown" | "ButtonUp" | "Drag" | "Scroll" | "GetCursorPosition";
+type KeyboardMethod = "PressKeys" | "KeyDown" | "KeyUp" | "TypeText";
+
+export function inputService(desktop: Desktop, log: Logger): DefinedService<"Input"> {
+  return defineService("Input", log, { ...pointerHandlers(desktop), ...keyboardHandlers(desktop) });
+}
+
+/** The mouse methods; each answers with where the pointer is afterwards. */
+function pointerHandlers(desktop: Desktop): Pick<InputHandlers, PointerMethod> {
   const pointerState = async () => ({ cursor: await desktop.cursor() });
-  const keyboardState = async () => ({ heldKeys: (await desktop.keyboard()).heldKeys() });
   const moveIfAsked = async (at: { x: number; y: number } | null, field: string) => {
     if (at) await desktop.move(pointOnScreen(at, field, await desktop.screenSize()));
   };
 
   return {
-    Move: unary("Input/Move", log, async (req) => {
+    Move: async (req) => {
       await desktop.move(pointOnScreen(req.to, "to", await desktop.screenSize()));
       return pointerState();
-    }),
+    },
 
-    Click: unary("Input/Click", log, async (req) => {
+    Click: async (req) => {
       const button = mouseButton(req.button);
       const count = req.count === 0 ? 1 : intInRange(req.count, "count", 1, 3);
       const mods = modifiers(req.modifiers);
       await moveIfAsked(req.at, "at");
       await desktop.withModifiers(mods, () => desktop.click(button, count));
       return pointerState();
-    }),
+    },
 
-    ButtonDown: unary("Input/ButtonDown", log, async (req) => {
+    ButtonDown: async (req) => {
       const button = mouseButton(req.button);
       await moveIfAsked(req.at, "at");
       await desktop.buttonDown(button);
       return pointerState();
-    }),
+    },
 
-    ButtonUp: unary("Input/ButtonUp", log, async (req) => {
+    ButtonUp: async (req) => {
       const button = mouseButton(req.button);
       await moveIfAsked(req.at, "at");
       await desktop.buttonUp(button);
       return pointerState();
-    }),
+    },
 
-    Drag: unary("Input/Drag", log, async (req, ctx) => {
+    Drag: async (req, ctx) => {
       if (req.path.length < 2) throw new InvalidArgumentError(`path: a drag needs at least 2 points, got ${req.path.length}`);
       if (req.path.length > MAX_DRAG_POINTS) throw new InvalidArgumentError(`path: at most ${MAX_DRAG_POINTS} points, got ${req.path.length}`);
       const screen = await desktop.screenSize();
@@ -54,9 +62,9 @@ export function inputService(desktop: Desktop, log: Logger): wire.InputHandlers 
       const delay = intInRange(req.stepDelayMs, "step_delay_ms", 0, 1000);
       await desktop.withModifiers(modifiers(req.modifiers), () => desktop.drag(path, button, delay, ctx.signal));
       return pointerState();
-    }),
+    },
 
-    Scroll: unary("Input/Scroll", log, async (req) => {
+    Scroll: async (req) => {
       const dx = intInRange(req.dx, "dx", -1000, 1000);
       const dy = intInRange(req.dy, "dy", -1000, 1000);
       if (dx === 0 && dy === 0) throw new InvalidArgumentError("dx, dy: both are 0; give a number of notches to scroll");
@@ -64,26 +72,35 @@ export function inputService(desktop: Desktop, log: Logger): wire.InputHandlers 
       await moveIfAsked(req.at, "at");
       await desktop.withModifiers(mods, () => desktop.scroll(dx, dy));
       return pointerState();
-    }),
+    },
 
-    PressKeys: unary("Input/PressKeys", log, async (req) => {
+    GetCursorPosition: async () => pointerState(),
+  };
+}
+
+/** The keyboard methods; each answers with the keys held afterwards. */
+function keyboardHandlers(desktop: Desktop): Pick<InputHandlers, KeyboardMethod> {
+  const keyboardState = async () => ({ heldKeys: (await desktop.keyboard()).heldKeys() });
+
+  return {
+    PressKeys: async (req) => {
       const keys = chordKeys(req.chord, req.keys);
       const repeat = req.repeat === 0 ? 1 : intInRange(req.repeat, "repeat", 1, 100);
       await (await desktop.keyboard()).chord(keys, repeat);
       return keyboardState();
-    }),
+    },
 
-    KeyDown: unary("Input/KeyDown", log, async (req) => {
+    KeyDown: async (req) => {
       await (await desktop.keyboard()).keyDown(resolveKeyOrThrow(req.key, "key"));
       return keyboardState();
-    }),
+    },
 
-    KeyUp: unary("Input/KeyUp", log, async (req) => {
+    KeyUp: async (req) => {
       await (await desktop.keyboard()).keyUp(resolveKeyOrThrow(req.key, "key"));
       return keyboardState();
-    }),
+    },
 
-    TypeText: unary("Input/TypeText", log, async (req, ctx) => {
+    TypeText: async (req, ctx) => {
       const length = [...req.text].length;
       if (length > MAX_TYPE_CHARS) {
         throw new InvalidArgumentError(`text: ${length} characters is more than ${MAX_TYPE_CHARS}; split it into several calls or upload a file`);
@@ -91,8 +108,6 @@ export function inputService(desktop: Desktop, log: Logger): wire.InputHandlers 
       const delay = intInRange(req.charDelayMs, "char_delay_ms", 0, 1000);
       await (await desktop.keyboard()).type(req.text, { charDelayMs: delay, signal: ctx.signal });
       return keyboardState();
-    }),
-
-    GetCursorPosition: unary("Input/GetCursorPosition", log, async () => pointerState()),
+    },
   };
 }

@@ -1,21 +1,23 @@
 import { stat } from "node:fs/promises";
 import { isAbsolute } from "node:path";
 import { once } from "node:events";
+import type * as grpc from "@grpc/grpc-js";
 import {
   FailedPreconditionError,
   InvalidArgumentError,
   NotFoundError,
   PermissionDeniedError,
   TimeoutError,
-  type wire,
+  type RequestOutputOf,
+  type ResponseOf,
 } from "@pincer/shared";
 import type { Desktop } from "../drivers/desktop.js";
 import { ALLOWED_SIGNALS, signalGroup, stopGroup, type CommandSpec, type ExitInfo, type ProcessTable } from "../drivers/processes.js";
-import type { WindowInfo } from "../drivers/windows.js";
+import type { WindowInfo, XWindows } from "../drivers/windows.js";
 import type { Logger } from "../logger.js";
 import { outputOverLimit, tooManyProcesses, type ProcessPolicy } from "../security/policy.js";
 import { absolutePath } from "./paths.js";
-import { serverStream, unary } from "./rpc.js";
+import { defineService, type DefinedService } from "./rpc.js";
 import { intInRange } from "./validate.js";
 
 /** Default and largest command timeout, in ms. */
@@ -31,7 +33,8 @@ async function validCommand(
   policy: Partial<ProcessPolicy> = {},
 ): Promise<CommandSpec> {
   if (req.argv.length > 0 && req.shell) throw new InvalidArgumentError("argv, shell: set exactly one of them, not both");
-  if (req.argv.length === 0 && !req.shell) throw new InvalidArgumentError('argv: give a program and its arguments, e.g. ["ls", "-la"], or a shell command line');
+  if (req.argv.length === 0 && !req.shell)
+    throw new InvalidArgumentError('argv: give a program and its arguments, e.g. ["ls", "-la"], or a shell command line');
   if (req.argv.length > 0 && !req.argv[0]) throw new InvalidArgumentError("argv[0]: the program name is empty");
   if (req.cwd && !isAbsolute(req.cwd)) throw new InvalidArgumentError(`cwd: ${JSON.stringify(req.cwd)} is not absolute`);
   for (const [key, value] of Object.entries(req.env)) {
@@ -104,105 +107,144 @@ export function processService(
   desktop: Desktop,
   log: Logger,
   policy: ProcessPolicy = { maxProcesses: Infinity, maxOutputBytes: MAX_OUTPUT_BYTES },
-): wire.ProcessHandlers {
-  const timeoutOf = (ms: number) => (ms === 0 ? DEFAULT_TIMEOUT_MS : intInRange(ms, "timeout_ms", 1, MAX_TIMEOUT_MS));
-  const commandSpec = (req: Parameters<typeof validCommand>[0]) => validCommand(req, policy);
-  // Checked right before each spawn, with no await in between, so concurrent calls cannot overshoot.
-  const admit = () => {
-    const running = table.list().length;
-    if (running >= policy.maxProcesses) throw tooManyProcesses(running, policy.maxProcesses);
-  };
-
-  return {
-    Run: unary("Process/Run", log, async (req: wire.RunRequest__Output, ctx) => {
-      const spec = await commandSpec(req);
-      if (req.maxOutputBytes > policy.maxOutputBytes) throw outputOverLimit(req.maxOutputBytes, policy.maxOutputBytes);
-      const cap =
-        req.maxOutputBytes === 0 ? Math.min(DEFAULT_MAX_OUTPUT_BYTES, policy.maxOutputBytes) : intInRange(req.maxOutputBytes, "max_output_bytes", 1, MAX_OUTPUT_BYTES);
-      const stdout = new Capped(cap);
-      const stderr = new Capped(cap);
-      admit();
-      const { pid, exited } = await table
-        .spawn(spec, "run", { timeoutMs: timeoutOf(req.timeoutMs), signal: ctx.signal, onStdout: stdout.push, onStderr: stderr.push })
-        .catch((err: unknown) => Promise.reject(spawnError(err, spec)));
-      const e = await exited;
-      return {
-        ...exitFields(e),
-        stdout: stdout.bytes(),
-        stderr: stderr.bytes(),
-        stdoutTruncated: stdout.truncated,
-        stderrTruncated: stderr.truncated,
-        pid,
-      };
-    }),
-
-    Start: serverStream("Process/Start", log, async (call, ctx) => {
-      const spec = await commandSpec(call.request);
-      // Output is forwarded as it comes; when the client reads slowly, the pipes are paused.
-      let paused: Promise<unknown> | undefined;
-      const forward = (field: "stdout" | "stderr") => (b: Buffer) => {
-        if (!call.write({ [field]: b }) && !paused) paused = once(call, "drain").finally(() => (paused = undefined));
-      };
-      admit();
-      const { exited } = await table
-        .spawn(spec, "start", {
-          timeoutMs: timeoutOf(call.request.timeoutMs),
-          signal: ctx.signal,
-          // The started event goes out before the first output chunk.
-          onStarted: (pid) => call.write({ started: { pid } }),
-          onStdout: forward("stdout"),
-          onStderr: forward("stderr"),
-        })
-        .catch((err: unknown) => Promise.reject(spawnError(err, spec)));
-      const e = await exited;
-      if (!ctx.signal.aborted) call.write({ exited: exitFields(e) });
-    }),
-
-    Signal: unary("Process/Signal", log, async (req) => {
-      const sig = (req.signal || "SIGTERM").toUpperCase();
-      if (!(ALLOWED_SIGNALS as readonly string[]).includes(sig)) {
-        throw new InvalidArgumentError(`signal: ${JSON.stringify(req.signal)} is not one of ${ALLOWED_SIGNALS.join(", ")}`);
-      }
-      if (!table.has(req.pid)) throw new NotFoundError(`pid: ${req.pid} is not a running process started by this daemon`);
-      signalGroup(req.pid, sig as NodeJS.Signals);
-      return {};
-    }),
-
-    List: unary("Process/List", log, async () => ({
+): DefinedService<"Process"> {
+  const processes: Processes = { table, desktop, policy };
+  return defineService("Process", log, {
+    Run: (req, ctx) => run(processes, req, ctx.signal),
+    Start: (call, ctx) => start(processes, call, ctx.signal),
+    Signal: async (req) => sendSignal(table, req),
+    List: async () => ({
       processes: table.list().map((p) => ({ pid: p.pid, argv: p.argv, kind: p.kind, startedMs: p.startedMs })),
-    })),
-
-    Launch: unary("Process/Launch", log, async (req: wire.LaunchRequest__Output, ctx) => {
-      const spec = await commandSpec(req);
-      const waitMs = req.waitTimeoutMs === 0 ? 10_000 : intInRange(req.waitTimeoutMs, "wait_timeout_ms", 1, 600_000);
-      // The window list needs the display; fail before starting anything when there is none.
-      const windows = await desktop.windows();
-      spec.env = { DISPLAY: desktop.displayName, ...spec.env };
-      admit();
-      const { pid, exited } = await table
-        .spawn(spec, "launch", { timeoutMs: 0, detachedIo: true })
-        .catch((err: unknown) => Promise.reject(spawnError(err, spec)));
-      if (!req.waitForTitle && !req.waitForClass) return { pid, window: null };
-      let exit: ExitInfo | undefined;
-      void exited.then((e) => (exit = e));
-      const deadline = Date.now() + waitMs;
-      for (;;) {
-        const found = (await windows.list()).find((w) => matches(w, req.waitForTitle, req.waitForClass));
-        if (found) return { pid, window: { ...found, class: found.class } };
-        if (exit) {
-          throw new FailedPreconditionError(
-            `the program exited (${exit.exitCode === null ? exit.signal : `code ${exit.exitCode}`}) before a window ` +
-              `${req.waitForTitle ? `titled "${req.waitForTitle}"` : `of class "${req.waitForClass}"`} appeared`,
-          );
-        }
-        if (Date.now() > deadline || ctx.signal.aborted) {
-          stopGroup(pid);
-          throw new TimeoutError(
-            `no window ${req.waitForTitle ? `titled "${req.waitForTitle}"` : `of class "${req.waitForClass}"`} appeared within ${waitMs} ms; the program was stopped`,
-          );
-        }
-        await new Promise((r) => setTimeout(r, 100));
-      }
     }),
+    Launch: (req, ctx) => launch(processes, req, ctx.signal),
+  });
+}
+
+/** What the Process methods share: the table of the commands started, the display, the policy. */
+interface Processes {
+  table: ProcessTable;
+  desktop: Desktop;
+  policy: ProcessPolicy;
+}
+
+function timeoutOf(ms: number): number {
+  return ms === 0 ? DEFAULT_TIMEOUT_MS : intInRange(ms, "timeout_ms", 1, MAX_TIMEOUT_MS);
+}
+
+/** Checked right before each spawn, with no await in between, so concurrent calls cannot overshoot. */
+function admit({ table, policy }: Processes): void {
+  const running = table.list().length;
+  if (running >= policy.maxProcesses) throw tooManyProcesses(running, policy.maxProcesses);
+}
+
+/** Runs a command to its end and answers with its exit and captured output. */
+async function run(p: Processes, req: RequestOutputOf<"Process", "Run">, signal: AbortSignal): Promise<ResponseOf<"Process", "Run">> {
+  const spec = await validCommand(req, p.policy);
+  if (req.maxOutputBytes > p.policy.maxOutputBytes) throw outputOverLimit(req.maxOutputBytes, p.policy.maxOutputBytes);
+  const cap =
+    req.maxOutputBytes === 0
+      ? Math.min(DEFAULT_MAX_OUTPUT_BYTES, p.policy.maxOutputBytes)
+      : intInRange(req.maxOutputBytes, "max_output_bytes", 1, MAX_OUTPUT_BYTES);
+  const stdout = new Capped(cap);
+  const stderr = new Capped(cap);
+  admit(p);
+  const { pid, exited } = await p.table
+    .spawn(spec, "run", { timeoutMs: timeoutOf(req.timeoutMs), signal, onStdout: stdout.push, onStderr: stderr.push })
+    .catch((err: unknown) => Promise.reject(spawnError(err, spec)));
+  const e = await exited;
+  return {
+    ...exitFields(e),
+    stdout: stdout.bytes(),
+    stderr: stderr.bytes(),
+    stdoutTruncated: stdout.truncated,
+    stderrTruncated: stderr.truncated,
+    pid,
   };
+}
+
+/** Starts a command and streams its start, output and exit to `call`. */
+async function start(
+  p: Processes,
+  call: grpc.ServerWritableStream<RequestOutputOf<"Process", "Start">, ResponseOf<"Process", "Start">>,
+  signal: AbortSignal,
+): Promise<void> {
+  const spec = await validCommand(call.request, p.policy);
+  // Output is forwarded as it comes; when the client reads slowly, the pipes are paused.
+  let paused: Promise<unknown> | undefined;
+  const forward = (field: "stdout" | "stderr") => (b: Buffer) => {
+    if (!call.write({ [field]: b }) && !paused) paused = once(call, "drain").finally(() => (paused = undefined));
+  };
+  admit(p);
+  const { exited } = await p.table
+    .spawn(spec, "start", {
+      timeoutMs: timeoutOf(call.request.timeoutMs),
+      signal,
+      // The started event goes out before the first output chunk.
+      onStarted: (pid) => call.write({ started: { pid } }),
+      onStdout: forward("stdout"),
+      onStderr: forward("stderr"),
+    })
+    .catch((err: unknown) => Promise.reject(spawnError(err, spec)));
+  const e = await exited;
+  if (!signal.aborted) call.write({ exited: exitFields(e) });
+}
+
+/** Sends a signal to the process group of a command this daemon started. */
+function sendSignal(table: ProcessTable, req: RequestOutputOf<"Process", "Signal">): ResponseOf<"Process", "Signal"> {
+  const sig = (req.signal || "SIGTERM").toUpperCase();
+  if (!(ALLOWED_SIGNALS as readonly string[]).includes(sig)) {
+    throw new InvalidArgumentError(`signal: ${JSON.stringify(req.signal)} is not one of ${ALLOWED_SIGNALS.join(", ")}`);
+  }
+  if (!table.has(req.pid)) throw new NotFoundError(`pid: ${req.pid} is not a running process started by this daemon`);
+  signalGroup(req.pid, sig as NodeJS.Signals);
+  return {};
+}
+
+/** Starts a program on the display, detached, and optionally waits for its window. */
+async function launch(p: Processes, req: RequestOutputOf<"Process", "Launch">, signal: AbortSignal): Promise<ResponseOf<"Process", "Launch">> {
+  const spec = await validCommand(req, p.policy);
+  const waitMs = req.waitTimeoutMs === 0 ? 10_000 : intInRange(req.waitTimeoutMs, "wait_timeout_ms", 1, 600_000);
+  // The window list needs the display; fail before starting anything when there is none.
+  const windows = await p.desktop.windows();
+  spec.env = { DISPLAY: p.desktop.displayName, ...spec.env };
+  admit(p);
+  const { pid, exited } = await p.table
+    .spawn(spec, "launch", { timeoutMs: 0, detachedIo: true })
+    .catch((err: unknown) => Promise.reject(spawnError(err, spec)));
+  if (!req.waitForTitle && !req.waitForClass) return { pid, window: null };
+  return { pid, window: await waitForWindow(windows, pid, exited, req, waitMs, signal) };
+}
+
+/**
+ * Polls the window list until a window of the launched program appears. Fails when the program
+ * exits first; stops the program when the wait times out or the call is cancelled.
+ */
+async function waitForWindow(
+  windows: XWindows,
+  pid: number,
+  exited: Promise<ExitInfo>,
+  req: { waitForTitle: string; waitForClass: string },
+  waitMs: number,
+  signal: AbortSignal,
+): Promise<WindowInfo> {
+  let exit: ExitInfo | undefined;
+  void exited.then((e) => (exit = e));
+  const deadline = Date.now() + waitMs;
+  for (;;) {
+    const found = (await windows.list()).find((w) => matches(w, req.waitForTitle, req.waitForClass));
+    if (found) return { ...found, class: found.class };
+    if (exit) {
+      throw new FailedPreconditionError(
+        `the program exited (${exit.exitCode === null ? exit.signal : `code ${exit.exitCode}`}) before a window ` +
+          `${req.waitForTitle ? `titled "${req.waitForTitle}"` : `of class "${req.waitForClass}"`} appeared`,
+      );
+    }
+    if (Date.now() > deadline || signal.aborted) {
+      stopGroup(pid);
+      throw new TimeoutError(
+        `no window ${req.waitForTitle ? `titled "${req.waitForTitle}"` : `of class "${req.waitForClass}"`} appeared within ${waitMs} ms; the program was stopped`,
+      );
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
 }

@@ -1,6 +1,20 @@
 import { randomUUID } from "node:crypto";
 import type * as grpc from "@grpc/grpc-js";
-import { KeyNameError, InvalidArgumentError, toWireError } from "@pincer/shared";
+import {
+  InvalidArgumentError,
+  KeyNameError,
+  methodKind,
+  methodLabel,
+  serviceDefinition,
+  toWireError,
+  type KindOf,
+  type MethodName,
+  type RequestOutputOf,
+  type ResponseOf,
+  type RuntimeMethod,
+  type ServiceDefinitionOf,
+  type ServiceName,
+} from "@pincer/shared";
 import type { Logger } from "../logger.js";
 
 /** What a handler gets besides its request. */
@@ -10,16 +24,76 @@ export interface CallContext {
   peer: string;
 }
 
+/** A unary handler: answers one request. */
+export type UnaryHandler<S extends ServiceName, M extends MethodName<S>> = (req: RequestOutputOf<S, M>, ctx: CallContext) => Promise<ResponseOf<S, M>>;
+
+/** A server-streaming handler: writes to `call`; the call is ended when the promise resolves. */
+export type ServerStreamHandler<S extends ServiceName, M extends MethodName<S>> = (
+  call: grpc.ServerWritableStream<RequestOutputOf<S, M>, ResponseOf<S, M>>,
+  ctx: CallContext,
+) => Promise<void>;
+
+/** A client-streaming handler: reads `call` itself and answers once. */
+export type ClientStreamHandler<S extends ServiceName, M extends MethodName<S>> = (
+  call: grpc.ServerReadableStream<RequestOutputOf<S, M>, ResponseOf<S, M>>,
+  ctx: CallContext,
+) => Promise<ResponseOf<S, M>>;
+
+/** The handler of method `M`, shaped by how the method streams. */
+export type HandlerOf<S extends ServiceName, M extends MethodName<S>> =
+  KindOf<S, M> extends "serverStream" ? ServerStreamHandler<S, M> : KindOf<S, M> extends "clientStream" ? ClientStreamHandler<S, M> : UnaryHandler<S, M>;
+
+/** One handler for every method of service `S`: a missing or unknown method is a type error. */
+export type ServiceHandlers<S extends ServiceName> = { [M in MethodName<S>]: HandlerOf<S, M> };
+
+/** A service ready for `grpc.Server.addService(definition, implementation)`. */
+export interface DefinedService<S extends ServiceName> {
+  name: S;
+  definition: ServiceDefinitionOf<S> & Record<string, RuntimeMethod>;
+  implementation: grpc.UntypedServiceImplementation;
+}
+
+/**
+ * Builds the grpc-js implementation of service `name` from async handlers. Each method is wrapped
+ * by how its runtime definition streams, and named in logs and errors as in "Input/Click"; no
+ * method path or name is written by hand.
+ */
+export function defineService<S extends ServiceName>(name: S, log: Logger, handlers: ServiceHandlers<S>): DefinedService<S> {
+  const definition = serviceDefinition(name);
+  const given = handlers as unknown as Record<string, Handler | undefined>;
+  const strays = Object.keys(given).filter((m) => !Object.hasOwn(definition, m));
+  if (strays.length > 0) throw new Error(`${name}: no such method ${strays.join(", ")}`);
+  const implementation: grpc.UntypedServiceImplementation = {};
+  for (const [method, def] of Object.entries(definition as Record<string, RuntimeMethod>)) {
+    const handler = given[method];
+    if (!handler) throw new Error(`${methodLabel(def)}: no handler`);
+    implementation[method] = wrap(def, log, handler);
+  }
+  return { name, definition, implementation };
+}
+
+// Handlers once the service's types are erased; `defineService` checked them against the contract.
+// biome-ignore lint/suspicious/noExplicitAny: requests and responses are whatever the method's are
+type Handler = (arg: any, ctx: CallContext) => Promise<any>;
+
+function wrap(def: RuntimeMethod, log: Logger, handler: Handler): grpc.UntypedHandleCall {
+  const label = methodLabel(def);
+  switch (methodKind(def)) {
+    case "unary":
+      return unary(label, log, handler);
+    case "clientStream":
+      return clientStream(label, log, handler);
+    case "serverStream":
+      return serverStream(label, log, handler);
+  }
+}
+
 /**
  * Wraps an async handler as a grpc-js unary handler: the call's cancellation becomes an
  * AbortSignal, typed errors keep their status, anything else becomes INTERNAL with an incident id
  * on the wire and the detail in the daemon log.
  */
-export function unary<Req, Res>(
-  method: string,
-  log: Logger,
-  handler: (req: Req, ctx: CallContext) => Promise<Res>,
-): grpc.handleUnaryCall<Req, Res> {
+function unary<Req, Res>(method: string, log: Logger, handler: (req: Req, ctx: CallContext) => Promise<Res>): grpc.handleUnaryCall<Req, Res> {
   return (call, callback) => {
     handler(call.request, callContext(call)).then(
       (res) => callback(null, res),
@@ -29,7 +103,7 @@ export function unary<Req, Res>(
 }
 
 /** Like {@link unary} for a client-streaming call: the handler reads `call` itself. */
-export function clientStream<Req, Res>(
+function clientStream<Req, Res>(
   method: string,
   log: Logger,
   handler: (call: grpc.ServerReadableStream<Req, Res>, ctx: CallContext) => Promise<Res>,
@@ -43,7 +117,7 @@ export function clientStream<Req, Res>(
 }
 
 /** Like {@link unary} for a server-streaming call: the handler writes to `call`; this ends it. */
-export function serverStream<Req, Res>(
+function serverStream<Req, Res>(
   method: string,
   log: Logger,
   handler: (call: grpc.ServerWritableStream<Req, Res>, ctx: CallContext) => Promise<void>,

@@ -2,7 +2,7 @@ import { InvalidArgumentError, ResourceExhaustedError, type wire } from "@pincer
 import type { Desktop } from "../drivers/desktop.js";
 import { capture, type CaptureMethod, type ImageFormatName } from "../drivers/screen.js";
 import type { Logger } from "../logger.js";
-import { unary } from "./rpc.js";
+import { defineService, type DefinedService } from "./rpc.js";
 import { intInRange } from "./validate.js";
 
 /** Largest screenshot reply, in bytes; the controller accepts replies of this size. */
@@ -22,9 +22,9 @@ const WIRE_FORMAT: Record<ImageFormatName, wire.ImageFormat> = {
   raw: "IMAGE_FORMAT_RAW_RGB",
 };
 
-export function screenService(desktop: Desktop, log: Logger, captureMethod: CaptureMethod = "auto"): wire.ScreenHandlers {
-  return {
-    Screenshot: unary("Screen/Screenshot", log, async (req: wire.ScreenshotRequest__Output) => {
+export function screenService(desktop: Desktop, log: Logger, captureMethod: CaptureMethod = "auto"): DefinedService<"Screen"> {
+  return defineService("Screen", log, {
+    Screenshot: async (req: wire.ScreenshotRequest__Output) => {
       const format = FORMATS[req.format];
       if (!format) throw new InvalidArgumentError(`format: unknown image format ${JSON.stringify(req.format)}; use PNG, JPEG, WEBP or RAW_RGB`);
       const quality = req.quality === 0 ? 80 : intInRange(req.quality, "quality", 1, 100);
@@ -37,21 +37,23 @@ export function screenService(desktop: Desktop, log: Logger, captureMethod: Capt
         const r = req.region;
         if (r.width === 0 || r.height === 0) throw new InvalidArgumentError("region: width and height must be at least 1");
         if (r.x < 0 || r.y < 0 || r.x + r.width > screen.width || r.y + r.height > screen.height) {
-          throw new InvalidArgumentError(
-            `region: ${r.width}x${r.height}+${r.x}+${r.y} is not inside the ${screen.width}x${screen.height} screen`,
-          );
+          throw new InvalidArgumentError(`region: ${r.width}x${r.height}+${r.x}+${r.y} is not inside the ${screen.width}x${screen.height} screen`);
         }
         region = { x: r.x, y: r.y, width: r.width, height: r.height };
       }
-      const shot = await capture(desktop, {
-        format,
-        quality,
-        pngCompressionLevel: pngLevel,
-        region,
-        maxWidth,
-        maxHeight,
-        includeCursor: req.includeCursor,
-      }, captureMethod);
+      const shot = await capture(
+        desktop,
+        {
+          format,
+          quality,
+          pngCompressionLevel: pngLevel,
+          region,
+          maxWidth,
+          maxHeight,
+          includeCursor: req.includeCursor,
+        },
+        captureMethod,
+      );
       if (shot.data.length > MAX_SCREENSHOT_BYTES) {
         throw new ResourceExhaustedError(
           `screenshot: ${shot.data.length} bytes is over the ${MAX_SCREENSHOT_BYTES}-byte limit; ask for JPEG, a region or max_width`,
@@ -67,8 +69,8 @@ export function screenService(desktop: Desktop, log: Logger, captureMethod: Capt
         cursor: shot.cursor,
         screen,
       };
-    }),
+    },
 
-    GetScreenSize: unary("Screen/GetScreenSize", log, async () => desktop.screenSize()),
-  };
+    GetScreenSize: async () => desktop.screenSize(),
+  });
 }

@@ -3,7 +3,7 @@ import { PINCER_VERSION, PROTOCOL_VERSION, type wire } from "@pincer/shared";
 import type { WindowInfo } from "../drivers/windows.js";
 import type { Desktop } from "../drivers/desktop.js";
 import type { Logger } from "../logger.js";
-import { unary } from "./rpc.js";
+import { defineService, type DefinedService } from "./rpc.js";
 
 const startedAt = Date.now();
 
@@ -12,9 +12,9 @@ function toWire(w: WindowInfo): wire.Window {
 }
 
 /** `warnings`: the daemon's own, e.g. that it runs without authentication (--insecure). */
-export function systemService(desktop: Desktop, log: Logger, daemonWarnings: readonly string[] = []): wire.SystemHandlers {
-  return {
-    GetInfo: unary("System/GetInfo", log, async () => {
+export function systemService(desktop: Desktop, log: Logger, daemonWarnings: readonly string[] = []): DefinedService<"System"> {
+  return defineService("System", log, {
+    GetInfo: async () => {
       const warnings: string[] = [...daemonWarnings];
       const capabilities: string[] = ["files", "process"];
       let screen: { width: number; height: number } | null = null;
@@ -50,24 +50,24 @@ export function systemService(desktop: Desktop, log: Logger, daemonWarnings: rea
         warnings,
         uptimeSeconds: (Date.now() - startedAt) / 1000,
       };
-    }),
+    },
 
-    GetClipboard: unary("System/GetClipboard", log, async () => ({ text: await (await desktop.clipboard()).get() })),
+    GetClipboard: async () => ({ text: await (await desktop.clipboard()).get() }),
 
-    SetClipboard: unary("System/SetClipboard", log, async (req) => {
+    SetClipboard: async (req) => {
       await (await desktop.clipboard()).set(req.text);
       return {};
+    },
+
+    ListWindows: async (req) => ({
+      windows: (await (await desktop.windows()).list(req.includeHidden)).map(toWire),
     }),
 
-    ListWindows: unary("System/ListWindows", log, async (req) => ({
-      windows: (await (await desktop.windows()).list(req.includeHidden)).map(toWire),
-    })),
+    FocusWindow: async (req) => toWire(await (await desktop.windows()).focus(req.id)),
 
-    FocusWindow: unary("System/FocusWindow", log, async (req) => toWire(await (await desktop.windows()).focus(req.id))),
-
-    CloseWindow: unary("System/CloseWindow", log, async (req) => {
+    CloseWindow: async (req) => {
       await (await desktop.windows()).close(req.id, req.force);
       return {};
-    }),
-  };
+    },
+  });
 }
