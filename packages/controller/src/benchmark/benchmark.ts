@@ -271,7 +271,6 @@ export class Benchmark {
     if (end) ep.finish(end.reason, end.error);
   }
 
-
   /**
    * Runs an evaluation round now, outside a step (e.g. to score an episode in which the agent took
    * no action). Success or an evaluator error ends the episode as after a step.
