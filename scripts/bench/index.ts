@@ -36,13 +36,16 @@ try {
   if (suites.has("input")) {
     removeScene = await buildScene(xs.display, WIDTH, HEIGHT);
     console.log(
-      `## Input and screenshots\nscreen: ${WIDTH}x${HEIGHT} Xvfb; content: left half random noise (worst case for compression), right half three xterms of text\n`,
+      `## Input and screenshots\nscreen: ${WIDTH}x${HEIGHT} Xvfb; content: left half random noise (worst case for compression), right half three xterms ` +
+        `of text\n`,
     );
     const { rows, notes } = await inputRows(daemon.env, xs.display, WIDTH, HEIGHT);
     printTable(rows);
     console.log(`\n${notes.join("\n")}`);
     console.log(
-      'For scale (measured earlier on this kind of machine, not in this run): a peer that runs `python -c "import pyautogui; …"` per action took about 240 ms per move; one that sends pickled functions to a Python server about 106 ms per move and 2 s per click; peers\' PNG screenshots 180–250 ms.\n',
+      'For scale (measured earlier on this kind of machine, not in this run): a peer that runs `python -c "import pyautogui; …"` per action took about ' +
+        "240 ms per move; one that sends pickled functions to a Python server about 106 ms per move and 2 s per click; peers' PNG screenshots 180–250 " +
+        "ms.\n",
     );
   }
   if (suites.has("process")) {

@@ -12,7 +12,9 @@ const PER_ROUND = 80;
 
 /** Spawn times of `true` in a fresh, small Node process: `n` timed after 30 untimed. */
 async function freshSpawnTimes(n: number): Promise<number[]> {
-  const script = `const {spawn}=require("child_process");const t=[];(async()=>{for(let i=0;i<${n + 30};i++){const s=performance.now();await new Promise(r=>spawn("true").once("exit",r));if(i>=30)t.push(performance.now()-s)}console.log(JSON.stringify(t))})()`;
+  const script =
+    `const {spawn}=require("child_process");const t=[];(async()=>{for(let i=0;i<${n + 30};i++){const s=performance.now();await new ` +
+    `Promise(r=>spawn("true").once("exit",r));if(i>=30)t.push(performance.now()-s)}console.log(JSON.stringify(t))})()`;
   return JSON.parse((await run(process.execPath, ["-e", script])).stdout) as number[];
 }
 

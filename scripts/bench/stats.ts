@@ -44,7 +44,8 @@ export function printTable(rows: Row[]): void {
   for (const r of rows) {
     const ratio = r.peer ? `${(r.peer.sample.p50 / r.ours.p50).toFixed(1)}×` : "";
     lines.push(
-      `| ${r.operation} | ${ms(r.ours.p50)} | ${ms(r.ours.p95)} | ${r.ours.n} | ${r.peer?.name ?? ""} | ${r.peer ? ms(r.peer.sample.p50) : ""} | ${ratio} | ${r.goal ?? ""} |`,
+      `| ${r.operation} | ${ms(r.ours.p50)} | ${ms(r.ours.p95)} | ${r.ours.n} | ${r.peer?.name ?? ""} | ${r.peer ? ms(r.peer.sample.p50) : ""} | ${ratio} ` +
+        `| ${r.goal ?? ""} |`,
     );
   }
   console.log(lines.join("\n"));

@@ -170,27 +170,33 @@ export async function transferFigures(
     const vsScp = (ours: number[]) => (scps.length ? `${median(ours.map((r, i) => r / scps[i]!)).toFixed(2)}×` : "n/a");
     const all = (rs: number[]) => rs.map((r) => r.toFixed(0)).join(", ");
     lines.push(
-      `| transfer of ${sizeMiB} MiB (random), median of ${ROUNDS} rounds | MiB/s | rounds | share of raw TCP | vs scp (median of the rounds' ratios) | daemon RSS before → peak |`,
+      `| transfer of ${sizeMiB} MiB (random), median of ${ROUNDS} rounds | MiB/s | rounds | share of raw TCP | vs scp (median of the rounds' ratios) | ` +
+        `daemon RSS before → peak |`,
     );
     lines.push("|---|---:|---|---:|---:|---|");
     lines.push(
-      `| upload (env.files.upload, sha256 verified) | ${upRate.toFixed(0)} | ${all(ups)} | ${((upRate / tcp) * 100).toFixed(0)}% | ${vsScp(ups)} | ${upPeak.beforeMiB.toFixed(0)} → ${upPeak.peakMiB.toFixed(0)} MiB |`,
+      `| upload (env.files.upload, sha256 verified) | ${upRate.toFixed(0)} | ${all(ups)} | ${((upRate / tcp) * 100).toFixed(0)}% | ${vsScp(ups)} | ` +
+        `${upPeak.beforeMiB.toFixed(0)} → ${upPeak.peakMiB.toFixed(0)} MiB |`,
     );
     lines.push(
-      `| download (env.files.download, sha256 verified) | ${downRate.toFixed(0)} | ${all(downs)} | ${((downRate / tcp) * 100).toFixed(0)}% | ${vsScp(downs)} | ${downPeak.beforeMiB.toFixed(0)} → ${downPeak.peakMiB.toFixed(0)} MiB |`,
+      `| download (env.files.download, sha256 verified) | ${downRate.toFixed(0)} | ${all(downs)} | ${((downRate / tcp) * 100).toFixed(0)}% | ` +
+        `${vsScp(downs)} | ${downPeak.beforeMiB.toFixed(0)} → ${downPeak.peakMiB.toFixed(0)} MiB |`,
     );
     lines.push(`| raw TCP on loopback (one socket, no disk) | ${tcp.toFixed(0)} | | 100% | | |`);
     lines.push(
       `| grpc-js stream of in-memory 1 MiB buffers, no protobuf, no disk | ${ceiling.plain.toFixed(0)} | | ${((ceiling.plain / tcp) * 100).toFixed(0)}% | | |`,
     );
     lines.push(
-      `| the same with sha256 on both ends (the ceiling for a verified transfer) | ${ceiling.hashed.toFixed(0)} | | ${((ceiling.hashed / tcp) * 100).toFixed(0)}% | | |`,
+      `| the same with sha256 on both ends (the ceiling for a verified transfer) | ${ceiling.hashed.toFixed(0)} | | ` +
+        `${((ceiling.hashed / tcp) * 100).toFixed(0)}% | | |`,
     );
     if (scpRate) lines.push(`| scp to 127.0.0.1 | ${scpRate.toFixed(0)} | ${all(scps)} | ${((scpRate / tcp) * 100).toFixed(0)}% | 1.00× | |`);
     const up = upPeak;
     const down = downPeak;
     lines.push(
-      `Daemon peak RSS, ${smallMiB} MiB vs ${sizeMiB} MiB transfers: upload ${smallUp.peakMiB.toFixed(0)} vs ${up.peakMiB.toFixed(0)} MiB (${signed(up.peakMiB - smallUp.peakMiB)}), download ${smallDown.peakMiB.toFixed(0)} vs ${down.peakMiB.toFixed(0)} MiB (${signed(down.peakMiB - smallDown.peakMiB)}) for ${(sizeMiB / smallMiB).toFixed(0)}× the data.`,
+      `Daemon peak RSS, ${smallMiB} MiB vs ${sizeMiB} MiB transfers: upload ${smallUp.peakMiB.toFixed(0)} vs ${up.peakMiB.toFixed(0)} MiB ` +
+        `(${signed(up.peakMiB - smallUp.peakMiB)}), download ${smallDown.peakMiB.toFixed(0)} vs ${down.peakMiB.toFixed(0)} MiB ` +
+        `(${signed(down.peakMiB - smallDown.peakMiB)}) for ${(sizeMiB / smallMiB).toFixed(0)}× the data.`,
     );
     lines.push("Goals: upload ≥ 1.5× scp, download ≥ 400 MiB/s, daemon memory flat (not growing with file size).");
     return { lines };

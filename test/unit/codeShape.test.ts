@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import ts from "typescript";
@@ -31,7 +32,24 @@ function longFunctions(file: string, text: string, max: number): string[] {
   return out;
 }
 
+/** Tracked source files (TypeScript and JavaScript) outside generated code. */
+function trackedSources(): string[] {
+  const out = execFileSync("git", ["ls-files", "*.ts", "*.mts", "*.mjs", "*.js"], { cwd: ROOT, encoding: "utf8" });
+  return out.split("\n").filter((f) => f && !f.includes("/generated/"));
+}
+
 describe("code shape", () => {
+  test("no source line is longer than 160 characters (the formatter's width; it cannot break strings)", () => {
+    const files = trackedSources();
+    expect(files.length).toBeGreaterThan(100);
+    const long = files.flatMap((f) =>
+      readFileSync(join(ROOT, f), "utf8")
+        .split("\n")
+        .flatMap((line, i) => (line.length > 160 ? [`${f}:${i + 1} (${line.length})`] : [])),
+    );
+    expect(long).toEqual([]);
+  });
+
   test(`no function in packages/controller/src is longer than ${MAX_FUNCTION_LINES} lines`, () => {
     expect(sources(CONTROLLER).flatMap((f) => longFunctions(f, readFileSync(f, "utf8"), MAX_FUNCTION_LINES))).toEqual([]);
   });

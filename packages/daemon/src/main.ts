@@ -249,7 +249,8 @@ try {
   log.info("started", { address: daemon.address, display: daemon.display, version: PINCER_VERSION, nodeFlags: hasNodeFlags() ? NODE_FLAGS : [] });
   if (!hasNodeFlags()) {
     log.info(
-      `started without ${NODE_FLAGS.join(" ")}: large transfers will use about twice the CPU; start it as node ${NODE_FLAGS.join(" ")} main.js (the installer and the pincer CLI do)`,
+      `started without ${NODE_FLAGS.join(" ")}: large transfers will use about twice the CPU; start it as node ${NODE_FLAGS.join(" ")} main.js (the ` +
+        `installer and the pincer CLI do)`,
     );
   }
   let stopping = false;

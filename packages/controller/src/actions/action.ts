@@ -181,7 +181,8 @@ export class Action<P extends z.ZodObject = z.ZodObject, R = unknown> {
     const required = (input.required as string[] | undefined) ?? [];
     if (required.length !== 1) {
       throw new ActionDefinitionError(
-        `${name}: ${next.name} must have exactly one required parameter to receive ${this.name}'s result; it has ${required.length} (${required.join(", ") || "none"})`,
+        `${name}: ${next.name} must have exactly one required parameter to receive ${this.name}'s result; it has ${required.length} ` +
+          `(${required.join(", ") || "none"})`,
       );
     }
     const key = required[0]!;

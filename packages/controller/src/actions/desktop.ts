@@ -61,7 +61,8 @@ function coordinateSpace(mode: CoordinateMode): CoordinateSpace {
           .min(0)
           .max(1)
           .describe(
-            `${axis === "x" ? "Horizontal" : "Vertical"} position as a fraction of the screen ${axis === "x" ? "width from the left" : "height from the top"} edge, 0 to 1`,
+            `${axis === "x" ? "Horizontal" : "Vertical"} position as a fraction of the screen ` +
+              `${axis === "x" ? "width from the left" : "height from the top"} edge, 0 to 1`,
           )
       : z
           .number()

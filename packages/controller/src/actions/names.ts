@@ -30,7 +30,10 @@ export function nameProblem(name: string): string | undefined {
     return `${JSON.stringify(name)} may only contain letters, digits, "_" and "-" (the rule of LLM tool names)`;
   }
   if (!NAME_PATTERN.test(name)) {
-    return `${JSON.stringify(name)} must not contain "${TOOL_SEPARATOR}" or start or end with "_" (tool names join environment and action with "${TOOL_SEPARATOR}")`;
+    return (
+      `${JSON.stringify(name)} must not contain "${TOOL_SEPARATOR}" or start or end with "_" (tool names join environment and action with ` +
+      `"${TOOL_SEPARATOR}")`
+    );
   }
   return undefined;
 }

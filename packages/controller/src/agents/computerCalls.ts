@@ -94,7 +94,9 @@ export function planAnthropicComputerAction(input: unknown, env: string, shot: S
       return { calls: [{ tool: tool("wait"), args: { seconds: Math.min(60, a.duration ?? 1) } }] };
     default:
       return {
-        error: `${a.action} is not available on ${env}: its action space has the standard desktop actions but no ${COMPUTER_ACTION_NAME} action; use left_click, double_click, right_click, left_click_drag, mouse_move, scroll, key or type`,
+        error:
+          `${a.action} is not available on ${env}: its action space has the standard desktop actions but no ${COMPUTER_ACTION_NAME} action; use left_click, ` +
+          `double_click, right_click, left_click_drag, mouse_move, scroll, key or type`,
       };
   }
 }

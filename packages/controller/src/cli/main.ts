@@ -137,7 +137,8 @@ async function runCommand(
     if (o.printReport) process.stdout.write(`\n${reportMarkdown(report)}`);
     process.stdout.write(`\nresults: ${relative(process.cwd(), runDir) || runDir}\n`);
     process.stdout.write(
-      `tasks ${report.tasks}: passed ${report.passed}, failed ${report.failed}, errors ${report.errors}; success rate ${(report.successRate * 100).toFixed(1)}%, mean score ${report.meanScore.toFixed(3)}\n`,
+      `tasks ${report.tasks}: passed ${report.passed}, failed ${report.failed}, errors ${report.errors}; success rate ` +
+        `${(report.successRate * 100).toFixed(1)}%, mean score ${report.meanScore.toFixed(3)}\n`,
     );
     return o.strict && report.passed !== report.tasks ? 1 : 0;
   } catch (err) {

@@ -15,7 +15,9 @@ export function createProgressPrinter(stream: NodeJS.WriteStream = process.stder
   let lastLast: string | undefined;
   return {
     update(p) {
-      const status = `${p.done}/${p.total} done, ${p.running} running, ${p.passed} passed, ${p.failed} failed, ${p.errors} errors${p.skipped ? `, ${p.skipped} kept from before` : ""}, ETA ${duration(p.etaMs)}`;
+      const status =
+        `${p.done}/${p.total} done, ${p.running} running, ${p.passed} passed, ${p.failed} failed, ${p.errors} ` +
+        `errors${p.skipped ? `, ${p.skipped} kept from before` : ""}, ETA ${duration(p.etaMs)}`;
       const finished = p.last && `${p.last.id}: ${p.last.state} (score ${p.last.score.toFixed(2)}, attempt ${p.last.attempt})`;
       if (tty) {
         if (finished && finished !== lastLast) stream.write(`\r\x1b[K${finished}\n`);

@@ -76,7 +76,9 @@ export function createMcpServer(opts: McpServerOptions): Server {
     { name: "pincer", version: PINCER_VERSION },
     {
       capabilities: { tools: {}, resources: {} },
-      instructions: `Drives the machine at ${opts.env.address} through pincer-daemon. Coordinates are screen pixels, origin top-left; take a screenshot to see the screen.`,
+      instructions:
+        `Drives the machine at ${opts.env.address} through pincer-daemon. Coordinates are screen pixels, origin top-left; take a screenshot to see the ` +
+        `screen.`,
     },
   );
 

@@ -150,7 +150,8 @@ export function reportMarkdown(r: Report): string {
   lines.push("## Tasks", "", "| task | tool | state | score | steps | tokens | cost USD | seconds | attempts |", "|---|---|---|---:|---:|---:|---:|---:|---:|");
   for (const t of r.perTask) {
     lines.push(
-      `| ${t.id} | ${t.tool} | ${t.state} | ${t.score.toFixed(2)} | ${t.steps} | ${t.tokens} | ${t.costUsd === null ? "" : t.costUsd.toFixed(4)} | ${t.seconds} | ${t.attempts} |`,
+      `| ${t.id} | ${t.tool} | ${t.state} | ${t.score.toFixed(2)} | ${t.steps} | ${t.tokens} | ${t.costUsd === null ? "" : t.costUsd.toFixed(4)} | ` +
+        `${t.seconds} | ${t.attempts} |`,
     );
   }
   return `${lines.join("\n")}\n`;

@@ -32,7 +32,8 @@ let cursorSprite: Promise<Buffer> | undefined;
 function cursorImage(): Promise<Buffer> {
   cursorSprite ??= sharp(
     Buffer.from(
-      `<svg xmlns="http://www.w3.org/2000/svg" width="14" height="22"><path d="M1 1 L1 18 L5 14 L8 21 L11 20 L8 13 L13 13 Z" fill="white" stroke="black" stroke-width="1.2"/></svg>`,
+      `<svg xmlns="http://www.w3.org/2000/svg" width="14" height="22"><path d="M1 1 L1 18 L5 14 L8 21 L11 20 L8 13 L13 13 Z" fill="white" stroke="black" ` +
+        `stroke-width="1.2"/></svg>`,
     ),
   )
     .png()

@@ -242,7 +242,8 @@ async function waitForWindow(
     if (Date.now() > deadline || signal.aborted) {
       stopGroup(pid);
       throw new TimeoutError(
-        `no window ${req.waitForTitle ? `titled "${req.waitForTitle}"` : `of class "${req.waitForClass}"`} appeared within ${waitMs} ms; the program was stopped`,
+        `no window ${req.waitForTitle ? `titled "${req.waitForTitle}"` : `of class "${req.waitForClass}"`} appeared within ${waitMs} ms; the program was ` +
+          `stopped`,
       );
     }
     await new Promise((r) => setTimeout(r, 100));

@@ -136,7 +136,8 @@ export async function decodeGray(data: Buffer, size?: { width: number; height: n
 export const compareImages = defineEvaluationHelper({
   name: "compare_images",
   description:
-    "Compares an image on the machine with an expected image by structural similarity (SSIM on grayscale, the result resized to the expected size); passes at or above the threshold",
+    "Compares an image on the machine with an expected image by structural similarity (SSIM on grayscale, the result resized to the expected size); " +
+    "passes at or above the threshold",
   args: z.strictObject({
     local_expected: z.string().min(1).describe("The expected image, relative to the task folder"),
     vm_result: z.string().min(1).describe("The image on the machine"),
