@@ -127,7 +127,9 @@ function serverStream<Req, Res>(
     handler(call, ctx).then(
       () => call.end(),
       (err: unknown) => {
-        if (!ctx.signal.aborted) call.destroy(Object.assign(new Error(), wireError(method, log, err)));
+        // grpc-js ends a server stream with the status of an 'error' event; destroy() would end
+        // it without sending any status, and the client would wait for its deadline.
+        if (!ctx.signal.aborted) call.emit("error", Object.assign(new Error(), wireError(method, log, err)));
       },
     );
   };
