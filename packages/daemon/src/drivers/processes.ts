@@ -60,6 +60,8 @@ export function stopGroup(pid: number, graceMs = KILL_GRACE_MS): void {
  */
 export class ProcessTable {
   private readonly tracked = new Map<number, Tracked>();
+  /** Spawns asked for whose pid has not arrived yet. */
+  private starting = 0;
 
   private readonly spawner = new Spawner();
 
@@ -90,7 +92,10 @@ export class ProcessTable {
   ): Promise<{ pid: number; exited: Promise<ExitInfo> }> {
     const [file, args] = spec.shell ? ["/bin/sh", ["-c", spec.shell]] : [spec.argv[0]!, spec.argv.slice(1)];
     const started = performance.now();
-    const { command, pid: running } = this.spawner.spawn(
+    // Counted from the call on, with no await before it, so that calls admitted at once against
+    // `count()` cannot overshoot a limit.
+    this.starting += 1;
+    const { command, pid: running } = this.spawnCounted(
       {
         file,
         args,
@@ -108,7 +113,12 @@ export class ProcessTable {
     const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
       command.once("exit", (code, signal) => resolve({ code, signal })),
     );
-    const pid = await running;
+    let pid: number;
+    try {
+      pid = await running;
+    } finally {
+      this.starting -= 1;
+    }
     this.tracked.set(pid, { pid, argv: spec.shell ? ["/bin/sh", "-c", spec.shell] : spec.argv, kind, startedMs: Date.now() });
 
     let timedOut = false;
@@ -131,6 +141,21 @@ export class ProcessTable {
       return { exitCode: code, signal, timedOut, durationMs: performance.now() - started };
     });
     return { pid, exited };
+  }
+
+  /** `spawner.spawn`, giving back the count taken in `spawn` should it throw. */
+  private spawnCounted(...args: Parameters<Spawner["spawn"]>): ReturnType<Spawner["spawn"]> {
+    try {
+      return this.spawner.spawn(...args);
+    } catch (err) {
+      this.starting -= 1;
+      throw err;
+    }
+  }
+
+  /** Commands running or being started: what limits such as --max-processes count. */
+  count(): number {
+    return this.tracked.size + this.starting;
   }
 
   list(): Tracked[] {

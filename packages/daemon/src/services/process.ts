@@ -133,7 +133,7 @@ function timeoutOf(ms: number): number {
 
 /** Checked right before each spawn, with no await in between, so concurrent calls cannot overshoot. */
 function admit({ table, policy }: Processes): void {
-  const running = table.list().length;
+  const running = table.count();
   if (running >= policy.maxProcesses) throw tooManyProcesses(running, policy.maxProcesses);
 }
 

@@ -1,0 +1,48 @@
+import { afterAll, beforeAll, expect, test } from "vitest";
+import { connect, ResourceExhaustedError, type RemoteEnvironment } from "@pincer/controller";
+import { spawnDaemon, type RunningDaemon } from "../fixtures/daemon.js";
+
+const MAX = 4;
+let daemon: RunningDaemon;
+let env: RemoteEnvironment;
+
+beforeAll(async () => {
+  daemon = await spawnDaemon({ args: ["--max-processes", String(MAX)] });
+  env = connect(daemon.address);
+  await env.waitUntilReady({ timeoutMs: 20_000 });
+});
+
+afterAll(async () => {
+  env?.close();
+  await daemon?.close();
+});
+
+test(`--max-processes ${MAX} holds when ${MAX + 6} Run and Start calls arrive at once: exactly ${MAX} run, the rest fail at once`, async () => {
+  const t0 = performance.now();
+  const rejectedAt: number[] = [];
+  const note = (p: Promise<unknown>) =>
+    p.then(
+      () => "ok" as const,
+      (e: unknown) => {
+        rejectedAt.push(performance.now() - t0);
+        return e;
+      },
+    );
+  const drain = async (it: AsyncIterable<unknown>) => {
+    for await (const _ of it);
+  };
+  const calls = Array.from({ length: MAX + 6 }, (_, i) => note(i % 2 === 0 ? env.process.run(["sleep", "2"]) : drain(env.process.start(["sleep", "2"]))));
+  const outcomes = await Promise.all(calls);
+  expect(outcomes.filter((o) => o === "ok")).toHaveLength(MAX);
+  const refused = outcomes.filter((o) => o !== "ok");
+  expect(refused).toHaveLength(6);
+  for (const e of refused) {
+    expect(e).toBeInstanceOf(ResourceExhaustedError);
+    expect((e as Error).message).toMatch(/max-processes/);
+  }
+  // Refused straight away, not after a running command ended.
+  expect(Math.max(...rejectedAt)).toBeLessThan(1_500);
+  // Everything ended: the slots are free again.
+  expect(await env.process.list()).toEqual([]);
+  expect((await env.process.run(["true"])).exitCode).toBe(0);
+});
