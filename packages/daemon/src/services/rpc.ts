@@ -64,12 +64,42 @@ export function defineService<S extends ServiceName>(name: S, log: Logger, handl
   const strays = Object.keys(given).filter((m) => !Object.hasOwn(definition, m));
   if (strays.length > 0) throw new Error(`${name}: no such method ${strays.join(", ")}`);
   const implementation: grpc.UntypedServiceImplementation = {};
+  const served: Record<string, RuntimeMethod> = {};
   for (const [method, def] of Object.entries(definition as Record<string, RuntimeMethod>)) {
     const handler = given[method];
     if (!handler) throw new Error(`${methodLabel(def)}: no handler`);
     implementation[method] = wrap(def, log, handler);
+    served[method] = { ...def, requestDeserialize: tolerantDeserialize(def.requestDeserialize) };
   }
-  return { name, definition, implementation };
+  return { name, definition: served as DefinedService<S>["definition"], implementation };
+}
+
+/**
+ * A request that did not decode as its method's message. grpc-js answers a decoder that throws with
+ * INTERNAL, which blames the daemon; this stands in for the request instead, and the handler
+ * wrappers answer INVALID_ARGUMENT (an Upload's stream gets it as a message that is neither header,
+ * chunk nor trailer, which the upload refuses as INVALID_ARGUMENT too).
+ */
+class UndecodableRequest {
+  constructor(readonly reason: string) {}
+}
+
+function tolerantDeserialize(deserialize: (bytes: Buffer) => unknown): (bytes: Buffer) => unknown {
+  return (bytes) => {
+    try {
+      return deserialize(bytes);
+    } catch (err) {
+      return new UndecodableRequest(err instanceof Error ? err.message : String(err));
+    }
+  };
+}
+
+/** The request, or INVALID_ARGUMENT when it did not decode. */
+function decoded<Req>(method: string, request: Req): Req {
+  if (request instanceof UndecodableRequest) {
+    throw new InvalidArgumentError(`the request is not a valid message for ${method} (${request.reason}); encode it from proto/pincer/v1`);
+  }
+  return request;
 }
 
 // Handlers once the service's types are erased; `defineService` checked them against the contract.
@@ -95,10 +125,13 @@ function wrap(def: RuntimeMethod, log: Logger, handler: Handler): grpc.UntypedHa
  */
 function unary<Req, Res>(method: string, log: Logger, handler: (req: Req, ctx: CallContext) => Promise<Res>): grpc.handleUnaryCall<Req, Res> {
   return (call, callback) => {
-    handler(call.request, callContext(call)).then(
-      (res) => callback(null, res),
-      (err: unknown) => callback(wireError(method, log, err)),
-    );
+    const ctx = callContext(call);
+    Promise.resolve()
+      .then(() => handler(decoded(method, call.request), ctx))
+      .then(
+        (res) => callback(null, res),
+        (err: unknown) => callback(wireError(method, log, err)),
+      );
   };
 }
 
@@ -124,14 +157,16 @@ function serverStream<Req, Res>(
 ): grpc.handleServerStreamingCall<Req, Res> {
   return (call) => {
     const ctx = callContext(call);
-    handler(call, ctx).then(
-      () => call.end(),
-      (err: unknown) => {
-        // grpc-js ends a server stream with the status of an 'error' event; destroy() would end
-        // it without sending any status, and the client would wait for its deadline.
-        if (!ctx.signal.aborted) call.emit("error", Object.assign(new Error(), wireError(method, log, err)));
-      },
-    );
+    Promise.resolve()
+      .then(() => decoded(method, call.request) && handler(call, ctx))
+      .then(
+        () => call.end(),
+        (err: unknown) => {
+          // grpc-js ends a server stream with the status of an 'error' event; destroy() would end
+          // it without sending any status, and the client would wait for its deadline.
+          if (!ctx.signal.aborted) call.emit("error", Object.assign(new Error(), wireError(method, log, err)));
+        },
+      );
   };
 }
 
