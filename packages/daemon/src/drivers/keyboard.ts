@@ -29,6 +29,8 @@ export class XKeyboard {
   private readonly byKeysym = new Map<number, KeyStroke>();
   private keysymsPerKeycode = 0;
   private spare: number[] = [];
+  /** The keyboard operation running now; the next one starts after it (see {@link exclusive}). */
+  private queue: Promise<unknown> = Promise.resolve();
   /** Spare keycode → the keysyms bound to its plain and shifted levels, and when it was last used. */
   private readonly bound = new Map<number, { keysyms: number[]; usedAt: number }>();
   private readonly held = new Map<string, number>();
@@ -136,7 +138,11 @@ export class XKeyboard {
    * Types `text`. Stops between characters when `signal` aborts. `charDelayMs` > 0 waits between
    * characters (each one flushed to the server first).
    */
-  async type(text: string, opts: { charDelayMs?: number; signal?: AbortSignal } = {}): Promise<void> {
+  type(text: string, opts: { charDelayMs?: number; signal?: AbortSignal } = {}): Promise<void> {
+    return this.exclusive(() => this.typeNow(text, opts));
+  }
+
+  private async typeNow(text: string, opts: { charDelayMs?: number; signal?: AbortSignal }): Promise<void> {
     const chars = [...text.replace(/\r\n/g, "\n")];
     const batchSize = Math.max(1, this.capacity);
     for (let start = 0; start < chars.length; ) {
@@ -166,7 +172,11 @@ export class XKeyboard {
   }
 
   /** Presses the keys in order and releases them in reverse: a chord such as ctrl+shift+t. */
-  async chord(keys: KeySpec[], repeat = 1): Promise<void> {
+  chord(keys: KeySpec[], repeat = 1): Promise<void> {
+    return this.exclusive(() => this.chordNow(keys, repeat));
+  }
+
+  private async chordNow(keys: KeySpec[], repeat: number): Promise<void> {
     const strokes = await this.strokesFor(keys.map((k) => k.keysym));
     // Shift belongs to the last key only when the chord does not hold Shift already.
     for (let r = 0; r < repeat; r++) {
@@ -186,19 +196,35 @@ export class XKeyboard {
   }
 
   /** Holds a key down until {@link keyUp}. */
-  async keyDown(key: KeySpec): Promise<void> {
-    const [stroke] = await this.strokesFor([key.keysym]);
-    this.x.fakeInput(XTEST.KeyPress, stroke!.keycode);
-    this.held.set(key.name, stroke!.keycode);
-    await this.x.sync();
+  keyDown(key: KeySpec): Promise<void> {
+    return this.exclusive(async () => {
+      const [stroke] = await this.strokesFor([key.keysym]);
+      this.x.fakeInput(XTEST.KeyPress, stroke!.keycode);
+      this.held.set(key.name, stroke!.keycode);
+      await this.x.sync();
+    });
   }
 
   /** Releases a key; releasing a key that is not held is harmless. */
-  async keyUp(key: KeySpec): Promise<void> {
-    const keycode = this.held.get(key.name) ?? (await this.strokesFor([key.keysym]))[0]!.keycode;
-    this.x.fakeInput(XTEST.KeyRelease, keycode);
-    this.held.delete(key.name);
-    await this.x.sync();
+  keyUp(key: KeySpec): Promise<void> {
+    return this.exclusive(async () => {
+      const keycode = this.held.get(key.name) ?? (await this.strokesFor([key.keysym]))[0]!.keycode;
+      this.x.fakeInput(XTEST.KeyRelease, keycode);
+      this.held.delete(key.name);
+      await this.x.sync();
+    });
+  }
+
+  /**
+   * Runs keyboard operations one at a time. They share the spare keycodes' bindings and the keys
+   * held, and a binding made for one call must not be taken by another before its strokes are
+   * sent; calls from several clients at once otherwise broke each other (INTERNAL, wrong
+   * characters). A whole call's text is typed before the next call starts.
+   */
+  private exclusive<T>(op: () => Promise<T>): Promise<T> {
+    const result = this.queue.then(op);
+    this.queue = result.catch(() => undefined);
+    return result;
   }
 
   /** Canonical names of the keys held with {@link keyDown}. */
