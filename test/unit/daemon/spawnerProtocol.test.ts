@@ -1,7 +1,7 @@
 import { execFileSync } from "node:child_process";
 import { constants } from "node:os";
 import { describe, expect, test } from "vitest";
-import { encodeSpawn, ReplyDecoder, chooseSpawner, type Reply } from "../../../packages/daemon/src/drivers/spawner.js";
+import { encodeControl, encodeSpawn, ReplyDecoder, chooseSpawner, type Reply } from "../../../packages/daemon/src/drivers/spawner.js";
 
 /** One reply frame as native/spawner.c writes it. */
 function frame(type: number, id: number, body: Buffer): Buffer {
@@ -62,6 +62,13 @@ describe("native spawner protocol", () => {
     words.push(str());
     expect(at).toBe(f.length);
     expect(words).toEqual(["cat", "/tmp", "cat", "-n", "ü", "A=1", "B=x=y", "in"]);
+  });
+
+  test("PAUSE and KILL frames carry the op, the command's id and the pause flag", () => {
+    const words = (b: Buffer) => Array.from({ length: b.length / 4 }, (_, i) => b.readUInt32LE(i * 4));
+    expect(words(encodeControl("pause", 9, true))).toEqual([12, 2, 9, 1]);
+    expect(words(encodeControl("pause", 9, false))).toEqual([12, 2, 9, 0]);
+    expect(words(encodeControl("kill", 0x01020304))).toEqual([8, 3, 0x01020304]);
   });
 
   test("PINCER_SPAWNER picks the spawner and rejects anything else with the choices", () => {

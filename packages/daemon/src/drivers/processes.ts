@@ -22,9 +22,17 @@ export type ProcessKind = "run" | "start" | "launch";
 
 interface Tracked {
   pid: number;
+  /** The spawner's name for the command (what `Spawner.kill` takes). */
+  id: number;
   argv: string[];
   kind: ProcessKind;
   startedMs: number;
+}
+
+/** What a caller can do to a running command's output. */
+export interface CommandControl {
+  /** Stops (true) or resumes (false) reading its output; the command blocks once its pipes fill. */
+  pause(paused: boolean): void;
 }
 
 /** Time between SIGTERM and SIGKILL when a process group is stopped. */
@@ -40,15 +48,10 @@ export function signalGroup(pid: number, signal: NodeJS.Signals): boolean {
   }
 }
 
-/** SIGTERM to the group, SIGKILL after the grace period if anything of it is still there. */
-export function stopGroup(pid: number, graceMs = KILL_GRACE_MS): void {
-  if (!signalGroup(pid, "SIGTERM")) return;
-  setTimeout(() => signalGroup(pid, "SIGKILL"), graceMs).unref();
-}
-
 /**
  * Starts and tracks the commands of this daemon. Each command leads its own process group
- * (spawned detached), so stopping it reaches its children and grandchildren.
+ * (spawned detached), so a signal reaches its children and grandchildren; stopping a command
+ * (timeout, cancel) also kills what left the group, through the spawner's cgroup for the command.
  *
  * Commands start in a small spawner process: the native pincer-spawner (native/spawner.c,
  * posix_spawn) when it was built, else a forked Node process (spawnerProcess.ts). fork() time grows
@@ -84,7 +87,7 @@ export class ProcessTable {
       timeoutMs: number;
       signal?: AbortSignal;
       /** Called with the pid before any output callback. */
-      onStarted?: (pid: number) => void;
+      onStarted?: (pid: number, control: CommandControl) => void;
       onStdout?: (b: Buffer) => void;
       onStderr?: (b: Buffer) => void;
       detachedIo?: boolean;
@@ -95,7 +98,11 @@ export class ProcessTable {
     // Counted from the call on, with no await before it, so that calls admitted at once against
     // `count()` cannot overshoot a limit.
     this.starting += 1;
-    const { command, pid: running } = this.spawnCounted(
+    const {
+      command,
+      pid: running,
+      id,
+    } = this.spawnCounted(
       {
         file,
         args,
@@ -105,7 +112,7 @@ export class ProcessTable {
         ...(spec.stdin ? { stdin: spec.stdin } : {}),
         detachedIo: opts.detachedIo ?? false,
       },
-      opts.onStarted,
+      opts.onStarted && ((pid) => opts.onStarted!(pid, { pause: (paused) => this.spawner.pause(id, paused) })),
     );
     // Listen before the pid arrives: output can follow right behind it.
     if (opts.onStdout) command.on("stdout", opts.onStdout);
@@ -119,17 +126,17 @@ export class ProcessTable {
     } finally {
       this.starting -= 1;
     }
-    this.tracked.set(pid, { pid, argv: spec.shell ? ["/bin/sh", "-c", spec.shell] : spec.argv, kind, startedMs: Date.now() });
+    this.tracked.set(pid, { pid, id, argv: spec.shell ? ["/bin/sh", "-c", spec.shell] : spec.argv, kind, startedMs: Date.now() });
 
     let timedOut = false;
     const timer =
       opts.timeoutMs > 0
         ? setTimeout(() => {
             timedOut = true;
-            stopGroup(pid);
+            this.stop(pid);
           }, opts.timeoutMs)
         : undefined;
-    const onAbort = () => stopGroup(pid);
+    const onAbort = () => this.stop(pid);
     if (opts.signal?.aborted) onAbort();
     else opts.signal?.addEventListener("abort", onAbort, { once: true });
 
@@ -137,10 +144,27 @@ export class ProcessTable {
       clearTimeout(timer);
       opts.signal?.removeEventListener("abort", onAbort);
       this.tracked.delete(pid);
-      if (timedOut || opts.signal?.aborted) signalGroup(pid, "SIGKILL");
+      // What the command left behind goes with it, wherever it went.
+      if (timedOut || opts.signal?.aborted) this.spawner.kill(id);
       return { exitCode: code, signal, timedOut, durationMs: performance.now() - started };
     });
     return { pid, exited };
+  }
+
+  /**
+   * Stops a command: SIGTERM to its process group, then after the grace period SIGKILL to
+   * everything it started (also what left the group). No-op for a pid this table does not know.
+   */
+  stop(pid: number, graceMs = KILL_GRACE_MS): void {
+    const id = this.tracked.get(pid)?.id;
+    if (id === undefined) return;
+    // Paused output would keep the command's end from being reported: it is read (and dropped) now.
+    this.spawner.pause(id, false);
+    signalGroup(pid, "SIGTERM");
+    setTimeout(() => {
+      signalGroup(pid, "SIGKILL");
+      this.spawner.kill(id);
+    }, graceMs).unref();
   }
 
   /** `spawner.spawn`, giving back the count taken in `spawn` should it throw. */

@@ -53,6 +53,10 @@ export function chooseSpawner(env: NodeJS.ProcessEnv = process.env): SpawnerKind
 interface Transport {
   readonly child: ChildProcess;
   send(id: number, req: SpawnRequest): void;
+  /** Stops (true) or resumes (false) reading command `id`'s output. */
+  pause(id: number, paused: boolean): void;
+  /** SIGKILL to everything command `id` started, including what left its process group. */
+  kill(id: number): void;
   alive(): boolean;
   close(): void;
 }
@@ -74,6 +78,8 @@ function nodeTransport(onReply: (r: Reply) => void, onExit: (child: ChildProcess
   return {
     child,
     send: (id, req) => child.send({ op: "spawn", id, ...req, stdin: req.stdin && req.stdin.length > 0 ? req.stdin : null }),
+    pause: (id, paused) => child.connected && child.send({ op: "pause", id, paused }),
+    kill: (id) => child.connected && child.send({ op: "kill", id }),
     alive: () => child.connected,
     close: () => {
       if (child.connected) child.disconnect();
@@ -110,6 +116,16 @@ export function encodeSpawn(id: number, req: SpawnRequest): Buffer {
   for (const e of env) str(e);
   u32(stdin?.length ?? 0);
   if (stdin) at += stdin.copy(buf, at);
+  return buf;
+}
+
+/** Encodes a PAUSE (`paused` set) or KILL request frame for the native spawner. */
+export function encodeControl(op: "pause" | "kill", id: number, paused = false): Buffer {
+  const buf = Buffer.allocUnsafe(op === "pause" ? 16 : 12);
+  buf.writeUInt32LE(buf.length - 4, 0);
+  buf.writeUInt32LE(op === "pause" ? 2 : 3, 4);
+  buf.writeUInt32LE(id, 8);
+  if (op === "pause") buf.writeUInt32LE(paused ? 1 : 0, 12);
   return buf;
 }
 
@@ -176,6 +192,8 @@ function nativeTransport(onReply: (r: Reply) => void, onExit: (child: ChildProce
   return {
     child,
     send: (id, req) => child.stdin!.write(encodeSpawn(id, req)),
+    pause: (id, paused) => open && child.stdin!.write(encodeControl("pause", id, paused)),
+    kill: (id) => open && child.stdin!.write(encodeControl("kill", id)),
     alive: () => open,
     close: () => {
       open = false;
@@ -248,16 +266,32 @@ export class Spawner {
 
   /**
    * Starts a command in its own process group; `pid` resolves once it runs. `onSpawned` is called
-   * with the pid before any output event of the command.
+   * with the pid before any output event of the command. `id` names the command to `pause` and `kill`.
    */
-  spawn(req: SpawnRequest, onSpawned?: (pid: number) => void): { command: SpawnedCommand; pid: Promise<number> } {
+  spawn(req: SpawnRequest, onSpawned?: (pid: number) => void): { command: SpawnedCommand; pid: Promise<number>; id: number } {
     const command = new EventEmitter() as SpawnedCommand;
     const id = this.nextId++;
     const pid = new Promise<number>((resolve, reject) => {
       this.waiting.set(id, { resolve, reject, command, ...(onSpawned ? { onSpawned } : {}) });
       this.current().send(id, req);
     });
-    return { command, pid };
+    return { command, pid, id };
+  }
+
+  /**
+   * Stops (true) or resumes (false) reading a command's output: once its pipes are full the
+   * command blocks on its next write. How a slow reader holds back a fast writer.
+   */
+  pause(id: number, paused: boolean): void {
+    this.transport?.pause(id, paused);
+  }
+
+  /**
+   * SIGKILL to everything command `id` started. With the native spawner in a cgroup that includes
+   * processes that called setsid, forked twice or called daemon(3); otherwise its process group.
+   */
+  kill(id: number): void {
+    this.transport?.kill(id);
   }
 
   /** Ends the spawner; it kills what it started and exits. */

@@ -1,6 +1,5 @@
 import { stat } from "node:fs/promises";
 import { isAbsolute } from "node:path";
-import { once } from "node:events";
 import type * as grpc from "@grpc/grpc-js";
 import {
   FailedPreconditionError,
@@ -12,7 +11,7 @@ import {
   type ResponseOf,
 } from "@pincer/shared";
 import type { Desktop } from "../drivers/desktop.js";
-import { ALLOWED_SIGNALS, signalGroup, stopGroup, type CommandSpec, type ExitInfo, type ProcessTable } from "../drivers/processes.js";
+import { ALLOWED_SIGNALS, signalGroup, type CommandControl, type CommandSpec, type ExitInfo, type ProcessTable } from "../drivers/processes.js";
 import type { WindowInfo, XWindows } from "../drivers/windows.js";
 import type { Logger } from "../logger.js";
 import { outputOverLimit, tooManyProcesses, type ProcessPolicy } from "../security/policy.js";
@@ -169,10 +168,21 @@ async function start(
   signal: AbortSignal,
 ): Promise<void> {
   const spec = await validCommand(call.request, p.policy);
-  // Output is forwarded as it comes; when the client reads slowly, the pipes are paused.
-  let paused: Promise<unknown> | undefined;
+  // Output is forwarded as it comes. When the client reads slower than the command writes, grpc-js
+  // buffers, write() returns false, and the command's output stops being read until 'drain': the
+  // command then blocks on its full pipes, and the daemon holds a bounded amount of its output.
+  let control: CommandControl | undefined;
+  let paused = false;
   const forward = (field: "stdout" | "stderr") => (b: Buffer) => {
-    if (!call.write({ [field]: b }) && !paused) paused = once(call, "drain").finally(() => (paused = undefined));
+    // After a cancel nobody reads: the output is dropped so the command can be stopped.
+    if (signal.aborted) return;
+    if (call.write({ [field]: b }) || paused || !control) return;
+    paused = true;
+    control.pause(true);
+    call.once("drain", () => {
+      paused = false;
+      control?.pause(false);
+    });
   };
   admit(p);
   const { exited } = await p.table
@@ -180,7 +190,10 @@ async function start(
       timeoutMs: timeoutOf(call.request.timeoutMs),
       signal,
       // The started event goes out before the first output chunk.
-      onStarted: (pid) => call.write({ started: { pid } }),
+      onStarted: (pid, c) => {
+        control = c;
+        call.write({ started: { pid } });
+      },
       onStdout: forward("stdout"),
       onStderr: forward("stderr"),
     })
@@ -212,7 +225,7 @@ async function launch(p: Processes, req: RequestOutputOf<"Process", "Launch">, s
     .spawn(spec, "launch", { timeoutMs: 0, detachedIo: true })
     .catch((err: unknown) => Promise.reject(spawnError(err, spec)));
   if (!req.waitForTitle && !req.waitForClass) return { pid, window: null };
-  return { pid, window: await waitForWindow(windows, pid, exited, req, waitMs, signal) };
+  return { pid, window: await waitForWindow(p.table, windows, pid, exited, req, waitMs, signal) };
 }
 
 /**
@@ -220,6 +233,7 @@ async function launch(p: Processes, req: RequestOutputOf<"Process", "Launch">, s
  * exits first; stops the program when the wait times out or the call is cancelled.
  */
 async function waitForWindow(
+  table: ProcessTable,
   windows: XWindows,
   pid: number,
   exited: Promise<ExitInfo>,
@@ -240,7 +254,7 @@ async function waitForWindow(
       );
     }
     if (Date.now() > deadline || signal.aborted) {
-      stopGroup(pid);
+      table.stop(pid);
       throw new TimeoutError(
         `no window ${req.waitForTitle ? `titled "${req.waitForTitle}"` : `of class "${req.waitForClass}"`} appeared within ${waitMs} ms; the program was ` +
           `stopped`,

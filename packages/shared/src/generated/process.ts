@@ -50,9 +50,13 @@ export interface ProtoGrpcType {
       ListWindowsResponse: MessageTypeDefinition<_pincer_v1_ListWindowsResponse, _pincer_v1_ListWindowsResponse__Output>
       Point: MessageTypeDefinition<_pincer_v1_Point, _pincer_v1_Point__Output>
       /**
-       * Commands on the machine. Every command runs in its own process group; a timeout or a
-       * cancelled call kills the whole group (SIGTERM, then SIGKILL after a grace period), so
-       * grandchildren die too.
+       * Commands on the machine. Every command runs in its own process group and, where the daemon can
+       * create cgroups (cgroup v2, writable), its own cgroup. A timeout or a cancelled call sends SIGTERM
+       * to the group, then SIGKILL to everything the command started, after a grace period or as soon as
+       * the command has exited: grandchildren die too, also those that called setsid, forked twice or
+       * called daemon(3) (without cgroups, those survive until the daemon stops). A command that exits on
+       * its own leaves what it started in the background running. When the daemon stops, everything its
+       * commands started is killed.
        */
       Process: SubtypeConstructor<typeof grpc.Client, _pincer_v1_ProcessClient> & { service: _pincer_v1_ProcessDefinition }
       ProcessEvent: MessageTypeDefinition<_pincer_v1_ProcessEvent, _pincer_v1_ProcessEvent__Output>

@@ -13,9 +13,13 @@ import type { SignalRequest as _pincer_v1_SignalRequest, SignalRequest__Output a
 import type { SignalResponse as _pincer_v1_SignalResponse, SignalResponse__Output as _pincer_v1_SignalResponse__Output } from '../../pincer/v1/SignalResponse.js';
 
 /**
- * Commands on the machine. Every command runs in its own process group; a timeout or a
- * cancelled call kills the whole group (SIGTERM, then SIGKILL after a grace period), so
- * grandchildren die too.
+ * Commands on the machine. Every command runs in its own process group and, where the daemon can
+ * create cgroups (cgroup v2, writable), its own cgroup. A timeout or a cancelled call sends SIGTERM
+ * to the group, then SIGKILL to everything the command started, after a grace period or as soon as
+ * the command has exited: grandchildren die too, also those that called setsid, forked twice or
+ * called daemon(3) (without cgroups, those survive until the daemon stops). A command that exits on
+ * its own leaves what it started in the background running. When the daemon stops, everything its
+ * commands started is killed.
  */
 export interface ProcessClient extends grpc.Client {
   /**
@@ -80,13 +84,15 @@ export interface ProcessClient extends grpc.Client {
   
   /**
    * Runs a command and streams its events: started, output chunks in order, exited.
-   * Cancelling the call kills the process group.
+   * Cancelling the call kills the command and what it started. Output is read as fast as the
+   * client reads it: a client that stops reading makes the command block on its next write.
    */
   Start(argument: _pincer_v1_RunRequest, metadata: grpc.Metadata, options?: grpc.CallOptions): grpc.ClientReadableStream<_pincer_v1_ProcessEvent__Output>;
   Start(argument: _pincer_v1_RunRequest, options?: grpc.CallOptions): grpc.ClientReadableStream<_pincer_v1_ProcessEvent__Output>;
   /**
    * Runs a command and streams its events: started, output chunks in order, exited.
-   * Cancelling the call kills the process group.
+   * Cancelling the call kills the command and what it started. Output is read as fast as the
+   * client reads it: a client that stops reading makes the command block on its next write.
    */
   start(argument: _pincer_v1_RunRequest, metadata: grpc.Metadata, options?: grpc.CallOptions): grpc.ClientReadableStream<_pincer_v1_ProcessEvent__Output>;
   start(argument: _pincer_v1_RunRequest, options?: grpc.CallOptions): grpc.ClientReadableStream<_pincer_v1_ProcessEvent__Output>;
@@ -94,9 +100,13 @@ export interface ProcessClient extends grpc.Client {
 }
 
 /**
- * Commands on the machine. Every command runs in its own process group; a timeout or a
- * cancelled call kills the whole group (SIGTERM, then SIGKILL after a grace period), so
- * grandchildren die too.
+ * Commands on the machine. Every command runs in its own process group and, where the daemon can
+ * create cgroups (cgroup v2, writable), its own cgroup. A timeout or a cancelled call sends SIGTERM
+ * to the group, then SIGKILL to everything the command started, after a grace period or as soon as
+ * the command has exited: grandchildren die too, also those that called setsid, forked twice or
+ * called daemon(3) (without cgroups, those survive until the daemon stops). A command that exits on
+ * its own leaves what it started in the background running. When the daemon stops, everything its
+ * commands started is killed.
  */
 export interface ProcessHandlers extends grpc.UntypedServiceImplementation {
   /**
@@ -121,7 +131,8 @@ export interface ProcessHandlers extends grpc.UntypedServiceImplementation {
   
   /**
    * Runs a command and streams its events: started, output chunks in order, exited.
-   * Cancelling the call kills the process group.
+   * Cancelling the call kills the command and what it started. Output is read as fast as the
+   * client reads it: a client that stops reading makes the command block on its next write.
    */
   Start: grpc.handleServerStreamingCall<_pincer_v1_RunRequest__Output, _pincer_v1_ProcessEvent>;
   

@@ -1,0 +1,121 @@
+import { readdirSync, readFileSync } from "node:fs";
+import { afterAll, beforeAll, expect, test } from "vitest";
+import { spawnDaemon, type RunningDaemon } from "../fixtures/daemon.js";
+
+// Each command below starts processes that try to outlive it the ways daemons do: a new session
+// (setsid), a double fork, and daemon(3) itself (called through Python's ctypes). None of them may
+// survive the command's timeout, its cancel, or the daemon's stop.
+
+let daemon: RunningDaemon;
+let serial = 0;
+
+beforeAll(async () => {
+  daemon = await spawnDaemon();
+  await daemon.env.waitUntilReady({ timeoutMs: 20_000 });
+});
+
+afterAll(async () => {
+  await daemon?.close();
+});
+
+/** A `sleep` duration no other process on the machine uses, to find the escapees by command line. */
+function marker(): string {
+  serial += 1;
+  return `${900 + serial}.${process.pid % 1000}${serial}`;
+}
+
+/** A shell command line that starts three escaping sleeps with `mark` and then waits itself. */
+function escapingCommand(mark: string): string {
+  const daemon3 = `import ctypes, os; ctypes.CDLL(None).daemon(0, 0); os.execvp("sleep", ["sleep", "${mark}"])`;
+  return [
+    `setsid sleep ${mark} &`,
+    `setsid sh -c 'sleep ${mark} & exit 0' &`,
+    `python3 -c '${daemon3}'`,
+    // Give the escapes time to happen before anything stops this shell.
+    "sleep 600",
+  ].join("\n");
+}
+
+/** Pids of live processes whose command line is `sleep <mark>` (zombies do not count). */
+function survivors(mark: string): number[] {
+  const found: number[] = [];
+  for (const name of readdirSync("/proc")) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const cmd = readFileSync(`/proc/${name}/cmdline`, "utf8").split("\0");
+      const state = /^State:\s+(\S)/m.exec(readFileSync(`/proc/${name}/status`, "utf8"))?.[1];
+      if (cmd[0] === "sleep" && cmd[1] === mark && state !== "Z") found.push(Number(name));
+    } catch {
+      // it exited while being read
+    }
+  }
+  return found;
+}
+
+/** Waits (bounded) until all three escapees run, so a test cannot pass because they never started. */
+async function untilEscaped(mark: string): Promise<void> {
+  const until = Date.now() + 10_000;
+  while (survivors(mark).length < 3 && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
+  expect(survivors(mark), "the escapees never started").toHaveLength(3);
+}
+
+/** Waits (bounded) for the escapees to be gone and returns those still alive. */
+async function afterSettling(mark: string): Promise<number[]> {
+  const until = Date.now() + 5_000;
+  while (survivors(mark).length > 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
+  const left = survivors(mark);
+  for (const pid of left) process.kill(pid, "SIGKILL"); // do not leave them behind on failure
+  return left;
+}
+
+test("no process started by a command survives its timeout", async () => {
+  const mark = marker();
+  const run = daemon.env.process.run(["sh", "-c", escapingCommand(mark)], { commandTimeoutMs: 2_000 });
+  await untilEscaped(mark);
+  const result = await run;
+  expect(result.timedOut).toBe(true);
+  expect(await afterSettling(mark)).toEqual([]);
+});
+
+test("no process started by a command survives its cancel", async () => {
+  const mark = marker();
+  const ac = new AbortController();
+  const handle = daemon.env.process.start(["sh", "-c", escapingCommand(mark)], { signal: ac.signal });
+  await handle.pid;
+  await untilEscaped(mark);
+  ac.abort();
+  await handle.wait().catch(() => undefined);
+  expect(await afterSettling(mark)).toEqual([]);
+});
+
+test("no process started by a command survives the daemon's stop", async () => {
+  const own = await spawnDaemon();
+  try {
+    await own.env.waitUntilReady({ timeoutMs: 20_000 });
+    const mark = marker();
+    void own.env.process.run(["sh", "-c", escapingCommand(mark)]).catch(() => undefined);
+    await untilEscaped(mark);
+    await own.close(); // SIGTERM, as a service manager stops it
+    expect(await afterSettling(mark)).toEqual([]);
+  } finally {
+    await own.close();
+  }
+});
+
+test("processes a command leaves running on a normal exit keep running until the daemon stops", async () => {
+  // `Run("server &")` is a common way to start a service; only a timeout, a cancel or the daemon's
+  // stop ends what a command left behind.
+  const own = await spawnDaemon();
+  try {
+    await own.env.waitUntilReady({ timeoutMs: 20_000 });
+    const mark = marker();
+    const r = await own.env.process.run(["sh", "-c", `setsid sleep ${mark} > /dev/null 2>&1 &`]);
+    expect(r.exitCode).toBe(0);
+    await new Promise((r) => setTimeout(r, 500));
+    expect(survivors(mark)).toHaveLength(1);
+    await own.close();
+    expect(await afterSettling(mark)).toEqual([]);
+  } finally {
+    await own.close();
+  }
+});
