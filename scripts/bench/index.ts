@@ -21,7 +21,7 @@ const asked = process.argv.slice(2).filter((a) => all.includes(a));
 const suites = new Set(asked.length ? asked : all);
 
 const xs = await startXvfb({ width: WIDTH, height: HEIGHT });
-// libnut in this process (the in-process figures) opens the display named by DISPLAY.
+// nut-js in this process (a peer of the in-process grab) opens the display named by DISPLAY.
 process.env.DISPLAY = xs.display;
 // The built daemon, as installed (`npm run bench` builds first).
 const daemon = await spawnDaemon({ display: xs.display, args: ["--quiet"], built: true });

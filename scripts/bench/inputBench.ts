@@ -50,7 +50,12 @@ export async function inputRows(env: Env, display: string, WIDTH: number, HEIGHT
   const base = { quality: 80, pngCompressionLevel: 1, region, maxWidth: 0, maxHeight: 0, includeCursor: false };
   const shm = (await local.connection()).shm;
   const grabShm = shm ? await measure(30, () => shm.grab(region), 3) : undefined;
-  const grabOnly = await measure(30, () => grabRgba(region), 3);
+  const { x } = await local.connection();
+  const grabOnly = await measure(30, () => grabRgba(x, region), 3);
+  // libnut (under nut-js) grabs with XGetImage on its own Xlib connection: the daemon used it until
+  // Xlib's I/O error handler was found to exit the process when the X server restarts.
+  const nut = await import("@nut-tree-fork/nut-js");
+  const nutGrab = await measure(30, () => nut.screen.grabRegion(new nut.Region(0, 0, WIDTH, HEIGHT)), 3);
   const localJpeg = await measure(30, () => capture(local, { ...base, format: "jpeg" }), 3);
   const localPng = await measure(30, () => capture(local, { ...base, format: "png" }), 3);
   let peerShot: Row["peer"];
@@ -61,7 +66,7 @@ export async function inputRows(env: Env, display: string, WIDTH: number, HEIGHT
     console.log(`screenshot-desktop unavailable (${(err as Error).message}); install imagemagick to compare\n`);
   }
   if (grabShm) rows.push({ operation: "in-process grab, X shared memory (the default)", ours: grabShm });
-  rows.push({ operation: "in-process grab, nut-js/libnut XGetImage", ours: grabOnly });
+  rows.push({ operation: "in-process grab, GetImage over the X socket", ours: grabOnly, peer: { name: "nut-js (libnut XGetImage)", sample: nutGrab } });
   rows.push({ operation: "in-process grab + JPEG q80", ours: localJpeg });
   rows.push({ operation: "in-process grab + PNG level 1", ours: localPng });
   const jpeg = await measure(30, () => env.screen.screenshot({ format: "jpeg", quality: 80 }), 3);

@@ -48,9 +48,9 @@ const program = new Command("pincer-daemon")
   .addOption(
     new Option(
       "--capture <method>",
-      "how screenshots are read: auto (X shared memory, else nut-js), nut-js (libnut XGetImage) or screenshot-desktop (ImageMagick, slow)",
+      "how screenshots are read: auto (X shared memory, else getimage), getimage (GetImage over the X connection) or screenshot-desktop (ImageMagick, slow)",
     )
-      .choices(["auto", "nut-js", "screenshot-desktop"])
+      .choices(["auto", "getimage", "nut-js", "screenshot-desktop"])
       .env("PINCER_CAPTURE")
       .default("auto"),
   )
@@ -189,8 +189,8 @@ function token(o: Opts, warn: (msg: string) => void): string | undefined {
 
 function daemonOptions(o: Opts, log: ReturnType<typeof createLogger>): DaemonOptions {
   if (!o.exec && o.execAllow) throw new Error("--no-exec and --exec-allow exclude each other");
-  if (!["auto", "nut-js", "screenshot-desktop"].includes(o.capture))
-    throw new Error(`capture: ${JSON.stringify(o.capture)} is not auto, nut-js or screenshot-desktop`);
+  if (!["auto", "getimage", "nut-js", "screenshot-desktop"].includes(o.capture))
+    throw new Error(`capture: ${JSON.stringify(o.capture)} is not auto, getimage or screenshot-desktop`);
   const exec: ExecMode = !o.exec ? "none" : o.execAllow ? { allow: o.execAllow } : "all";
   return {
     host: o.host,

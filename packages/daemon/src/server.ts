@@ -28,7 +28,7 @@ export interface DaemonOptions {
   port?: number;
   /** X display to drive (":1"). @default process.env.DISPLAY */
   display?: string;
-  /** How screenshots are read. @default "auto" (MIT-SHM, else nut-js, else screenshot-desktop) */
+  /** How screenshots are read. @default "auto" (MIT-SHM, else GetImage, else screenshot-desktop) */
   captureMethod?: CaptureMethod;
   /** Start and own an Xvfb of this size ("1920x1080x24") and drive it; stopped by close(). */
   xvfb?: string;

@@ -1,15 +1,9 @@
-import { mouse, Point, keyboard as nutKeyboard } from "@nut-tree-fork/nut-js";
 import type { KeySpec } from "@pincer/shared";
 import { XClipboard } from "./clipboard.js";
 import { XKeyboard } from "./keyboard.js";
 import { ShmCapture } from "./shmCapture.js";
 import { XWindows } from "./windows.js";
 import { openXConnection, XTEST, type XConnection } from "./xConnection.js";
-
-// nut-js waits 100 ms after every mouse action and 300 ms after every key by default.
-mouse.config.autoDelayMs = 0;
-mouse.config.mouseSpeed = 100_000;
-nutKeyboard.config.autoDelayMs = 0;
 
 export type MouseButtonName = "left" | "right" | "middle";
 /** X core pointer buttons; 4-7 are the wheel (up, down, left, right). */
@@ -21,7 +15,7 @@ interface DisplayParts {
   keyboard: XKeyboard;
   windows: XWindows;
   clipboard: XClipboard;
-  /** Shared-memory capture; undefined when MIT-SHM is not usable (then nut-js captures). */
+  /** Shared-memory capture; undefined when MIT-SHM is not usable (then GetImage captures). */
   shm: ShmCapture | undefined;
 }
 
@@ -31,16 +25,18 @@ export interface PointXY {
 }
 
 /**
- * The machine's X display: pointer motion through nut-js, buttons, wheel and keys through XTEST on
- * one persistent X connection (libnut opens a new X connection per call, about 1.2 ms per button
- * event here, and its events could not be ordered against keys held on another connection).
+ * The machine's X display: pointer motion, buttons, wheel and keys through XTEST on one persistent
+ * X connection of the pure-JS x11 client, which reports a dead connection as an error. (libnut,
+ * under nut-js, kept an Xlib display open across calls: when the X server went away and came back,
+ * Xlib's default I/O error handler exited the whole daemon. It also opened a new connection per
+ * button event, about 1.2 ms each, whose events could not be ordered against keys held on another.)
  * Opens lazily and reopens after the X server went away.
  */
 export class Desktop {
   private conn?: Promise<DisplayParts>;
 
   constructor(readonly displayName: string) {
-    // libnut opens the display named by DISPLAY for each call.
+    // The last-resort capture (screenshot-desktop, ImageMagick's `import`) reads DISPLAY.
     if (displayName) process.env.DISPLAY = displayName;
   }
 
@@ -83,12 +79,14 @@ export class Desktop {
     return (await this.connection()).clipboard;
   }
 
+  /** Warps the pointer to an absolute position (an XTEST motion event, as a real mouse makes). */
   async move(to: PointXY): Promise<void> {
-    await this.connection();
-    await mouse.setPosition(new Point(to.x, to.y));
+    const { x } = await this.connection();
+    x.fakeInput(XTEST.MotionNotify, 0, Math.round(to.x), Math.round(to.y));
+    await x.sync();
   }
 
-  /** Pointer position, asked on the persistent connection (libnut would open a new one per call). */
+  /** Pointer position. */
   async cursor(): Promise<PointXY> {
     const { x } = await this.connection();
     const p = await x.request<{ rootX: number; rootY: number }>("QueryPointer", x.root);

@@ -1,7 +1,7 @@
-import { Region as NutRegion, screen } from "@nut-tree-fork/nut-js";
 import screenshotDesktop from "screenshot-desktop";
 import sharp from "sharp";
 import type { Desktop, PointXY } from "./desktop.js";
+import type { XConnection } from "./xConnection.js";
 
 export type ImageFormatName = "png" | "jpeg" | "webp" | "raw";
 
@@ -42,21 +42,19 @@ function cursorImage(): Promise<Buffer> {
 }
 
 /**
- * Grabs a region of the screen in-process and returns it as packed RGBA. X11 hands over BGRA with
- * an undefined (zero) alpha byte; this swaps red and blue and makes every pixel opaque in one pass.
+ * Grabs a region of the screen with a core GetImage request on the daemon's X connection (the
+ * pixels travel over the X socket) and returns it as packed RGBA. X11 hands over BGRX (depth 24,
+ * 32 bits per pixel, rows padded to 32 bits, so packed) with an undefined alpha byte; this swaps red
+ * and blue and makes every pixel opaque in one pass.
  */
-export async function grabRgba(region: CaptureOptions["region"]): Promise<{ rgba: Buffer; width: number; height: number }> {
-  const img = await screen.grabRegion(new NutRegion(region.x, region.y, region.width, region.height));
-  const { width, height } = img;
-  const src = img.data as Buffer;
-  const rowBytes = width * 4;
-  const stride = (img as unknown as { byteWidth?: number }).byteWidth ?? rowBytes;
-  let packed = src;
-  if (stride !== rowBytes) {
-    packed = Buffer.allocUnsafe(rowBytes * height);
-    for (let y = 0; y < height; y++) src.copy(packed, y * rowBytes, y * stride, y * stride + rowBytes);
-  }
-  const px = new Uint32Array(packed.buffer, packed.byteOffset, (rowBytes * height) / 4);
+export async function grabRgba(x: XConnection, region: CaptureOptions["region"]): Promise<{ rgba: Buffer; width: number; height: number }> {
+  const { width, height } = region;
+  const ZPixmap = 2;
+  const img = await x.request<{ depth: number; data: Buffer }>("GetImage", ZPixmap, x.root, region.x, region.y, width, height, 0xffffffff);
+  if (img.depth !== 24 && img.depth !== 32) throw new Error(`GetImage: depth ${img.depth} is not supported (start the X server with depth 24)`);
+  if (img.data.length < width * height * 4) throw new Error(`GetImage: ${img.data.length} bytes for ${width}x${height}`);
+  const packed = Buffer.from(img.data.subarray(0, width * height * 4));
+  const px = new Uint32Array(packed.buffer, packed.byteOffset, width * height);
   for (let i = 0; i < px.length; i++) {
     const v = px[i]!;
     // Little-endian BGRA word: 0xAARRGGBB → RGBA word 0xFFBBGGRR.
@@ -68,11 +66,13 @@ export async function grabRgba(region: CaptureOptions["region"]): Promise<{ rgba
 /**
  * How the screen is read:
  * - `auto`: MIT-SHM on the daemon's X connection (the X server writes into shared memory), else
- *   nut-js, else screenshot-desktop;
- * - `nut-js`: libnut's in-process XGetImage (pixels travel over the X socket);
+ *   GetImage, else screenshot-desktop;
+ * - `getimage`: a core GetImage request on the daemon's X connection (pixels travel over the X
+ *   socket; works where shared memory does not, e.g. an X server on another host);
  * - `screenshot-desktop`: ImageMagick's `import` per call (hundreds of ms), the last fallback.
+ * `nut-js`, the name of `getimage` before libnut was dropped, is still accepted.
  */
-export type CaptureMethod = "auto" | "nut-js" | "screenshot-desktop";
+export type CaptureMethod = "auto" | "getimage" | "nut-js" | "screenshot-desktop";
 
 /** The slow path: ImageMagick's `import` through screenshot-desktop, cropped with sharp. */
 export async function grabRgbaWithScreenshotDesktop(region: CaptureOptions["region"]): Promise<{ rgba: Buffer; width: number; height: number }> {
@@ -81,21 +81,22 @@ export async function grabRgbaWithScreenshotDesktop(region: CaptureOptions["regi
   return { rgba, width: region.width, height: region.height };
 }
 
-let nutFailed = false;
+let getImageFailed = false;
 
 /** Captures and encodes a screenshot. */
 export async function capture(desktop: Desktop, opts: CaptureOptions, method: CaptureMethod = "auto"): Promise<Capture> {
-  const { shm } = await desktop.connection();
+  const { shm, x } = await desktop.connection();
   const cursor = await desktop.cursor();
   let grabbed: { rgba: Buffer; width: number; height: number };
   if (method === "auto" && shm) {
     grabbed = await shm.grab(opts.region);
-  } else if (method !== "screenshot-desktop" && !nutFailed) {
+  } else if (method !== "screenshot-desktop" && !getImageFailed) {
     try {
-      grabbed = await grabRgba(opts.region);
-    } catch {
+      grabbed = await grabRgba(x, opts.region);
+    } catch (err) {
+      if (x.closed) throw err; // the X server went away: not a reason to give up on GetImage
       // Remembered so later calls do not pay for a failing grab first.
-      nutFailed = true;
+      getImageFailed = true;
       grabbed = await grabRgbaWithScreenshotDesktop(opts.region);
     }
   } else {

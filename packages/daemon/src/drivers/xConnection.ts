@@ -2,7 +2,22 @@ import { createRequire } from "node:module";
 import type * as X11 from "x11";
 import { FailedPreconditionError } from "@pincer/shared";
 
-const x11 = createRequire(import.meta.url)("x11") as typeof X11;
+const require = createRequire(import.meta.url);
+const x11 = require("x11") as typeof X11;
+
+/**
+ * The predefined atoms, copied before any connection exists. The x11 package caches every interned
+ * atom in one object shared by all its connections (`client.atoms` is the module's stdatoms), so
+ * after the X server restarts a new connection would reuse the old server's atom ids ("Bad atom").
+ * Each connection gets its own copy of the predefined ones instead.
+ */
+const PREDEFINED_ATOMS: Readonly<Record<string, number>> = { ...(require("x11/lib/stdatoms") as Record<string, number>) };
+
+/** Gives a new x11 client atom tables of its own. */
+function ownAtomTables(client: X11.XClient): void {
+  client.atoms = { ...PREDEFINED_ATOMS };
+  client.atom_names = Object.fromEntries(Object.entries(PREDEFINED_ATOMS).map(([name, id]) => [id, name]));
+}
 
 /** An X event as the x11 package parses it; `name` selects the other fields. */
 export interface XEvent {
@@ -76,6 +91,8 @@ export function openXConnection(displayName: string, timeoutMs = 5_000): Promise
           return;
         }
         const X = display.client;
+        // The handshake (init) has just set the shared tables; nothing was interned yet.
+        ownAtomTables(X);
         X.require("xtest", (xtErr, xtest) => {
           clearTimeout(timer);
           if (xtErr || !xtest) {
