@@ -78,7 +78,10 @@ describe("--file-root", () => {
   test("a symlink inside the root that points out is refused, also for new files under it", async () => {
     const f = daemon.env.files;
     await denied(f.read(join(root, "escape", "secret.txt")), join(root, "escape", "secret.txt"));
-    await denied(f.stat(join(root, "escape")), join(root, "escape"));
+    // The link itself is an entry of the root: Stat describes it (as List does) without following it.
+    expect(await f.stat(join(root, "escape"))).toMatchObject({ type: "symlink", symlinkTarget: outside });
+    await denied(f.list(join(root, "escape")), join(root, "escape"));
+    await denied(f.download(join(root, "escape", "secret.txt")), join(root, "escape", "secret.txt"));
     await denied(f.write(join(root, "escape", "planted.txt"), "x"), join(root, "escape", "planted.txt"));
     await denied(f.mkdir(join(root, "escape", "a", "b"), { parents: true }), join(root, "escape", "a", "b"));
     expect(readdirSync(outside).sort()).toEqual(["secret.txt"]);

@@ -16,6 +16,7 @@ import { ProcessTable } from "./drivers/processes.js";
 import { raiseConnectionWindow, raiseStreamWindow } from "./flowControl.js";
 import { startOwnXServer, type OwnXServer } from "./drivers/xvfb.js";
 import { auditInterceptor, type AuditSink } from "./security/audit.js";
+import { fileRoot } from "./security/jail.js";
 import { authInterceptor, denyInterceptor } from "./security/auth.js";
 import { exposureWarnings } from "./security/config.js";
 import { DEFAULT_LIMITS, ExecAllowlist, realFileRoot, type ExecMode, type Limits } from "./security/policy.js";
@@ -204,7 +205,7 @@ function pincerServices(opts: DaemonOptions, r: Resolved, desktop: Desktop, proc
     inputService(desktop, log),
     screenService(desktop, log, opts.captureMethod),
     systemService(desktop, log, r.warnings),
-    filesService(log, { root: r.fileRoot, maxUploadBytes: limits.maxUploadBytes }),
+    filesService(log, { ...(r.fileRoot ? { jail: fileRoot(r.fileRoot) } : {}), maxUploadBytes: limits.maxUploadBytes }),
     processService(processes, desktop, log, {
       allowlist: r.allowlist,
       fileRoot: r.fileRoot,

@@ -1,10 +1,10 @@
 import { createHash, randomBytes } from "node:crypto";
 import { constants } from "node:fs";
-import { link, lstat, mkdir, open, rename, stat, unlink } from "node:fs/promises";
-import { basename, dirname, join } from "node:path";
+import { type FileHandle, link, lstat, mkdir, open, rename, unlink } from "node:fs/promises";
 import type * as grpc from "@grpc/grpc-js";
 import { AlreadyExistsError, CancelledError, ChunkReader, FileSink, InvalidArgumentError, openDirect, ResourceExhaustedError, type wire } from "@pincer/shared";
-import { absolutePath, fsError } from "./paths.js";
+import type { Anchored, Jail } from "../security/jail.js";
+import { anchorPath, fsError, withPath } from "./paths.js";
 
 /** Largest data message, both directions. */
 export const MAX_CHUNK_BYTES = 1024 * 1024;
@@ -14,8 +14,8 @@ const DOWNLOAD_WINDOW = 8;
 export interface TransferLimits {
   /** Largest file one upload may write, in bytes. @default no limit */
   maxUploadBytes?: number;
-  /** Every path must resolve inside this real directory (--file-root). @default anywhere */
-  root?: string;
+  /** Every path must resolve inside this directory (--file-root). @default anywhere */
+  jail?: Jail;
 }
 
 const SHA256_HEX = /^[0-9a-f]{64}$/;
@@ -42,7 +42,26 @@ export async function upload(
     throw new InvalidArgumentError("header: the first message of an upload must be the header");
   }
   const h = first.value.header;
-  const dest = absolutePath(h.path, "path", limits.root);
+  const anchored = anchorPath(h.path, limits.jail, { createParents: h.createParents });
+  try {
+    return await receive(anchored, h, messages, signal, limits);
+  } finally {
+    anchored.close();
+  }
+}
+
+/**
+ * Writes an upload's chunks to a temporary file in the destination's (held) directory and moves it
+ * into place once complete and verified.
+ */
+async function receive(
+  a: Anchored,
+  h: NonNullable<wire.UploadRequest__Output["header"]>,
+  messages: AsyncIterator<wire.UploadRequest__Output>,
+  signal: AbortSignal,
+  limits: TransferLimits,
+): Promise<wire.UploadResponse> {
+  const dest = a.path;
   const expectedSha = checkSha(h.sha256, "header.sha256");
   const expectedSize = h.size ?? undefined;
   const maxBytes = limits.maxUploadBytes ?? Infinity;
@@ -52,13 +71,14 @@ export async function upload(
     );
   }
   const mode = h.mode === 0 ? 0o644 : h.mode & 0o7777;
-  const dir = dirname(dest);
-  if (h.createParents) await mkdir(dir, { recursive: true, mode: 0o755 }).catch((e: unknown) => Promise.reject(fsError(e, dir)));
-  const existing = await lstat(dest).catch(() => undefined);
+  if (a.name === ".") throw new InvalidArgumentError(`${dest}: is a directory`);
+  // Without a file root the parents are made here (inside one, while the path was resolved).
+  if (h.createParents && !a.pinned) await mkdir(a.dir, { recursive: true, mode: 0o755 }).catch((e: unknown) => Promise.reject(fsError(e, a.dir)));
+  const existing = await lstat(a.at).catch(() => undefined);
   if (existing?.isDirectory()) throw new InvalidArgumentError(`${dest}: is a directory`);
   if (existing && !h.overwrite) throw new AlreadyExistsError(`${dest}: already exists; pass overwrite to replace it`);
 
-  const tmp = join(dir, `.${basename(dest)}.pincer-${randomBytes(6).toString("hex")}.part`);
+  const tmp = `${a.dir}/.${a.name}.pincer-${randomBytes(6).toString("hex")}.part`;
   const sink = await FileSink.create(tmp, { mode: 0o600, expectedBytes: expectedSize }).catch((e: unknown) => Promise.reject(fsError(e, dest)));
   let trailer: { size: number; sha256: string } | undefined;
   try {
@@ -90,8 +110,10 @@ export async function upload(
     await sink.handle.chmod(mode);
     await sink.finish();
     await sink.close();
-    await moveIntoPlace(tmp, dest, h.overwrite);
-    await syncDir(dir);
+    // Inside a file root: the directory must still be where the path leads (not moved out meanwhile).
+    a.recheck();
+    await moveIntoPlace(tmp, a.at, h.overwrite);
+    await syncDir(a.dir);
     return { path: dest, size, sha256 };
   } catch (err) {
     await sink.close().catch(() => undefined);
@@ -148,14 +170,31 @@ export async function download(
   signal: AbortSignal,
   limits: TransferLimits = {},
 ): Promise<void> {
-  const path = absolutePath(call.request.path, "path", limits.root);
   const chunkSize = call.request.chunkSize === 0 ? MAX_CHUNK_BYTES : call.request.chunkSize;
   if (chunkSize > MAX_CHUNK_BYTES) throw new InvalidArgumentError(`chunk_size: ${chunkSize} is over ${MAX_CHUNK_BYTES}`);
-  const st = await stat(path).catch((e: unknown) => Promise.reject(fsError(e, path)));
+  // Opened without following a symlink put in the file's place after the path was resolved.
+  const { fh, path } = await withPath(call.request.path, limits.jail, { followLast: true }, async (a) => {
+    if (a.name === ".") throw new InvalidArgumentError(`path: ${a.path} is a directory; download its files one by one`);
+    return {
+      fh: await open(a.at, constants.O_RDONLY | (a.pinned ? constants.O_NOFOLLOW : 0)).catch((e: unknown) => Promise.reject(fsError(e, a.path))),
+      path: a.path,
+    };
+  });
+  await sendFile(call, signal, fh, path, chunkSize).finally(() => fh.close());
+}
+
+/** Streams an open file: header, chunks from the asked offset, trailer. */
+async function sendFile(
+  call: grpc.ServerWritableStream<wire.DownloadRequest__Output, wire.DownloadResponse>,
+  signal: AbortSignal,
+  fh: FileHandle,
+  path: string,
+  chunkSize: number,
+): Promise<void> {
+  const st = await fh.stat();
   if (st.isDirectory()) throw new InvalidArgumentError(`path: ${path} is a directory; download its files one by one`);
   const offset = call.request.offset;
   if (offset > st.size) throw new InvalidArgumentError(`offset: ${offset} is past the end of ${path} (${st.size} bytes)`);
-  const fh = await open(path, "r").catch((e: unknown) => Promise.reject(fsError(e, path)));
   // Large files are read past the page cache (see directIo.ts in @pincer/shared).
   const direct = await openDirect(fh, constants.O_RDONLY, st.size - offset);
   // The file is read into reused buffers laid out as encoded chunk messages, several reads ahead.
@@ -194,6 +233,5 @@ export async function download(
     signal.removeEventListener("abort", onAbort);
     await reader.close();
     await direct?.close();
-    await fh.close();
   }
 }

@@ -1,11 +1,15 @@
-import { link, lstat, mkdir, readdir, readlink, rename, rm, rmdir, stat, unlink } from "node:fs/promises";
+import { closeSync, constants, openSync, type Stats } from "node:fs";
+import { link, lstat, mkdir, open, readdir, readlink, rename, rm, rmdir, unlink } from "node:fs/promises";
 import { basename, join } from "node:path";
-import type { Stats } from "node:fs";
 import { AlreadyExistsError, InvalidArgumentError, NotFoundError, type RequestOutputOf, type ResponseOf, type wire } from "@pincer/shared";
 import type { Logger } from "../logger.js";
+import type { Anchored } from "../security/jail.js";
 import { download, upload, type TransferLimits } from "./fileTransfer.js";
-import { absolutePath as checkedPath, fsError } from "./paths.js";
+import { fsError, withPath } from "./paths.js";
 import { defineService, type DefinedService } from "./rpc.js";
+
+/** Opens a directory without following a symlink in its place; the descriptor pins it. */
+const DIR_NOFOLLOW = constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW;
 
 /** Most entries one List call returns. */
 export const MAX_LIST_ENTRIES = 100_000;
@@ -17,11 +21,12 @@ function fileType(s: Stats): wire.FileType {
   return "FILE_TYPE_OTHER";
 }
 
-async function fileInfo(path: string, s?: Stats): Promise<wire.FileInfo> {
+/** What Stat and List say about `path`, read at `at` (where the call holds it). */
+async function fileInfo(path: string, at: string = path, s?: Stats): Promise<wire.FileInfo> {
   let st = s;
   if (!st) {
     try {
-      st = await lstat(path);
+      st = await lstat(at);
     } catch (err) {
       throw fsError(err, path);
     }
@@ -33,83 +38,154 @@ async function fileInfo(path: string, s?: Stats): Promise<wire.FileInfo> {
     size: st.size,
     mode: st.mode & 0o7777,
     modifiedMs: Math.round(st.mtimeMs),
-    symlinkTarget: st.isSymbolicLink() ? await readlink(path).catch(() => "") : "",
+    symlinkTarget: st.isSymbolicLink() ? await readlink(at).catch(() => "") : "",
   };
 }
 
 export function filesService(log: Logger, limits: TransferLimits = {}): DefinedService<"Files"> {
-  const absolutePath = (path: string, field?: string) => checkedPath(path, field, limits.root);
+  const { jail } = limits;
   return defineService("Files", log, {
     Upload: (call, ctx) => upload(call, ctx.signal, limits),
     Download: (call, ctx) => download(call, ctx.signal, limits),
-    Stat: async (req) => fileInfo(absolutePath(req.path)),
-    List: async (req) => list(absolutePath(req.path), req),
-    MakeDir: async (req) => makeDir(absolutePath(req.path), req),
-    Remove: async (req) => remove(absolutePath(req.path), req),
-    Move: async (req) => move(absolutePath(req.from, "from"), absolutePath(req.to, "to"), req.overwrite),
+    Stat: (req) => withPath(req.path, jail, {}, (a) => fileInfo(a.path, a.at)),
+    List: (req) => withPath(req.path, jail, { followLast: true }, (a) => list(a, req)),
+    MakeDir: (req) => withPath(req.path, jail, { createParents: req.parents }, (a) => makeDir(a, req)),
+    Remove: (req) => withPath(req.path, jail, {}, (a) => remove(a, req)),
+    Move: (req) => withPath(req.from, jail, { field: "from" }, (from) => withPath(req.to, jail, { field: "to" }, (to) => move(from, to, req.overwrite))),
   });
 }
 
-/** The entries under directory `root`, breadth first, up to the asked depth and count. */
-async function list(root: string, req: RequestOutputOf<"Files", "List">): Promise<ResponseOf<"Files", "List">> {
-  const limit = req.limit === 0 ? 10_000 : Math.min(req.limit, MAX_LIST_ENTRIES);
-  const rootStat = await stat(root).catch((e: unknown) => Promise.reject(fsError(e, root)));
-  if (!rootStat.isDirectory()) throw new InvalidArgumentError(`path: ${root} is not a directory`);
-  const maxDepth = req.recursive ? (req.maxDepth === 0 ? Infinity : req.maxDepth) : 1;
-  const entries: wire.FileInfo[] = [];
-  // Breadth first, sorted by name within a directory, so a truncated listing is the shallow part.
-  let level = [root];
-  for (let depth = 1; depth <= maxDepth && level.length > 0; depth++) {
-    const next: string[] = [];
-    for (const dir of level) {
-      const names = (await readdir(dir).catch((e: unknown) => Promise.reject(fsError(e, dir)))).sort();
-      for (const name of names) {
-        if (entries.length >= limit) return { entries, truncated: true };
-        const path = join(dir, name);
-        const s = await lstat(path).catch(() => undefined);
-        if (!s) continue; // removed while listing
-        entries.push(await fileInfo(path, s));
-        if (s.isDirectory()) next.push(path);
-      }
+/** Directories are read through descriptors where /proc/self/fd exists (Linux). */
+const PINNED = process.platform === "linux";
+
+/**
+ * Opens the directory `rel` below the open directory `top`, one component at a time without
+ * following symlinks; undefined when something on the way is no longer a directory.
+ */
+function openBelow(top: number, rel: string[]): number | undefined {
+  // /proc/self/fd/N is a link to follow; the components after it are not.
+  let fd = openSync(`/proc/self/fd/${top}`, constants.O_RDONLY | constants.O_DIRECTORY);
+  for (const part of rel) {
+    let next: number | undefined;
+    try {
+      next = openSync(`/proc/self/fd/${fd}/${part}`, DIR_NOFOLLOW);
+    } catch {
+      // replaced or removed while listing
     }
-    level = next;
+    closeSync(fd);
+    if (next === undefined) return undefined;
+    fd = next;
   }
-  return { entries, truncated: false };
+  return fd;
 }
 
-async function makeDir(path: string, req: RequestOutputOf<"Files", "MakeDir">): Promise<ResponseOf<"Files", "MakeDir">> {
+/**
+ * The entries under a directory, breadth first, up to the asked depth and count. On Linux each
+ * directory is reached from the listed one through descriptors opened without following
+ * symlinks, so a directory swapped for a symlink while the listing runs is skipped, not followed.
+ */
+async function list(a: Anchored, req: RequestOutputOf<"Files", "List">): Promise<ResponseOf<"Files", "List">> {
+  const limit = req.limit === 0 ? 10_000 : Math.min(req.limit, MAX_LIST_ENTRIES);
+  const maxDepth = req.recursive ? (req.maxDepth === 0 ? Infinity : req.maxDepth) : 1;
+  let top: number | undefined;
+  try {
+    top = PINNED ? openSync(a.at, a.name === "." ? constants.O_RDONLY | constants.O_DIRECTORY : DIR_NOFOLLOW) : undefined;
+    if (!PINNED && !(await lstat(a.at)).isDirectory()) throw Object.assign(new Error("not a directory"), { code: "ENOTDIR" });
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    throw code === "ENOTDIR" || code === "ELOOP" ? new InvalidArgumentError(`path: ${a.path} is not a directory`) : fsError(e, a.path);
+  }
+  const entries: wire.FileInfo[] = [];
+  // Breadth first, sorted by name within a directory, so a truncated listing is the shallow part.
+  let level: string[][] = [[]];
+  try {
+    for (let depth = 1; depth <= maxDepth && level.length > 0; depth++) {
+      const next: string[][] = [];
+      for (const rel of level) {
+        const dirPath = join(a.path, ...rel);
+        const fd = top === undefined ? undefined : openBelow(top, rel);
+        if (top !== undefined && fd === undefined) continue;
+        const at = fd === undefined ? join(a.at, ...rel) : `/proc/self/fd/${fd}`;
+        try {
+          const names = (await readdir(at).catch((e: unknown) => Promise.reject(fsError(e, dirPath)))).sort();
+          for (const name of names) {
+            if (entries.length >= limit) return { entries, truncated: true };
+            const st = await lstat(`${at}/${name}`).catch(() => undefined);
+            if (!st) continue; // removed while listing
+            entries.push(await fileInfo(join(dirPath, name), `${at}/${name}`, st));
+            if (st.isDirectory()) next.push([...rel, name]);
+          }
+        } finally {
+          if (fd !== undefined) closeSync(fd);
+        }
+      }
+      level = next;
+    }
+    return { entries, truncated: false };
+  } finally {
+    if (top !== undefined) closeSync(top);
+  }
+}
+
+async function makeDir(a: Anchored, req: RequestOutputOf<"Files", "MakeDir">): Promise<ResponseOf<"Files", "MakeDir">> {
   const mode = req.mode === 0 ? 0o755 : req.mode & 0o7777;
   try {
-    const first = await mkdir(path, { recursive: req.parents, mode });
+    if (a.name === ".") throw Object.assign(new Error("the root exists"), { code: "EEXIST" });
+    // Inside a file root the parents were made while the path was resolved.
+    const first = await mkdir(a.at, { recursive: req.parents, mode });
     // mkdir -p returns undefined when the directory already existed.
     return { created: req.parents ? first !== undefined : true };
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === "EEXIST") throw new AlreadyExistsError(`${path}: already exists; pass parents to accept an existing directory`);
-    throw fsError(err, path);
+    if ((err as NodeJS.ErrnoException).code === "EEXIST") {
+      if (req.parents && (await lstat(a.at).catch(() => undefined))?.isDirectory()) return { created: false };
+      throw new AlreadyExistsError(`${a.path}: already exists; pass parents to accept an existing directory`);
+    }
+    throw fsError(err, a.path);
   }
 }
 
-async function remove(path: string, req: RequestOutputOf<"Files", "Remove">): Promise<ResponseOf<"Files", "Remove">> {
-  if (path === "/") throw new InvalidArgumentError("path: refusing to remove /");
-  const s = await lstat(path).catch((e: unknown) => e as NodeJS.ErrnoException);
+async function remove(a: Anchored, req: RequestOutputOf<"Files", "Remove">): Promise<ResponseOf<"Files", "Remove">> {
+  if (a.path === "/" || a.name === ".") throw new InvalidArgumentError(`path: refusing to remove ${a.path}`);
+  const s = await lstat(a.at).catch((e: unknown) => e as NodeJS.ErrnoException);
   if (!("isDirectory" in s)) {
     if (s.code === "ENOENT" && req.missingOk) return { removed: false };
-    throw fsError(s, path);
+    throw fsError(s, a.path);
   }
   try {
-    if (s.isDirectory() && !req.recursive) {
-      await rmdir(path);
-    } else {
-      await rm(path, { recursive: req.recursive, force: false });
-    }
+    if (!s.isDirectory()) await unlink(a.at);
+    else if (!req.recursive) await rmdir(a.at);
+    else if (a.pinned) await removeTree(a.at);
+    else await rm(a.at, { recursive: true, force: false });
   } catch (err) {
-    throw fsError(err, path);
+    throw fsError(err, a.path);
   }
   return { removed: true };
 }
 
-async function move(from: string, to: string, overwrite: boolean): Promise<wire.FileInfo> {
-  await lstat(from).catch((e: unknown) => Promise.reject(fsError(e, from)));
+/**
+ * Removes directory `at` and everything in it, each level opened without following symlinks and
+ * emptied through its descriptor: a directory swapped for a symlink meanwhile loses the link only.
+ */
+async function removeTree(at: string): Promise<void> {
+  const dir = await open(at, DIR_NOFOLLOW);
+  try {
+    const held = `/proc/self/fd/${dir.fd}`;
+    for (const name of await readdir(held)) {
+      const entry = `${held}/${name}`;
+      const s = await lstat(entry).catch(() => undefined);
+      if (!s) continue;
+      if (s.isDirectory()) await removeTree(entry);
+      else await unlink(entry);
+    }
+  } finally {
+    await dir.close();
+  }
+  await rmdir(at);
+}
+
+async function move(fromA: Anchored, toA: Anchored, overwrite: boolean): Promise<wire.FileInfo> {
+  const [from, to] = [fromA.at, toA.at];
+  await lstat(from).catch((e: unknown) => Promise.reject(fsError(e, fromA.path)));
   try {
     if (overwrite) {
       await rename(from, to);
@@ -132,11 +208,11 @@ async function move(from: string, to: string, overwrite: boolean): Promise<wire.
       }
     }
   } catch (err) {
-    if (err instanceof AlreadyExistsError) throw err;
+    if (err instanceof AlreadyExistsError) throw new AlreadyExistsError(`${toA.path}: already exists; pass overwrite to replace it`);
     const code = (err as NodeJS.ErrnoException).code;
-    if (code === "EEXIST") throw new AlreadyExistsError(`${to}: already exists; pass overwrite to replace it`);
-    if (code === "ENOENT") throw new NotFoundError(`${to}: its directory does not exist`);
-    throw fsError(err, code === "EXDEV" ? `${from} → ${to} (different file systems)` : to);
+    if (code === "EEXIST") throw new AlreadyExistsError(`${toA.path}: already exists; pass overwrite to replace it`);
+    if (code === "ENOENT") throw new NotFoundError(`${toA.path}: its directory does not exist`);
+    throw fsError(err, code === "EXDEV" ? `${fromA.path} → ${toA.path} (different file systems)` : toA.path);
   }
-  return fileInfo(to);
+  return fileInfo(toA.path, to);
 }

@@ -1,5 +1,6 @@
 import { isAbsolute, resolve } from "node:path";
 import { ensureInsideRoot } from "../security/policy.js";
+import { unanchored, type Anchored, type AnchorOptions, type Jail } from "../security/jail.js";
 import {
   AlreadyExistsError,
   FailedPreconditionError,
@@ -23,6 +24,26 @@ export function absolutePath(path: string, field = "path", root?: string): strin
   return normalized;
 }
 
+/**
+ * Checks a request's path and holds it for the call: inside `jail` (--file-root) resolved from the
+ * root's descriptor (see {@link Jail}), else as given. Close the result when the call ends.
+ */
+export function anchorPath(path: string, jail: Jail | undefined, opts: AnchorOptions = {}): Anchored {
+  const field = opts.field ?? "path";
+  const normalized = absolutePath(path, field);
+  return jail ? jail.anchor(normalized, opts) : unanchored(normalized);
+}
+
+/** Runs `body` with `path` anchored (see {@link anchorPath}), releasing it afterwards. */
+export async function withPath<T>(path: string, jail: Jail | undefined, opts: AnchorOptions, body: (a: Anchored) => Promise<T>): Promise<T> {
+  const a = anchorPath(path, jail, opts);
+  try {
+    return await body(a);
+  } finally {
+    a.close();
+  }
+}
+
 /** Turns a Node fs error into the typed error for its meaning, naming the path. */
 export function fsError(err: unknown, path: string): Error {
   const code = (err as NodeJS.ErrnoException)?.code;
@@ -44,6 +65,10 @@ export function fsError(err: unknown, path: string): Error {
     case "ENOSPC":
     case "EDQUOT":
       return new ResourceExhaustedError(`${path}: no space left on the device`, { cause: err });
+    case "ELOOP":
+      return new FailedPreconditionError(`${path}: a symbolic link is in the way (too many levels, or one replaced a directory during the call)`, {
+        cause: err,
+      });
     case "ENAMETOOLONG":
       return new InvalidArgumentError(`${path}: name too long`, { cause: err });
     default:
