@@ -1,12 +1,16 @@
+import { execFile } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { promisify } from "node:util";
 import * as grpc from "@grpc/grpc-js";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { connect, UnauthenticatedError, type RemoteEnvironment } from "@pincer/controller";
 import { spawnDaemon, type RunningDaemon } from "../fixtures/daemon.js";
 import { startXvfb, type XServer } from "../fixtures/xvfb.js";
+
+const run = promisify(execFile);
 
 const TOKEN = randomBytes(32).toString("hex");
 const WRONG = randomBytes(32).toString("hex");
@@ -162,6 +166,29 @@ describe("standard services", () => {
     const r = await rawCall(daemon.address, "/grpc.health.v1.Health/Check", Buffer.alloc(0));
     expect(r.code).toBe(grpc.status.OK);
     expect([...r.response]).toEqual([0x08, 0x01]);
+  });
+});
+
+describe("a second authorization header", () => {
+  // Node's HTTP/2 keeps only the first of duplicate `authorization` headers and its client refuses
+  // to send two; Python's grpcio (Debian's python3-grpcio) sends them as asked.
+  const script = `
+import grpc, sys
+channel = grpc.insecure_channel(sys.argv[1])
+call = channel.unary_unary("/pincer.v1.System/GetInfo", request_serializer=lambda b: b, response_deserializer=lambda b: b)
+try:
+    call(b"", metadata=[("authorization", "Bearer " + sys.argv[2]), ("authorization", "Bearer " + sys.argv[3])], timeout=10)
+    print("OK")
+except grpc.RpcError as e:
+    print(e.code().name, e.details())
+`;
+  const twoHeaders = async (first: string, second: string) =>
+    (await run("/usr/bin/python3", ["-c", script, daemon.address, first, second], { timeout: 30_000 })).stdout.trim();
+
+  test("is refused even when the first one is right", async () => {
+    expect(await twoHeaders(TOKEN, WRONG)).toBe("UNAUTHENTICATED the call carried several authorization values; send exactly one 'Bearer <token>'");
+    expect(await twoHeaders(TOKEN, TOKEN)).toMatch(/^UNAUTHENTICATED/);
+    expect(await twoHeaders(WRONG, TOKEN)).toMatch(/^UNAUTHENTICATED/);
   });
 });
 

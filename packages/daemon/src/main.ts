@@ -101,7 +101,8 @@ const program = new Command("pincer-daemon")
     `
 Precedence: command-line flags, then PINCER_* environment variables, then the --config file, then defaults.
 PINCER_TOKEN=<token> gives the token itself (never as a flag: 'ps' would show it); it is removed from
-the environment of the commands the daemon runs. Generate one with: openssl rand -hex 32
+the environment of the commands the daemon runs, but /proc/<pid>/environ keeps showing it to the
+daemon's own user and root: prefer --token-file. Generate one with: openssl rand -hex 32
 Config file keys: ${CONFIG_FILE_KEYS.join(", ")}.
 Boolean environment variables take 1/0 (true/false, yes/no). Sizes take bytes or K, M, G (binary).
 

@@ -17,7 +17,7 @@ import { raiseConnectionWindow, raiseStreamWindow } from "./flowControl.js";
 import { startOwnXServer, type OwnXServer } from "./drivers/xvfb.js";
 import { auditInterceptor, type AuditSink } from "./security/audit.js";
 import { fileRoot } from "./security/jail.js";
-import { authInterceptor, denyInterceptor } from "./security/auth.js";
+import { authInterceptor, denyInterceptor, keepDuplicateAuthorization } from "./security/auth.js";
 import { exposureWarnings } from "./security/config.js";
 import { DEFAULT_LIMITS, ExecAllowlist, realFileRoot, type ExecMode, type Limits } from "./security/policy.js";
 import { serverCredentials, type TlsOptions } from "./security/tls.js";
@@ -154,6 +154,9 @@ async function serve(opts: DaemonOptions, r: Resolved): Promise<Daemon> {
   const port = await new Promise<number>((resolve, reject) =>
     server.bindAsync(`${bindHost}:${opts.port ?? 50051}`, serverCredentials(sec.tls), (err, p) => (err ? reject(err) : resolve(p))),
   );
+  if (sec.token && !keepDuplicateAuthorization(server)) {
+    log.warn("cannot see duplicate authorization headers (grpc-js internals changed): a call with two is judged by the first");
+  }
   if (!(streamWindow && raiseConnectionWindow(server))) {
     log.warn("could not raise the HTTP/2 flow-control window (grpc-js internals changed); file transfers will be slower");
   }

@@ -1,5 +1,6 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import { readFileSync, statSync } from "node:fs";
+import type { Http2Server, IncomingHttpHeaders } from "node:http2";
 import * as grpc from "@grpc/grpc-js";
 
 /** Methods of the standard health service; callable without a token unless --health-auth. */
@@ -53,9 +54,29 @@ export function authProblem(metadata: grpc.Metadata, check: (presented: string) 
     return "this daemon requires a token and the call carried none (send it as 'authorization: Bearer <token>' metadata)";
   }
   const m = /^Bearer[ \t]+(\S+)\s*$/i.exec(String(values[0]));
-  if (values.length > 1 || !m) return "the authorization metadata is not one 'Bearer <token>' value";
+  if (values.length > 1) return "the call carried several authorization values; send exactly one 'Bearer <token>'";
+  if (!m) return "the authorization metadata is not one 'Bearer <token>' value";
   if (!check(m[1]!)) return "the token is wrong";
   return undefined;
+}
+
+/**
+ * Node's HTTP/2 server keeps only the first of several `authorization` headers, so a call that
+ * carried a valid one and a second one looked like a call with one. This puts every value back in
+ * the headers grpc-js reads its metadata from, where {@link authProblem} refuses more than one.
+ * Call after `bindAsync`. Returns false when grpc-js's internals changed and nothing was done.
+ */
+export function keepDuplicateAuthorization(server: grpc.Server): boolean {
+  const internals = server as unknown as { http2Servers?: Map<Http2Server, unknown> };
+  if (!(internals.http2Servers instanceof Map)) return false;
+  for (const http2Server of internals.http2Servers.keys()) {
+    http2Server.prependListener("stream", (_stream: unknown, headers: IncomingHttpHeaders, _flags: number, rawHeaders: string[]) => {
+      const values: string[] = [];
+      for (let i = 0; i + 1 < rawHeaders.length; i += 2) if (rawHeaders[i]!.toLowerCase() === "authorization") values.push(rawHeaders[i + 1]!);
+      if (values.length > 1) (headers as Record<string, string | string[]>).authorization = values;
+    });
+  }
+  return true;
 }
 
 /**
