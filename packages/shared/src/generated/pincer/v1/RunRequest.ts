@@ -24,7 +24,11 @@ export interface RunRequest {
    */
   'timeoutMs'?: (number);
   /**
-   * Bytes kept of each of stdout and stderr (the rest is read and dropped); 0 means 16 MiB.
+   * Bytes kept of each of stdout and stderr (the rest is read and dropped); 0 means 16 MiB, the
+   * daemon allows up to --max-output-bytes (32 MiB by default). A reply can so reach twice that:
+   * more than the 4 MiB most gRPC clients accept by default. Raise the client's receive limit
+   * (grpc.max_receive_message_length; Pincer's controller allows 80 MiB), set a smaller value here,
+   * or use Start, which streams the output in chunks.
    */
   'maxOutputBytes'?: (number);
 }
@@ -52,7 +56,11 @@ export interface RunRequest__Output {
    */
   'timeoutMs': (number);
   /**
-   * Bytes kept of each of stdout and stderr (the rest is read and dropped); 0 means 16 MiB.
+   * Bytes kept of each of stdout and stderr (the rest is read and dropped); 0 means 16 MiB, the
+   * daemon allows up to --max-output-bytes (32 MiB by default). A reply can so reach twice that:
+   * more than the 4 MiB most gRPC clients accept by default. Raise the client's receive limit
+   * (grpc.max_receive_message_length; Pincer's controller allows 80 MiB), set a smaller value here,
+   * or use Start, which streams the output in chunks.
    */
   'maxOutputBytes': (number);
 }
