@@ -11,6 +11,7 @@ import type { DefinedService } from "./services/rpc.js";
 import { screenService } from "./services/screen.js";
 import { systemService } from "./services/system.js";
 import { filesService } from "./services/files.js";
+import { defaultJournalDir, UploadJournal } from "./services/uploadJournal.js";
 import { MAX_OUTPUT_BYTES, processService } from "./services/process.js";
 import { ProcessTable } from "./drivers/processes.js";
 import { raiseConnectionWindow, raiseStreamWindow } from "./flowControl.js";
@@ -201,14 +202,35 @@ function createServer(opts: DaemonOptions, r: Resolved): grpc.Server {
   });
 }
 
+/**
+ * The journal of uploads in progress, after removing the temporary files a daemon killed
+ * mid-upload left behind; undefined (with a warning) when its directory cannot be made.
+ */
+function uploadJournal(log: Logger): UploadJournal | undefined {
+  try {
+    const journal = new UploadJournal(defaultJournalDir());
+    const removed = journal.sweep();
+    if (removed.length > 0) log.info("removed temporary files of interrupted uploads", { files: removed });
+    return journal;
+  } catch (err) {
+    log.warn("no upload journal: temporary files of uploads cut by a crash will stay", { error: String(err) });
+    return undefined;
+  }
+}
+
 /** Every service of the contract, with its handlers. */
 function pincerServices(opts: DaemonOptions, r: Resolved, desktop: Desktop, processes: ProcessTable): DefinedService<ServiceName>[] {
   const { log, limits } = r;
+  const journal = uploadJournal(log);
   const services = [
     inputService(desktop, log),
     screenService(desktop, log, opts.captureMethod),
     systemService(desktop, log, r.warnings),
-    filesService(log, { ...(r.fileRoot ? { jail: fileRoot(r.fileRoot) } : {}), maxUploadBytes: limits.maxUploadBytes }),
+    filesService(log, {
+      ...(r.fileRoot ? { jail: fileRoot(r.fileRoot) } : {}),
+      ...(journal ? { journal } : {}),
+      maxUploadBytes: limits.maxUploadBytes,
+    }),
     processService(processes, desktop, log, {
       allowlist: r.allowlist,
       fileRoot: r.fileRoot,

@@ -3,7 +3,9 @@ import { constants } from "node:fs";
 import { type FileHandle, link, lstat, mkdir, open, rename, unlink } from "node:fs/promises";
 import type * as grpc from "@grpc/grpc-js";
 import { AlreadyExistsError, CancelledError, ChunkReader, FileSink, InvalidArgumentError, openDirect, ResourceExhaustedError, type wire } from "@pincer/shared";
+import { dirname, join } from "node:path";
 import type { Anchored, Jail } from "../security/jail.js";
+import type { UploadJournal } from "./uploadJournal.js";
 import { anchorPath, fsError, withPath } from "./paths.js";
 
 /** Largest data message, both directions. */
@@ -16,6 +18,8 @@ export interface TransferLimits {
   maxUploadBytes?: number;
   /** Every path must resolve inside this directory (--file-root). @default anywhere */
   jail?: Jail;
+  /** Records the temporary files of uploads in progress, for cleanup after a crash. @default none */
+  journal?: UploadJournal;
 }
 
 const SHA256_HEX = /^[0-9a-f]{64}$/;
@@ -78,8 +82,14 @@ async function receive(
   if (existing?.isDirectory()) throw new InvalidArgumentError(`${dest}: is a directory`);
   if (existing && !h.overwrite) throw new AlreadyExistsError(`${dest}: already exists; pass overwrite to replace it`);
 
-  const tmp = `${a.dir}/.${a.name}.pincer-${randomBytes(6).toString("hex")}.part`;
-  const sink = await FileSink.create(tmp, { mode: 0o600, expectedBytes: expectedSize }).catch((e: unknown) => Promise.reject(fsError(e, dest)));
+  const tmpName = `.${a.name}.pincer-${randomBytes(6).toString("hex")}.part`;
+  const tmp = `${a.dir}/${tmpName}`;
+  // Recorded before it exists, so that a crash at any point leaves an entry for the next start.
+  const forget = limits.journal?.begin(join(dirname(a.path), tmpName)) ?? (() => undefined);
+  const sink = await FileSink.create(tmp, { mode: 0o600, expectedBytes: expectedSize }).catch((e: unknown) => {
+    forget();
+    return Promise.reject(fsError(e, dest));
+  });
   let trailer: { size: number; sha256: string } | undefined;
   try {
     for (;;) {
@@ -113,11 +123,13 @@ async function receive(
     // Inside a file root: the directory must still be where the path leads (not moved out meanwhile).
     a.recheck();
     await moveIntoPlace(tmp, a.at, h.overwrite);
+    forget();
     await syncDir(a.dir);
     return { path: dest, size, sha256 };
   } catch (err) {
     await sink.close().catch(() => undefined);
     await unlink(tmp).catch(() => undefined);
+    forget();
     if ((err as NodeJS.ErrnoException).code === "ERR_STREAM_PREMATURE_CLOSE" || signal.aborted) {
       throw new CancelledError(`${dest}: upload stream broke off; nothing was written`, { cause: err });
     }
