@@ -1,6 +1,6 @@
 import { execFile } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
@@ -197,6 +197,15 @@ describe("the token stays secret", () => {
     // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell expansion, run by the machine's shell
     const r = await good.process.run("echo ${PINCER_TOKEN:-unset}");
     expect(r.stdout.trim()).toBe("unset");
+  });
+
+  test("/proc/<pid>/environ of the daemon does not show PINCER_TOKEN", async () => {
+    const environ = readFileSync(`/proc/${daemon.process.pid}/environ`);
+    expect(environ.includes(Buffer.from(TOKEN))).toBe(false);
+    // The variable is still named there, with its value erased; the rest of the block is intact.
+    expect(environ.toString("latin1").split("\0")).toContain("PINCER_TOKEN=");
+    expect(environ.toString("latin1")).toContain("PATH=");
+    expect(daemon.log()).not.toContain("could not be erased");
   });
 
   test("the daemon's log and audit lines never contain a token", async () => {

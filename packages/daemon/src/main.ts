@@ -8,6 +8,7 @@ import { createAuditSink } from "./security/audit.js";
 import { readTokenFile, validToken } from "./security/auth.js";
 import { CONFIG_FILE_KEYS, envFlag, readConfigFile, splitList } from "./security/config.js";
 import { parseBytes, type ExecMode } from "./security/policy.js";
+import { scrubStartEnvironment } from "./security/environ.js";
 import { loadTlsFiles } from "./security/tls.js";
 
 /** Commander wants its own error type from parsers, to print "option '--x' argument ... is invalid". */
@@ -101,8 +102,8 @@ const program = new Command("pincer-daemon")
     `
 Precedence: command-line flags, then PINCER_* environment variables, then the --config file, then defaults.
 PINCER_TOKEN=<token> gives the token itself (never as a flag: 'ps' would show it); it is removed from
-the environment of the commands the daemon runs, but /proc/<pid>/environ keeps showing it to the
-daemon's own user and root: prefer --token-file. Generate one with: openssl rand -hex 32
+the environment of the commands the daemon runs and erased from /proc/<pid>/environ (Linux).
+Generate one with: openssl rand -hex 32
 Config file keys: ${CONFIG_FILE_KEYS.join(", ")}.
 Boolean environment variables take 1/0 (true/false, yes/no). Sizes take bytes or K, M, G (binary).
 
@@ -169,8 +170,11 @@ function effectiveOptions(): Opts {
 /** The token from --token-file / PINCER_TOKEN_FILE / the config file, or from PINCER_TOKEN. */
 function token(o: Opts, warn: (msg: string) => void): string | undefined {
   const fromEnv = process.env.PINCER_TOKEN;
-  // The commands the daemon runs must not inherit it.
+  // The commands the daemon runs must not inherit it, and /proc/<pid>/environ must not show it.
   delete process.env.PINCER_TOKEN;
+  if (fromEnv !== undefined && !scrubStartEnvironment("PINCER_TOKEN")) {
+    warn("PINCER_TOKEN could not be erased from /proc/<pid>/environ, where the daemon's user and root can read it; prefer --token-file");
+  }
   const fileSource = program.getOptionValueSource("tokenFile");
   if (fromEnv !== undefined && o.tokenFile) {
     if (fileSource === "env") throw new Error("PINCER_TOKEN and PINCER_TOKEN_FILE are both set; keep one");
