@@ -28,6 +28,16 @@ export interface ConnectOptions {
   tokenFile?: string;
   /** Connect with TLS. `true`: TLS with the system's trusted CAs. */
   tls?: true | TlsConnectOptions;
+  /**
+   * HTTP/2 keepalive: a ping after this long without traffic, and the connection counted as dead
+   * when the answer takes longer than `keepaliveTimeoutMs`. Calls on a dead connection then fail
+   * with UnavailableError instead of waiting out their deadline. @default 10_000
+   */
+  keepaliveMs?: number;
+  /** @default 5_000 */
+  keepaliveTimeoutMs?: number;
+  /** Longest wait between attempts to reconnect after the connection failed. @default 5_000 */
+  maxReconnectBackoffMs?: number;
 }
 
 /** TLS to the daemon. Each value is a PEM string or Buffer, or a path to a PEM file. */
@@ -87,6 +97,13 @@ function channelOptions(opts: ConnectOptions): grpc.ClientOptions {
     "grpc.max_receive_message_length": opts.maxReceiveMessageBytes ?? 80 * 1024 * 1024,
     "grpc.max_send_message_length": 8 * 1024 * 1024,
     "grpc.enable_retries": 0,
+    // A link that went silent is noticed within keepalive + timeout, and a link that came back is
+    // used again within the backoff (grpc's default backoff grows to 120 s).
+    "grpc.keepalive_time_ms": opts.keepaliveMs ?? 10_000,
+    "grpc.keepalive_timeout_ms": opts.keepaliveTimeoutMs ?? 5_000,
+    "grpc.keepalive_permit_without_calls": 1,
+    "grpc.initial_reconnect_backoff_ms": Math.min(1_000, opts.maxReconnectBackoffMs ?? 5_000),
+    "grpc.max_reconnect_backoff_ms": opts.maxReconnectBackoffMs ?? 5_000,
     // Channelz bookkeeping costs time on every call and nothing here reads it.
     "grpc.enable_channelz": 0,
     // 64 KiB HTTP/2 windows stall downloads on a WINDOW_UPDATE round trip every 64 KiB.

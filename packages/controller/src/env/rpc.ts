@@ -84,15 +84,30 @@ function refusal(channel: RpcChannel, label: string, signal: AbortSignal | undef
 }
 
 function callOptions(channel: RpcChannel, opts: CallOptions): grpc.CallOptions {
-  return { deadline: Date.now() + (opts.timeoutMs ?? channel.defaultTimeoutMs) };
+  return { deadline: Date.now() + (opts.timeoutMs ?? channel.defaultTimeoutMs), ...(opts.waitForReady ? { waitForReady: true } : {}) };
 }
 
-/** The typed error of a failed call, telling the caller's own abort apart from a server-side cancel. */
-export function callError(label: string, address: string, err: unknown, signal?: AbortSignal): Error {
-  if (signal?.aborted && (err as grpc.ServiceError)?.code === grpc.status.CANCELLED) {
+/**
+ * The typed error of a failed call, telling the caller's own abort apart from a server-side cancel,
+ * and a deadline that passed because the connection is down (UnavailableError: the machine is
+ * unreachable) apart from one that passed because the work was slow (TimeoutError).
+ */
+export function callError(label: string, channel: Pick<RpcChannel, "client" | "address">, err: unknown, signal?: AbortSignal): Error {
+  const code = (err as grpc.ServiceError)?.code;
+  if (signal?.aborted && code === grpc.status.CANCELLED) {
     return new CancelledError(`${label}: cancelled by the caller`, { cause: signal.reason });
   }
-  return fromServiceError(err, { method: label, address });
+  if (code === grpc.status.DEADLINE_EXCEEDED) {
+    const state = channel.client.getChannel().getConnectivityState(false);
+    if (state === grpc.connectivityState.TRANSIENT_FAILURE || state === grpc.connectivityState.CONNECTING) {
+      return new UnavailableError(
+        `${label}: no answer from ${channel.address} before the deadline, and the connection to it is down ` +
+          `(${grpc.connectivityState[state]}): check the network path to the machine`,
+        { cause: err },
+      );
+    }
+  }
+  return fromServiceError(err, { method: label, address: channel.address });
 }
 
 /** Cancels `call` when `signal` aborts; returns the function that stops listening. */
@@ -119,7 +134,7 @@ function unaryCall(channel: RpcChannel, def: RuntimeMethod, req: unknown, opts: 
       callOptions(channel, opts),
       (err, res) => {
         stopListening();
-        if (err) reject(callError(label, channel.address, err, opts.signal));
+        if (err) reject(callError(label, channel, err, opts.signal));
         else resolve(res);
       },
     );
@@ -147,7 +162,7 @@ function serverStreamCall(channel: RpcChannel, def: RuntimeMethod, req: unknown,
       } catch (err) {
         // cancel() ends the stream on purpose.
         if (cancelled && (err as grpc.ServiceError).code === grpc.status.CANCELLED) return;
-        throw callError(label, channel.address, err, opts.signal);
+        throw callError(label, channel, err, opts.signal);
       } finally {
         stopListening();
       }
@@ -176,7 +191,7 @@ function clientStreamCall(channel: RpcChannel, def: RuntimeMethod, opts: CallOpt
       (err, res) => {
         settled = true;
         stopListening();
-        if (err) reject(callError(label, channel.address, err, opts.signal));
+        if (err) reject(callError(label, channel, err, opts.signal));
         else resolve(res);
       },
     );

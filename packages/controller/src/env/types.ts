@@ -4,6 +4,11 @@ export interface CallOptions {
   signal?: AbortSignal;
   /** Deadline for this call in milliseconds. @default the environment's `defaultTimeoutMs` (30_000) */
   timeoutMs?: number;
+  /**
+   * While the connection is down, wait (until the deadline) for it to come back instead of failing
+   * at once with UnavailableError. @default false
+   */
+  waitForReady?: boolean;
 }
 
 /** A mouse button. */

@@ -22,16 +22,25 @@ export interface AttemptOptions extends TaskBuildInput {
   signal: AbortSignal;
 }
 
-/** The daemon version of each environment, or why it could not be asked. */
+/** How long an attempt waits for a machine whose connection is down to come back. */
+export const MACHINE_READY_TIMEOUT_MS = 30_000;
+
+/**
+ * The daemon version of each environment, or why it could not be asked. Asked of all machines at
+ * once, each waiting up to {@link MACHINE_READY_TIMEOUT_MS} for a connection that is down (a link
+ * that broke in the previous attempt) to come back, so the attempt starts on machines that answer.
+ */
 async function daemonVersionsOf(envs: Readonly<Record<string, Env>>, signal: AbortSignal): Promise<Record<string, string>> {
-  const versions: Record<string, string> = {};
-  for (const [name, env] of Object.entries(envs)) {
-    versions[name] = await env.system.info({ signal, timeoutMs: 10_000 }).then(
-      (i) => i.daemonVersion,
-      (e: unknown) => `unreachable: ${(e as Error).message}`,
-    );
-  }
-  return versions;
+  const entries = await Promise.all(
+    Object.entries(envs).map(async ([name, env]) => {
+      const version = await env.system.info({ signal, timeoutMs: MACHINE_READY_TIMEOUT_MS, waitForReady: true }).then(
+        (i) => i.daemonVersion,
+        (e: unknown) => `unreachable: ${(e as Error).message}`,
+      );
+      return [name, version] as const;
+    }),
+  );
+  return Object.fromEntries(entries);
 }
 
 /** Runs the task's teardown; a failure of it is recorded, not thrown. */

@@ -41,6 +41,8 @@ export interface Report {
     costUsd: number | null;
     seconds: number;
     attempts: number;
+    /** Why an infrastructure error (setup, environment, evaluator, agent) ended the task; null otherwise. */
+    error: string | null;
   }>;
 }
 
@@ -108,6 +110,7 @@ export function buildReport(runId: string, finals: Array<{ tool: string; summary
       costUsd: typeof f.summary.results.cost_usd === "number" ? f.summary.results.cost_usd : null,
       seconds: Math.round(f.summary.results.total_timing.total_ms / 100) / 10,
       attempts: f.attempts,
+      error: f.summary.results.error ?? f.summary.results.eval_error ?? null,
     })),
   };
 }

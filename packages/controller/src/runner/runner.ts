@@ -173,8 +173,24 @@ async function runTaskAttempts(ctx: RunContext, slot: EnvironmentSlot, task: Dat
     await store.writeJsonAtomic(join(dir, "summary.json"), final);
     await cleanSlot(slot);
     if (!isInfraState(results.state)) break;
+    // A machine that just failed often needs a moment (a link coming back, a daemon restarting).
+    if (n < ctx.attempts) await backoff(n, signal);
   }
   return final;
+}
+
+/** Waits before retry `n + 1`: 1 s, 2 s, 4 s … at most 15 s; ends early when the run is interrupted. */
+export function backoff(n: number, signal: AbortSignal, baseMs = 1_000): Promise<void> {
+  const ms = Math.min(15_000, baseMs * 2 ** (n - 1));
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", done);
+      resolve();
+    }
+    signal.addEventListener("abort", done, { once: true });
+  });
 }
 
 /** One slot's worker: takes tasks from the queue until it is empty. */
