@@ -4,5 +4,7 @@
  */
 export { startLocalMachine } from "./machines/localMachine.js";
 export type { LocalMachine, LocalMachineOptions } from "./machines/localMachine.js";
-export { remotePool, startLocalPool } from "./machines/pool.js";
+export { checkPool, machinesOfEnvFlags, remotePool, startLocalPool } from "./machines/pool.js";
+export { connectOptionsOf, diagnoseTls, loadMachinesFile, machineOfFlags } from "./machines/credentials.js";
+export type { CredentialFlags, MachineSpec } from "./machines/credentials.js";
 export type { EnvironmentPool, EnvironmentSlot } from "./machines/pool.js";

@@ -10,8 +10,11 @@ import { parsePrice } from "../agents/pricing.js";
 import type { HistoryOptions } from "../agents/history.js";
 import type { Agent } from "../agents/types.js";
 import { environmentsOf } from "../runner/attempt.js";
-import { remotePool, startLocalPool, type EnvironmentPool } from "../machines/pool.js";
-import { reportMarkdown } from "../runner/report.js";
+import { loadMachinesFile } from "../machines/credentials.js";
+import { checkPool, remotePool, startLocalPool, type EnvironmentPool } from "../machines/pool.js";
+import { addCredentialOptions, credentialFlags } from "./credentials.js";
+import { reportMarkdown, type Report } from "../runner/report.js";
+import { isInfraState } from "../runner/results.js";
 import { runTasks, type RunnerOptions } from "../runner/runner.js";
 import { formatProblems, loadDataset, type DatasetTask } from "../datasets/loader.js";
 import { createRegistries } from "../datasets/registries.js";
@@ -63,13 +66,37 @@ function agentFactory(kind: string, o: AgentCliOptions = {}): (task: DatasetTask
   return () => createProviderAgent(kind, opts);
 }
 
+/** Where tasks run: `--machines`, `--env` and the credential flags of a command. */
+interface MachineCliOptions {
+  env: string[];
+  machines?: string;
+  [flag: string]: unknown;
+}
+
+/** The remote pool the options describe (not yet connected), or undefined for the embedded default. */
+function remotePoolOf(o: MachineCliOptions): EnvironmentPool | undefined {
+  const flags = credentialFlags(o);
+  if (o.machines && o.env.length > 0) throw new CliArgumentError("give machines with --machines or with --env, not both");
+  if (o.machines) return remotePool(loadMachinesFile(o.machines, flags), flags);
+  if (o.env.length > 0) return remotePool(o.env, flags);
+  return undefined;
+}
+
 async function openPool(
   tasks: readonly DatasetTask[],
-  envSpecs: string[],
+  o: MachineCliOptions,
   concurrency: number,
   screen: { width: number; height: number },
 ): Promise<EnvironmentPool> {
-  if (envSpecs.length > 0) return remotePool(envSpecs);
+  const remote = remotePoolOf(o);
+  if (remote) {
+    // All machines at once; one error listing every machine that cannot be used, and why.
+    await checkPool(remote).catch(async (err: unknown) => {
+      await remote.close();
+      throw err;
+    });
+    return { ...remote, slots: remote.slots.slice(0, concurrency) };
+  }
   const names = [...new Set(tasks.flatMap(environmentsOf))];
   process.stderr.write(`starting ${concurrency} local slot(s) with ${names.join(", ")} (an Xvfb display and a pincer-daemon each)\n`);
   return startLocalPool(names, concurrency, screen);
@@ -77,21 +104,21 @@ async function openPool(
 
 async function runCommand(
   dir: string,
-  o: AgentCliOptions & {
-    env: string[];
-    agent: string;
-    concurrency: number;
-    maxSteps: string;
-    out: string;
-    runId?: string;
-    resume: boolean;
-    attempts: number;
-    taskTimeout: number;
-    screenshots: boolean;
-    screen: { width: number; height: number };
-    strict: boolean;
-    printReport: boolean;
-  },
+  o: AgentCliOptions &
+    MachineCliOptions & {
+      agent: string;
+      concurrency: number;
+      maxSteps: string;
+      out: string;
+      runId?: string;
+      resume: boolean;
+      attempts: number;
+      taskTimeout: number;
+      screenshots: boolean;
+      screen: { width: number; height: number };
+      strict: boolean;
+      printReport: boolean;
+    },
 ): Promise<number> {
   const { registries, dataset } = await load(dir);
   if (dataset.problems.length) process.stderr.write(`${formatProblems(dataset.problems)}\n`);
@@ -113,7 +140,7 @@ async function runCommand(
   };
   process.once("SIGINT", onSignal);
   process.once("SIGTERM", onSignal);
-  const pool = await openPool(dataset.tasks, o.env, o.concurrency, o.screen);
+  const pool = await openPool(dataset.tasks, o, o.concurrency, o.screen);
   const printer = createProgressPrinter();
   const runId = o.runId ?? `run-${new Date().toISOString().replace(/[-:]/g, "").replace(/\..+/, "").replace("T", "-")}`;
   try {
@@ -140,7 +167,7 @@ async function runCommand(
       `tasks ${report.tasks}: passed ${report.passed}, failed ${report.failed}, errors ${report.errors}; success rate ` +
         `${(report.successRate * 100).toFixed(1)}%, mean score ${report.meanScore.toFixed(3)}\n`,
     );
-    return o.strict && report.passed !== report.tasks ? 1 : 0;
+    return exitCode(report, o.strict);
   } catch (err) {
     printer.end();
     if (controller.signal.aborted) {
@@ -155,10 +182,22 @@ async function runCommand(
   }
 }
 
-async function checkCommand(dir: string, o: { env: string[]; concurrency: number; screen: { width: number; height: number } }): Promise<number> {
+/** Exit code of a finished run: 3 when tasks ended in infrastructure errors (each printed with its reason), else 1 under --strict unless all passed. */
+function exitCode(report: Report, strict: boolean): number {
+  const infra = report.perTask.filter((t) => isInfraState(t.state));
+  if (infra.length > 0) {
+    process.stderr.write(`\n${infra.length} task(s) ended in an infrastructure error, not a verdict on the agent:\n`);
+    for (const t of infra) process.stderr.write(`  ${t.tool}/${t.id}: ${t.state} after ${t.attempts} attempt(s): ${t.error ?? "no reason recorded"}\n`);
+    process.stderr.write("fix the cause and run them again with --resume (and --attempts N to retry such errors)\n");
+    return 3;
+  }
+  return strict && report.passed !== report.tasks ? 1 : 0;
+}
+
+async function checkCommand(dir: string, o: MachineCliOptions & { concurrency: number; screen: { width: number; height: number } }): Promise<number> {
   const { registries, dataset } = await load(dir);
   if (dataset.problems.length) process.stderr.write(`${formatProblems(dataset.problems)}\n`);
-  const pool = await openPool(dataset.tasks, o.env, o.concurrency, o.screen);
+  const pool = await openPool(dataset.tasks, o, o.concurrency, o.screen);
   const out = mkdtempSync(join(tmpdir(), "pincer-check-"));
   let bad = 0;
   try {
@@ -188,14 +227,17 @@ const envOption = () =>
   new Option("--env <name=host:port>", "a machine by environment name (repeat for several; name=a:1,b:2 gives slots); default: local Xvfb + daemon per slot")
     .argParser(collect)
     .default([]);
+const machinesOption = () =>
+  new Option("--machines <file>", "machines by environment name, with their token and TLS files and reset commands (JSON, or YAML by extension)");
 const screenOption = () =>
   new Option("--screen <WxH>", "screen size of local machines").argParser(parseScreen).default({ width: 1280, height: 800 }, "1280x800");
 
-program
+const runCommandCli = program
   .command("run")
   .description("run a dataset of tasks and write results")
   .argument("<tasks>", "folder of tasks (<tool>/<id>/<id>.json, *.task.ts) or one task file")
   .addOption(envOption())
+  .addOption(machinesOption())
   .addOption(new Option("--agent <agent>", `who acts: scripted (replays solution.json), or a model: ${PROVIDER_AGENTS.join(", ")}`).default("scripted"))
   .option("--model <name>", "model name, for the model agents")
   .option("--base-url <url>", "model API endpoint, e.g. http://localhost:8000/v1 (default: OPENAI_BASE_URL / ANTHROPIC_BASE_URL, else the provider's)")
@@ -215,9 +257,9 @@ program
   .option("--strict", "exit with 1 unless every task passed", false)
   .option("--print-report", "print report.md at the end", false)
   .action(async (dir: string, o) => {
-    const concurrency = o.env.length > 0 ? Math.min(o.concurrency, remotePool(o.env).slots.length) : o.concurrency;
-    process.exitCode = await runCommand(dir, { ...o, concurrency });
+    process.exitCode = await runCommand(dir, o);
   });
+addCredentialOptions(runCommandCli);
 
 program
   .command("validate")
@@ -233,16 +275,18 @@ program
     process.exitCode = errors > 0 ? 1 : 0;
   });
 
-program
+const checkCommandCli = program
   .command("check")
   .description("run each task with its solution (must score 1) and with no actions (must score 0)")
   .argument("<tasks>", "folder of tasks or one task file")
   .addOption(envOption())
+  .addOption(machinesOption())
   .option("--concurrency <n>", "tasks at once", positiveInt("--concurrency"), 1)
   .addOption(screenOption())
   .action(async (dir: string, o) => {
     process.exitCode = await checkCommand(dir, o);
   });
+addCredentialOptions(checkCommandCli);
 
 registerMcpCommand(program);
 

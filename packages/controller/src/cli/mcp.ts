@@ -1,6 +1,8 @@
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { Option, type Command } from "commander";
 import { connect } from "../env/index.js";
+import { connectOptionsOf, machineOfFlags, type CredentialFlags } from "../machines/credentials.js";
+import { addCredentialOptions, credentialFlags } from "./credentials.js";
 import { createMcpServer } from "../mcp/server.js";
 
 /** Options of `pincer mcp`. */
@@ -17,8 +19,8 @@ export interface McpCommandOptions {
  * Serves one machine's actions over MCP on stdin/stdout until the client closes the connection.
  * stdout carries only the protocol; messages go to stderr.
  */
-export async function runMcpServer(o: McpCommandOptions): Promise<void> {
-  const env = connect(o.env, o.tokenFile !== undefined ? { tokenFile: o.tokenFile } : {});
+export async function runMcpServer(o: McpCommandOptions & CredentialFlags): Promise<void> {
+  const env = connect(o.env, connectOptionsOf(machineOfFlags(o.env, o)));
   try {
     const info = await env.waitUntilReady({ timeoutMs: 15_000 });
     process.stderr.write(`pincer mcp: serving ${o.env} (${info.hostname}, display ${info.display || "none"}) over stdio\n`);
@@ -41,14 +43,14 @@ export async function runMcpServer(o: McpCommandOptions): Promise<void> {
 
 /** Adds `pincer mcp` to the CLI. */
 export function registerMcpCommand(program: Command): void {
-  program
+  const cmd = program
     .command("mcp")
     .description("serve one machine's actions (and a screenshot tool and resource) to an MCP client over stdio")
     .requiredOption("--env <host:port>", "the machine's pincer-daemon")
-    .option("--token-file <file>", "file holding the daemon's token")
     .option("--local-root <dir>", "controller folder for upload_file and download_file (left out without it)")
     .addOption(new Option("--computer-use <vocabulary>", "add a computer tool in this computer-use vocabulary").choices(["anthropic", "openai"]))
-    .action(async (o: McpCommandOptions) => {
-      await runMcpServer(o);
+    .action(async (o: McpCommandOptions & Record<string, unknown>) => {
+      await runMcpServer({ ...o, ...credentialFlags(o) });
     });
+  addCredentialOptions(cmd);
 }

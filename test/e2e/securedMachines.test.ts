@@ -1,0 +1,109 @@
+import { spawn } from "node:child_process";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { makeTestCerts, type TestCerts } from "../fixtures/certs.js";
+import { spawnDaemon, type RunningDaemon } from "../fixtures/daemon.js";
+
+// The two-machine example against two secured daemons: "desktop" with a token and TLS, "server"
+// with a token and mutual TLS. The CLI reaches them from a machines file and from flags, and says
+// which flag fixes a wrong token, a wrong CA, a missing client certificate or plaintext.
+
+const ROOT = resolve(import.meta.dirname, "../..");
+const CLI = resolve(ROOT, "packages/controller/src/cli/main.ts");
+const TASK = "examples/multi/hand-over.task.ts";
+
+let certs: TestCerts;
+let dir: string;
+let desktop: RunningDaemon;
+let server: RunningDaemon;
+let tokenFile: string;
+
+function pincer(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, ["--conditions=@pincer/source", "--import", "tsx", CLI, ...args], {
+    cwd: ROOT,
+    env: { ...process.env, PINCER_TOKEN: "", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stdout = "";
+  let stderr = "";
+  child.stdout!.on("data", (d: Buffer) => (stdout += d.toString()));
+  child.stderr!.on("data", (d: Buffer) => (stderr += d.toString()));
+  return new Promise((res) => child.once("exit", (code) => res({ code, stdout, stderr })));
+}
+
+beforeAll(async () => {
+  certs = makeTestCerts();
+  dir = mkdtempSync(join(tmpdir(), "pincer-secured-"));
+  tokenFile = join(dir, "token");
+  writeFileSync(tokenFile, `${"7".repeat(64)}\n`, { mode: 0o600 });
+  const tlsArgs = ["--token-file", tokenFile, "--tls-cert", certs.serverCert, "--tls-key", certs.serverKey];
+  [desktop, server] = await Promise.all([spawnDaemon({ args: tlsArgs }), spawnDaemon({ args: [...tlsArgs, "--tls-client-ca", certs.caCert] })]);
+});
+
+afterAll(async () => {
+  await Promise.all([desktop?.close(), server?.close()]);
+  certs?.remove();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+/** The run's summary of the task, read from the only run folder under `out`. */
+function summaryIn(out: string): { results: { state: string; score: number } } {
+  const [runId] = readdirSync(out);
+  return JSON.parse(readFileSync(join(out, runId!, "multi", "hand-over", "attempt-1", "summary.json"), "utf8"));
+}
+
+describe("pincer run against secured daemons", () => {
+  test("from a machines file: token and TLS for one machine, token and mutual TLS for the other", async () => {
+    const machines = join(dir, "machines.json");
+    writeFileSync(
+      machines,
+      JSON.stringify({
+        desktop: { address: desktop.address, tokenFile: "token", tls: { ca: certs.caCert } },
+        server: [{ address: server.address, tokenFile: "token", tls: { ca: certs.caCert, cert: certs.clientCert, key: certs.clientKey } }],
+      }),
+    );
+    const out = join(dir, "out-file");
+    const r = await pincer(["run", TASK, "--machines", machines, "--out", out, "--strict"]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(summaryIn(out).results).toMatchObject({ state: "passed", score: 1 });
+  });
+
+  test("from flags, and PINCER_TOKEN instead of --token-file", async () => {
+    const flags = ["--tls-ca", certs.caCert, "--tls-cert", certs.clientCert, "--tls-key", certs.clientKey];
+    const envs = ["--env", `desktop=${desktop.address}`, "--env", `server=${server.address}`];
+    const out = join(dir, "out-flags");
+    const r = await pincer(["run", TASK, ...envs, ...flags, "--token-file", tokenFile, "--out", out, "--strict"]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(summaryIn(out).results.state).toBe("passed");
+    const viaEnv = await pincer(["run", TASK, ...envs, ...flags, "--out", join(dir, "out-env")], { PINCER_TOKEN: "7".repeat(64) });
+    expect(viaEnv.code, viaEnv.stderr).toBe(0);
+  });
+
+  test("each refusal names its fix, before any task runs", async () => {
+    const envs = ["--env", `desktop=${desktop.address}`, "--env", `server=${server.address}`];
+    const wrongToken = join(dir, "wrong-token");
+    writeFileSync(wrongToken, `${"8".repeat(64)}\n`);
+    const client = ["--tls-cert", certs.clientCert, "--tls-key", certs.clientKey];
+    const cases: Array<[string, string[], RegExp]> = [
+      ["wrong token", [...envs, "--tls-ca", certs.caCert, ...client, "--token-file", wrongToken], /refused the token \(the token is wrong\).*--token-file/],
+      ["wrong CA", [...envs, "--tls-ca", certs.otherCaCert, ...client, "--token-file", tokenFile], /not signed by the CA given.*--tls-ca/],
+      ["plaintext to TLS", [...envs, "--token-file", tokenFile], /speaks TLS and was asked in plaintext: pass --tls-ca/],
+      [
+        "no client certificate",
+        [...envs, "--tls-ca", certs.caCert, "--token-file", tokenFile],
+        /server \(slot 1\):.*requires a client certificate.*--tls-cert and --tls-key/,
+      ],
+    ];
+    for (const [what, args, expected] of cases) {
+      const out = join(dir, `out-${what.replace(/ /g, "-")}`);
+      const r = await pincer(["run", TASK, ...args, "--out", out]);
+      expect(r.code, what).not.toBe(0);
+      expect(r.stderr, what).toMatch(expected);
+      expect(r.stderr, what).toContain("cannot use these machines");
+      // Nothing ran: the problem was found before the first task.
+      expect(() => readdirSync(out), what).toThrow();
+    }
+  });
+});
