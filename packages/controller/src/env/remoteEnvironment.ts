@@ -38,6 +38,13 @@ export interface ConnectOptions {
   keepaliveTimeoutMs?: number;
   /** Longest wait between attempts to reconnect after the connection failed. @default 5_000 */
   maxReconnectBackoffMs?: number;
+  /**
+   * Longest a connection attempt may stay unanswered before it is given up and started afresh.
+   * grpc-js waits for the daemon's HTTP/2 settings without a limit, so an attempt made while a link
+   * dropped packets would otherwise hang until TCP gives up, long after the link came back.
+   * @default 10_000
+   */
+  connectTimeoutMs?: number;
 }
 
 /** TLS to the daemon. Each value is a PEM string or Buffer, or a path to a PEM file. */
@@ -120,6 +127,31 @@ function channelCredentials(tls: ConnectOptions["tls"]): grpc.ChannelCredentials
   return grpc.credentials.createSsl(pem(tls.ca, "ca"), key, cert);
 }
 
+/**
+ * Replaces the client (calls `replace`) when its channel has been CONNECTING for longer than
+ * `timeoutMs`. Polls once a second on an unref'd timer, so it never keeps the process alive.
+ */
+function connectWatchdog(client: () => grpc.Client, replace: () => void, timeoutMs: number): NodeJS.Timeout {
+  let connectingSince: number | undefined;
+  const timer = setInterval(
+    () => {
+      const state = client().getChannel().getConnectivityState(false);
+      if (state !== grpc.connectivityState.CONNECTING) {
+        connectingSince = undefined;
+        return;
+      }
+      connectingSince ??= Date.now();
+      if (Date.now() - connectingSince >= timeoutMs) {
+        connectingSince = undefined;
+        replace();
+      }
+    },
+    Math.min(1_000, timeoutMs / 2),
+  );
+  timer.unref();
+  return timer;
+}
+
 /** The real `env`: a typed gRPC client of one pincer-daemon. Build it with {@link connect}. */
 export class RemoteEnvironment implements Env {
   readonly mouse: MouseApi;
@@ -130,9 +162,10 @@ export class RemoteEnvironment implements Env {
   readonly process: ProcessApi;
   readonly clipboard: ClipboardApi;
   readonly windows: WindowsApi;
-  readonly #client: grpc.Client;
+  #client: grpc.Client;
   readonly #defaultTimeoutMs: number;
   #closed = false;
+  readonly #watchdog: NodeJS.Timeout;
 
   constructor(
     /** "host:port" of the daemon. */
@@ -141,8 +174,27 @@ export class RemoteEnvironment implements Env {
   ) {
     this.#defaultTimeoutMs = opts.defaultTimeoutMs ?? 30_000;
     // One client and one HTTP/2 connection for every service of this daemon.
-    this.#client = new grpc.Client(address, channelCredentials(opts.tls), channelOptions(opts));
-    const channel: RpcChannel = { client: this.#client, address, defaultTimeoutMs: this.#defaultTimeoutMs, isClosed: () => this.#closed };
+    const newClient = () => new grpc.Client(address, channelCredentials(opts.tls), channelOptions(opts));
+    this.#client = newClient();
+    const self = this;
+    const channel: RpcChannel = {
+      // Read per call: the watchdog may have replaced the client.
+      get client() {
+        return self.#client;
+      },
+      address,
+      defaultTimeoutMs: this.#defaultTimeoutMs,
+      isClosed: () => this.#closed,
+    };
+    this.#watchdog = connectWatchdog(
+      () => this.#client,
+      () => {
+        const stuck = this.#client;
+        this.#client = newClient();
+        stuck.close();
+      },
+      opts.connectTimeoutMs ?? 10_000,
+    );
     const input = createPromiseClient("Input", channel);
     const system = createPromiseClient("System", channel);
     this.mouse = createMouseApi(input);
@@ -179,6 +231,7 @@ export class RemoteEnvironment implements Env {
   close(): void {
     if (this.#closed) return;
     this.#closed = true;
+    clearInterval(this.#watchdog);
     this.#client.close();
   }
 }

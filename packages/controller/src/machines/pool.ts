@@ -1,6 +1,6 @@
 import { FailedPreconditionError, InvalidArgumentError, UnauthenticatedError, UnavailableError } from "@pincer/shared";
 import { connect } from "../env/index.js";
-import type { Env } from "../env/index.js";
+import type { ConnectOptions, Env } from "../env/index.js";
 import { connectOptionsOf, diagnoseTls, machineOfFlags, type CredentialFlags, type MachineSpec } from "./credentials.js";
 import { startLocalMachine, type LocalMachineOptions } from "./localMachine.js";
 
@@ -77,7 +77,12 @@ export function machinesOfEnvFlags(specs: readonly string[], flags: CredentialFl
  * every name, so the number of slots is the shortest list. Nothing is connected until
  * {@link checkPool} or the first call.
  */
-export function remotePool(machines: readonly string[] | ReadonlyMap<string, MachineSpec[]>, flags: CredentialFlags = {}): EnvironmentPool {
+export function remotePool(
+  machines: readonly string[] | ReadonlyMap<string, MachineSpec[]>,
+  flags: CredentialFlags = {},
+  /** Connection settings for every machine (deadlines, keepalive), under each machine's credentials. */
+  connectOptions: ConnectOptions = {},
+): EnvironmentPool {
   const byName = Array.isArray(machines) ? machinesOfEnvFlags(machines as readonly string[], flags) : (machines as ReadonlyMap<string, MachineSpec[]>);
   const count = Math.min(...[...byName.values()].map((a) => a.length));
   const handles: Env[] = [];
@@ -87,7 +92,7 @@ export function remotePool(machines: readonly string[] | ReadonlyMap<string, Mac
     const specs: Record<string, MachineSpec> = {};
     for (const [name, list] of byName) {
       const spec = list[index]!;
-      const env = connect(spec.address, connectOptionsOf(spec));
+      const env = connect(spec.address, { ...connectOptions, ...connectOptionsOf(spec) });
       handles.push(env);
       envs[name] = env;
       addresses[name] = spec.address;
