@@ -4,17 +4,19 @@ import { promisify } from "node:util";
 import { afterAll, expect, test } from "vitest";
 import { FailedPreconditionError } from "@pincer/controller";
 import { spawnDaemon, type RunningDaemon } from "../fixtures/daemon.js";
-import { startXvfb, stopProcess } from "../fixtures/xvfb.js";
+import { startXvfb, stopProcess, type XServer } from "../fixtures/xvfb.js";
 
 // The X server of a machine can go away and come back (a crashed session, a restarted Xvfb). The
 // daemon must say so while it is gone and serve again once it is back, without a restart of its own.
 
 const run = promisify(execFile);
 let daemon: RunningDaemon | undefined;
+let first: XServer | undefined;
 let second: ChildProcess | undefined;
 
 afterAll(async () => {
   await daemon?.close();
+  await first?.close();
   if (second) await stopProcess(second);
 });
 
@@ -54,7 +56,7 @@ async function useDisplay(d: RunningDaemon, at: { x: number; y: number }): Promi
 }
 
 test("the daemon survives its X server going away and serves the one that comes back", async () => {
-  const first = await startXvfb({ width: 1024, height: 768 });
+  first = await startXvfb({ width: 1024, height: 768 });
   daemon = await spawnDaemon({ display: first.display });
   await daemon.env.waitUntilReady({ timeoutMs: 20_000 });
   await useDisplay(daemon, { x: 100, y: 120 });

@@ -97,6 +97,12 @@ const program = new Command("pincer-daemon")
     new Option("--audit-debug", "also log each call's first request message (may hold typed text, paths, commands, file bytes)").env("PINCER_AUDIT_DEBUG"),
   )
   .addOption(new Option("--quiet", "log warnings and errors only (the audit log and the security line stay)").env("PINCER_QUIET"))
+  .addOption(
+    new Option(
+      "--exit-with-stdin",
+      "stop (as on SIGTERM) when stdin closes: a parent that keeps a pipe to it open cannot die, even by SIGKILL, and leave the daemon behind",
+    ),
+  )
   .addHelpText(
     "after",
     `
@@ -138,6 +144,7 @@ type Opts = {
   auditFile?: string;
   auditDebug?: boolean;
   quiet?: boolean;
+  exitWithStdin?: boolean;
 };
 
 const BOOLEAN_ENV: Record<string, string> = {
@@ -270,6 +277,11 @@ try {
   };
   process.on("SIGTERM", () => stop("SIGTERM"));
   process.on("SIGINT", () => stop("SIGINT"));
+  if (opts.exitWithStdin) {
+    process.stdin.on("data", () => undefined);
+    process.stdin.once("end", () => stop("stdin-closed"));
+    process.stdin.once("error", () => stop("stdin-closed"));
+  }
   void daemon.xserver?.exited.then(() => {
     if (stopping) return;
     log.error("the daemon's own Xvfb exited; stopping (a service manager will restart both)");

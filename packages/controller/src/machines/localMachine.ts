@@ -2,10 +2,10 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
-import { FailedPreconditionError, NODE_FLAGS, startXvfb } from "@pincer/shared";
+import { FailedPreconditionError, NODE_FLAGS } from "@pincer/shared";
 import { connect, type RemoteEnvironment } from "../env/index.js";
 
-/** A machine on this computer: its own Xvfb display and pincer-daemon, for runs without --env. */
+/** A machine on this computer: a pincer-daemon with an Xvfb display of its own, for runs without --env. */
 export interface LocalMachine {
   display: string;
   address: string;
@@ -70,36 +70,39 @@ function firstLine(child: ChildProcess, stream: NodeJS.ReadableStream, what: str
   });
 }
 
-/** Starts Xvfb on a free display and a daemon on it listening on 127.0.0.1:<free port>. */
+/**
+ * Starts a daemon listening on 127.0.0.1:<free port> with an Xvfb of its own (`--xvfb`). The daemon
+ * is started with `--exit-with-stdin` and this process holds its stdin: when this process dies, even
+ * by SIGKILL, the pipe closes and the daemon stops, taking its Xvfb and its commands with it.
+ */
 export async function startLocalMachine(opts: LocalMachineOptions = {}): Promise<LocalMachine> {
-  const xvfb = await startXvfb({ width: opts.width ?? 1280, height: opts.height ?? 800, blackRoot: true, startTimeoutMs: 15_000 }).catch((err: unknown) => {
-    throw new FailedPreconditionError((err as Error).message);
+  const [cmd, ...args] = opts.daemonCommand ?? defaultDaemonCommand();
+  const screen = `${opts.width ?? 1280}x${opts.height ?? 800}x24`;
+  const daemon = spawn(cmd!, [...args, "--host", "127.0.0.1", "--port", "0", "--xvfb", screen, "--exit-with-stdin", "--quiet"], {
+    stdio: ["pipe", "pipe", "pipe"],
   });
-  let daemon: ChildProcess | undefined;
+  // Held open, never written: its end is the signal to stop.
+  daemon.stdin!.on("error", () => undefined);
+  let dErr = "";
+  daemon.stderr!.on("data", (d: Buffer) => (dErr = (dErr + d.toString()).slice(-4000)));
   try {
-    const [cmd, ...args] = opts.daemonCommand ?? defaultDaemonCommand();
-    daemon = spawn(cmd!, [...args, "--host", "127.0.0.1", "--port", "0", "--display", xvfb.display, "--quiet"], { stdio: ["ignore", "pipe", "pipe"] });
-    let dErr = "";
-    daemon.stderr!.on("data", (d: Buffer) => (dErr = (dErr + d.toString()).slice(-4000)));
     const line = await firstLine(daemon, daemon.stdout!, "pincer-daemon", 30_000, () => dErr);
     const address = /listening on (\S+)/.exec(line)?.[1];
     if (!address) throw new FailedPreconditionError(`pincer-daemon printed ${JSON.stringify(line)} instead of its address`);
     const env = connect(address);
-    await env.waitUntilReady({ timeoutMs: 20_000 });
-    const d = daemon;
+    const info = await env.waitUntilReady({ timeoutMs: 20_000 });
     return {
-      display: xvfb.display,
+      display: info.display,
       address,
       env,
       async close() {
         env.close();
-        await stop(d);
-        await xvfb.stop();
+        // SIGTERM: the daemon stops its commands and its Xvfb, then exits.
+        await stop(daemon, 10_000);
       },
     };
   } catch (err) {
-    if (daemon) await stop(daemon);
-    await xvfb.stop();
+    await stop(daemon);
     throw err;
   }
 }

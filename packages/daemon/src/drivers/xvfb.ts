@@ -11,5 +11,6 @@ export function startOwnXServer(spec: string, opts: { startTimeoutMs?: number } 
   } catch {
     return Promise.reject(new Error(`--xvfb ${JSON.stringify(spec)}: give WIDTHxHEIGHT[xDEPTH], e.g. 1920x1080x24`));
   }
-  return startXvfb({ ...size, ...opts });
+  // A black root window: what an agent sees of an empty screen is plain, not Xvfb's stipple.
+  return startXvfb({ ...size, blackRoot: true, ...opts });
 }
