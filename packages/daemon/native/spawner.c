@@ -41,6 +41,7 @@
 #include <dirent.h>
 #include <stdio.h>
 #include <sys/prctl.h>
+#include <sys/random.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -208,7 +209,12 @@ static void cgroup_setup(void) {
     }
   fclose(f);
   if (!mnt[0] || !own[0]) return;
-  snprintf(cg_base, sizeof cg_base, "%s%s/pincer-spawner-%d", mnt, strcmp(own, "/") == 0 ? "" : own, (int)getpid());
+  /* The pid alone is not unique: spawners in separate PID namespaces (sandboxes) that share the
+   * cgroup tree often have the same one, and one would kill the other's commands. */
+  uint64_t nonce = 0;
+  if (getrandom(&nonce, sizeof nonce, 0) != (ssize_t)sizeof nonce) nonce = (uint64_t)now_ms() ^ ((uint64_t)getpid() << 32);
+  snprintf(cg_base, sizeof cg_base, "%s%s/pincer-spawner-%d-%016llx", mnt, strcmp(own, "/") == 0 ? "" : own, (int)getpid(),
+           (unsigned long long)nonce);
   if (mkdir(cg_base, 0755) != 0 && errno != EEXIST) cg_base[0] = 0;
 }
 
