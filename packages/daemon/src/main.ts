@@ -47,6 +47,13 @@ const program = new Command("pincer-daemon")
   .addOption(new Option("--display <display>", "X display to drive, e.g. :1 (default: $DISPLAY)").env("PINCER_DISPLAY"))
   .addOption(new Option("--xvfb <WxHxD>", "start and own an Xvfb of this size (e.g. 1920x1080x24) and drive it; stopped on exit").env("PINCER_XVFB"))
   .addOption(
+    new Option("--xvfb-display <n>", "display number of the --xvfb server (default: the first free one)").argParser((v: string) => {
+      const n = Number(v);
+      if (!Number.isInteger(n) || n < 0 || n > 65_535) throw new Error(`--xvfb-display ${v}: give a display number, e.g. 100`);
+      return n;
+    }),
+  )
+  .addOption(
     new Option(
       "--capture <method>",
       "how screenshots are read: auto (X shared memory, else getimage), getimage (GetImage over the X connection) or screenshot-desktop (ImageMagick, slow)",
@@ -127,6 +134,7 @@ type Opts = {
   port: number;
   display?: string;
   xvfb?: string;
+  xvfbDisplay?: number;
   capture: CaptureMethod;
   tokenFile?: string;
   healthAuth?: boolean;
@@ -209,6 +217,7 @@ function daemonOptions(o: Opts, log: ReturnType<typeof createLogger>): DaemonOpt
     port: o.port,
     display: o.display,
     xvfb: o.xvfb,
+    ...(o.xvfbDisplay !== undefined ? { xvfbDisplay: o.xvfbDisplay } : {}),
     captureMethod: o.capture,
     logger: log,
     security: {

@@ -34,6 +34,8 @@ export interface DaemonOptions {
   captureMethod?: CaptureMethod;
   /** Start and own an Xvfb of this size ("1920x1080x24") and drive it; stopped by close(). */
   xvfb?: string;
+  /** Display number of the own Xvfb (`xvfb`); the first free one when not given. */
+  xvfbDisplay?: number;
   logger?: Logger;
   /** Who may call. With no token and no mutual TLS, anyone who reaches the port may. */
   security?: SecurityOptions;
@@ -108,7 +110,7 @@ export async function startDaemon(opts: DaemonOptions = {}): Promise<Daemon> {
   if (limits.maxMessageBytes < 1024) throw new Error("--max-message-bytes: must be at least 1K (uploads need 1M plus a little)");
   if (opts.xvfb && opts.display) throw new Error("--xvfb and --display exclude each other: --xvfb starts its own display");
 
-  const xserver = opts.xvfb ? await startOwnXServer(opts.xvfb) : undefined;
+  const xserver = opts.xvfb ? await startOwnXServer(opts.xvfb, opts.xvfbDisplay !== undefined ? { displayNumber: opts.xvfbDisplay } : {}) : undefined;
   if (xserver) {
     log.info("xvfb started", { display: xserver.display, pid: xserver.pid, screen: opts.xvfb });
     // Should the daemon die without close(), its X server must not outlive it.

@@ -25,6 +25,14 @@ export interface XvfbOptions {
   blackRoot?: boolean;
   /** @default 10_000 */
   startTimeoutMs?: number;
+  /**
+   * Listen on the abstract Unix socket too (Linux's "local" transport). Abstract sockets belong to
+   * the network namespace, not the file system: two Xvfb in two sandboxes that share the network
+   * but not /tmp would both take display :0 and collide there. @default true
+   */
+  abstractSocket?: boolean;
+  /** Display number to use; the first free one when not given. */
+  displayNumber?: number;
 }
 
 /** Parses "1920x1080x24" (depth optional, 24 by default). */
@@ -45,7 +53,9 @@ export async function startXvfb(opts: XvfbOptions = {}): Promise<XvfbServer> {
   const height = opts.height ?? 800;
   const depth = opts.depth ?? 24;
   const args = ["-displayfd", "3", "-screen", "0", `${width}x${height}x${depth}`, "-noreset", "-nolisten", "tcp"];
+  if (opts.displayNumber !== undefined) args.unshift(`:${opts.displayNumber}`);
   if (opts.blackRoot) args.push("-br");
+  if (opts.abstractSocket === false) args.push("-nolisten", "local");
   const child: ChildProcess = spawn("Xvfb", args, { stdio: ["ignore", "ignore", "pipe", "pipe"] });
   let stderr = "";
   child.stderr!.on("data", (d: Buffer) => (stderr = (stderr + d.toString()).slice(-4000)));
