@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- input process transfer]`: Pincer's daemon against the alternatives, measured
+ * `npm run bench [-- input process transfer reset]`: Pincer's daemon against the alternatives, measured
  * side by side in one run. Input and screenshots run on one 1920x1080 Xvfb screen with realistic
  * content. Prints Markdown tables (operation, p50, p95, peer, ratio). Machines here are noisy:
  * read the medians and the ratios measured in the same run, not single figures.
@@ -9,6 +9,7 @@ import { spawnDaemon } from "../../test/fixtures/daemon.js";
 import { startXvfb } from "../../test/fixtures/xvfb.js";
 import { inputRows } from "./inputBench.js";
 import { processRows } from "./processBench.js";
+import { resetRows } from "./resetBench.js";
 import { buildScene } from "./scene.js";
 import { startSshPeer } from "./sshPeer.js";
 import { printTable } from "./stats.js";
@@ -16,7 +17,7 @@ import { transferFiguresInFreshProcess } from "./transferBench.js";
 
 const WIDTH = 1920;
 const HEIGHT = 1080;
-const all = ["input", "process", "transfer"];
+const all = ["input", "process", "transfer", "reset"];
 const asked = process.argv.slice(2).filter((a) => all.includes(a));
 const suites = new Set(asked.length ? asked : all);
 
@@ -52,6 +53,12 @@ try {
     console.log(`## Processes\n\ncommands start through the ${chooseSpawner()} spawner (PINCER_SPAWNER=node|native to compare)\n`);
     printTable(await processRows(daemon.env, ssh));
     console.log("For scale (earlier, not this run): a peer's HTTP /execute took 4.2–4.9 ms.\n");
+  }
+  if (suites.has("reset")) {
+    console.log("## Clean machines\n");
+    const { rows, notes } = await resetRows();
+    printTable(rows);
+    console.log(`\n${notes.join("\n")}\n`);
   }
   if (suites.has("transfer")) {
     console.log("## File transfer\n");

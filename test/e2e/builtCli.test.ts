@@ -48,7 +48,8 @@ export default defineTask({
     });
     return { setup: [clear], evaluator: holds.bind({ text: "hello" }) };
   },
-  solution: [{ tool: "desktop__run_command", args: { command: \`echo hello > \${FILE}\` } }],
+  // The machine is a sandbox with its own /tmp: the folder is made there, not on this computer.
+  solution: [{ tool: "desktop__run_command", args: { command: \`mkdir -p $(dirname \${FILE}) && echo hello > \${FILE}\` } }],
 });
 `;
 }

@@ -23,6 +23,7 @@ function summary(id: string, fields: Record<string, unknown>, results: Partial<T
     model: "",
     daemon_versions: {},
     environments: {},
+    machine_reset: {},
     attempt: 1,
     metrics: {},
     started_at: "",

@@ -95,7 +95,15 @@ async function openPool(
       await remote.close();
       throw err;
     });
-    return { ...remote, slots: remote.slots.slice(0, concurrency) };
+    const slots = remote.slots.slice(0, concurrency);
+    const unreset = slots.flatMap((slot) => Object.entries(slot.machines ?? {}).filter(([, m]) => !m.reset));
+    if (unreset.length > 0) {
+      process.stderr.write(
+        `warning: ${unreset.length} machine(s) have no reset command (${[...new Set(unreset.map(([n]) => n))].join(", ")}): each task starts on ` +
+          `what the previous one left; give "reset" per machine in --machines (e.g. a snapshot revert)\n`,
+      );
+    }
+    return { ...remote, slots };
   }
   const names = [...new Set(tasks.flatMap(environmentsOf))];
   process.stderr.write(`starting ${concurrency} local slot(s) with ${names.join(", ")} (an Xvfb display and a pincer-daemon each)\n`);

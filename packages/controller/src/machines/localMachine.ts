@@ -4,9 +4,12 @@ import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { FailedPreconditionError, NODE_FLAGS } from "@pincer/shared";
 import { connect, type RemoteEnvironment } from "../env/index.js";
+import { overlaySandbox, removeMountDir, reserveDisplay, sandboxSupport, type SandboxMode } from "./sandbox.js";
 
 /** A machine on this computer: a pincer-daemon with an Xvfb display of its own, for runs without --env. */
 export interface LocalMachine {
+  /** How it is isolated from this computer. */
+  sandbox: SandboxMode;
   display: string;
   address: string;
   env: RemoteEnvironment;
@@ -24,6 +27,8 @@ export interface LocalMachineOptions {
    * @default node --single-threaded-gc <@pincer/daemon>/dist/main.js
    */
   daemonCommand?: string[];
+  /** How the machine is isolated from this computer. @default the best available ({@link sandboxSupport}) */
+  sandbox?: SandboxMode;
 }
 
 /** The installed daemon's entry point: @pincer/daemon's dist/main.js (run `npm run build` if missing). */
@@ -34,16 +39,17 @@ export function defaultDaemonCommand(): string[] {
   return [process.execPath, ...NODE_FLAGS, main];
 }
 
-function stop(child: ChildProcess, graceMs = 3_000): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => child.kill("SIGKILL"), graceMs);
-    child.once("exit", () => {
-      clearTimeout(timer);
-      resolve();
-    });
-    child.kill("SIGTERM");
-  });
+/**
+ * Stops a local daemon: its stdin closes, so it stops its commands and its Xvfb and exits (in a
+ * sandbox, the sandbox ends with it); SIGKILL after 10 s if it has not.
+ */
+async function endDaemon(daemon: ChildProcess): Promise<void> {
+  if (daemon.exitCode !== null || daemon.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => daemon.once("exit", () => resolve()));
+  daemon.stdin!.end();
+  const timer = setTimeout(() => daemon.kill("SIGKILL"), 10_000);
+  await exited;
+  clearTimeout(timer);
 }
 
 /** Reads the first line a child writes to `stream`, or fails after `timeoutMs` or when it exits. */
@@ -76,10 +82,28 @@ function firstLine(child: ChildProcess, stream: NodeJS.ReadableStream, what: str
  * by SIGKILL, the pipe closes and the daemon stops, taking its Xvfb and its commands with it.
  */
 export async function startLocalMachine(opts: LocalMachineOptions = {}): Promise<LocalMachine> {
-  const [cmd, ...args] = opts.daemonCommand ?? defaultDaemonCommand();
   const screen = `${opts.width ?? 1280}x${opts.height ?? 800}x24`;
-  const daemon = spawn(cmd!, [...args, "--host", "127.0.0.1", "--port", "0", "--xvfb", screen, "--exit-with-stdin", "--quiet"], {
-    stdio: ["pipe", "pipe", "pipe"],
+  const daemonArgv = [
+    ...(opts.daemonCommand ?? defaultDaemonCommand()),
+    "--host",
+    "127.0.0.1",
+    "--port",
+    "0",
+    "--xvfb",
+    screen,
+    "--exit-with-stdin",
+    "--quiet",
+  ];
+  const mode = opts.sandbox ?? sandboxSupport().mode;
+  // In a sandbox the display number must be unique on this computer (see reserveDisplay).
+  const reserved = mode === "overlay" ? reserveDisplay() : undefined;
+  if (reserved) daemonArgv.push("--xvfb-display", String(reserved.display));
+  const boxed = mode === "overlay" ? overlaySandbox(daemonArgv) : undefined;
+  const [cmd, ...args] = boxed?.argv ?? daemonArgv;
+  const daemon = spawn(cmd!, args, { stdio: ["pipe", "pipe", "pipe"] });
+  daemon.once("exit", () => {
+    if (boxed) removeMountDir(boxed.mountDir);
+    reserved?.release();
   });
   // Held open, never written: its end is the signal to stop.
   daemon.stdin!.on("error", () => undefined);
@@ -92,17 +116,17 @@ export async function startLocalMachine(opts: LocalMachineOptions = {}): Promise
     const env = connect(address);
     const info = await env.waitUntilReady({ timeoutMs: 20_000 });
     return {
+      sandbox: mode,
       display: info.display,
       address,
       env,
       async close() {
         env.close();
-        // SIGTERM: the daemon stops its commands and its Xvfb, then exits.
-        await stop(daemon, 10_000);
+        await endDaemon(daemon);
       },
     };
   } catch (err) {
-    await stop(daemon);
+    await endDaemon(daemon);
     throw err;
   }
 }

@@ -2,12 +2,28 @@ import { FailedPreconditionError, InvalidArgumentError, UnauthenticatedError, Un
 import { connect } from "../env/index.js";
 import type { ConnectOptions, Env } from "../env/index.js";
 import { connectOptionsOf, diagnoseTls, machineOfFlags, type CredentialFlags, type MachineSpec } from "./credentials.js";
-import { startLocalMachine, type LocalMachineOptions } from "./localMachine.js";
+import { startLocalMachine, type LocalMachine, type LocalMachineOptions } from "./localMachine.js";
+
+/** How one machine was brought to its clean state before an attempt. */
+export interface MachineReset {
+  /** "local" (the embedded default) or "remote". */
+  provider: string;
+  /**
+   * "new sandbox" (a local machine started afresh in a new sandbox), "new machine" (a local one
+   * without a sandbox), "fresh" (first use since it started), "command" (a remote machine's reset
+   * command), or "none" (a remote machine without one: it keeps what earlier tasks left).
+   */
+  method: string;
+  ms: number;
+}
 
 /** The machines one task runs on at a time: one env handle per environment name. */
 export interface EnvironmentSlot {
   index: number;
+  /** Read at the start of each attempt: a reset may replace the machines. */
   envs: Readonly<Record<string, Env>>;
+  /** Brings every machine of the slot to its clean state; the runner calls it before each attempt. */
+  reset?: (signal?: AbortSignal) => Promise<Record<string, MachineReset>>;
   /** Daemon addresses by environment name, for the summary. */
   addresses: Readonly<Record<string, string>>;
   /** How each remote machine is reached (remote pools only). */
@@ -23,27 +39,57 @@ export interface EnvironmentPool {
 }
 
 /**
- * The embedded default: per slot, one local Xvfb display and daemon for each environment name.
- * Machines start in parallel; if any fails, the ones started are stopped again.
+ * The embedded default: per slot, one local machine (a daemon with its own Xvfb, in a sandbox where
+ * available) for each environment name. Machines start in parallel; if any fails, the ones started
+ * are stopped again. A slot's reset replaces its machines with new ones (a new sandbox each), so
+ * nothing a task did reaches the next; a slot's first reset only marks its machines used.
  */
 export async function startLocalPool(names: readonly string[], concurrency: number, opts: LocalMachineOptions = {}): Promise<EnvironmentPool> {
-  const starts = Array.from({ length: concurrency }, () => names.map(() => startLocalMachine(opts)));
-  const settled = await Promise.allSettled(starts.flat());
-  const machines = settled.flatMap((s) => (s.status === "fulfilled" ? [s.value] : []));
-  const failed = settled.find((s): s is PromiseRejectedResult => s.status === "rejected");
+  const startAll = async (): Promise<LocalMachine[]> => {
+    const settled = await Promise.allSettled(names.map(() => startLocalMachine(opts)));
+    const ok = settled.flatMap((r) => (r.status === "fulfilled" ? [r.value] : []));
+    const failed = settled.find((r): r is PromiseRejectedResult => r.status === "rejected");
+    if (failed) {
+      await Promise.all(ok.map((m) => m.close()));
+      throw failed.reason;
+    }
+    return ok;
+  };
+  const settled = await Promise.allSettled(Array.from({ length: concurrency }, startAll));
+  const started = settled.flatMap((r) => (r.status === "fulfilled" ? [r.value] : []));
+  const failed = settled.find((r): r is PromiseRejectedResult => r.status === "rejected");
   if (failed) {
-    await Promise.all(machines.map((m) => m.close()));
+    await Promise.all(started.flat().map((m) => m.close()));
     throw failed.reason;
   }
-  const slots = Array.from({ length: concurrency }, (_, index) => {
-    const mine = machines.slice(index * names.length, (index + 1) * names.length);
-    return {
-      index,
-      envs: Object.fromEntries(names.map((n, i) => [n, mine[i]!.env])),
-      addresses: Object.fromEntries(names.map((n, i) => [n, `${mine[i]!.address} (display ${mine[i]!.display})`])),
-    };
+  const current = started;
+  const describe = (ms: LocalMachine[]) => ({
+    envs: Object.fromEntries(names.map((n, i) => [n, ms[i]!.env])),
+    addresses: Object.fromEntries(names.map((n, i) => [n, `${ms[i]!.address} (display ${ms[i]!.display}, sandbox ${ms[i]!.sandbox})`])),
   });
-  return { slots, kind: "embedded", close: async () => void (await Promise.all(machines.map((m) => m.close()))) };
+  const slots: EnvironmentSlot[] = current.map((machines, index) => {
+    let used = false;
+    const slot: EnvironmentSlot = {
+      index,
+      ...describe(machines),
+      reset: async () => {
+        const t0 = performance.now();
+        if (!used) {
+          used = true;
+          return Object.fromEntries(names.map((n) => [n, { provider: "local", method: "fresh", ms: 0 }]));
+        }
+        await Promise.all(current[index]!.map((m) => m.close()));
+        current[index] = await startAll();
+        Object.assign(slot, describe(current[index]!));
+        const ms = performance.now() - t0;
+        return Object.fromEntries(
+          current[index]!.map((m, i) => [names[i]!, { provider: "local", method: m.sandbox === "overlay" ? "new sandbox" : "new machine", ms }]),
+        );
+      },
+    };
+    return slot;
+  });
+  return { slots, kind: "embedded", close: async () => void (await Promise.all(current.flat().map((m) => m.close()))) };
 }
 
 /**
@@ -98,7 +144,8 @@ export function remotePool(
       addresses[name] = spec.address;
       specs[name] = spec;
     }
-    return { index, envs, addresses, machines: specs };
+    const slot: EnvironmentSlot = { index, envs, addresses, machines: specs, reset: (signal) => resetRemote(slot, signal) };
+    return slot;
   });
   return {
     slots,
@@ -107,6 +154,30 @@ export function remotePool(
       for (const h of handles) h.close();
     },
   };
+}
+
+/**
+ * Resets a remote slot's machines at once: each machine's reset command (a /bin/sh line run
+ * through its daemon; one that takes the daemon down, such as a snapshot revert, is waited out for
+ * up to two minutes), or nothing for a machine without one.
+ */
+async function resetRemote(slot: EnvironmentSlot, signal?: AbortSignal): Promise<Record<string, MachineReset>> {
+  const entries = await Promise.all(
+    Object.entries(slot.envs).map(async ([name, env]): Promise<[string, MachineReset]> => {
+      const command = slot.machines?.[name]?.reset;
+      if (!command) return [name, { provider: "remote", method: "none", ms: 0 }];
+      const t0 = performance.now();
+      try {
+        const r = await env.process.run(command, { commandTimeoutMs: 600_000, ...(signal ? { signal } : {}) });
+        if (r.exitCode !== 0) throw new Error(`the reset command of ${name} exited with ${r.exitCode ?? r.signal}: ${r.stderr.trim().slice(-500)}`);
+      } catch (err) {
+        if (!(err instanceof UnavailableError)) throw err;
+      }
+      await env.system.info({ waitForReady: true, timeoutMs: 120_000, ...(signal ? { signal } : {}) });
+      return [name, { provider: "remote", method: "command", ms: performance.now() - t0 }];
+    }),
+  );
+  return Object.fromEntries(entries);
 }
 
 /**

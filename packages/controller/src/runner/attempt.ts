@@ -14,6 +14,10 @@ export { environmentsOf } from "./taskBuilder.js";
 export interface AttemptOptions extends TaskBuildInput {
   attempt: number;
   addresses: Readonly<Record<string, string>>;
+  /** How the machines were reset before this attempt, for summary.json. */
+  reset?: Readonly<Record<string, { provider: string; method: string; ms: number }>>;
+  /** Why the machines could not be reset: the attempt then ends with setup_error at once. */
+  resetError?: string;
   agent: Agent;
   maxStepsRule: string;
   store: ResultStore;
@@ -102,7 +106,9 @@ export async function runAttempt(opts: AttemptOptions, dir: string): Promise<Tas
     maxStepsRule: opts.maxStepsRule,
     agent: opts.agent,
     addresses: opts.addresses,
+    ...(opts.reset ? { reset: opts.reset } : {}),
   };
+  if (opts.resetError) return attemptResults(settings, record, { reason: "setup_error", error: opts.resetError });
   record.daemonVersions = await daemonVersionsOf(opts.envs, opts.signal);
   let built: ReturnType<typeof buildBenchmark>;
   try {

@@ -65,6 +65,20 @@ function taskFields(task: DatasetTask): Record<string, unknown> {
   };
 }
 
+/** Resets the slot's machines (see EnvironmentSlot.reset); a failure is returned, not thrown. */
+async function resetSlot(
+  slot: EnvironmentSlot,
+  signal: AbortSignal,
+): Promise<{ ok: true; machines?: Awaited<ReturnType<NonNullable<EnvironmentSlot["reset"]>>> } | { ok: false; error: string }> {
+  if (!slot.reset) return { ok: true };
+  try {
+    return { ok: true, machines: await slot.reset(signal) };
+  } catch (err) {
+    signal.throwIfAborted();
+    return { ok: false, error: `resetting the machines: ${(err as Error).message}` };
+  }
+}
+
 /** Stops what the daemons started for the last task, so the next task on the slot starts clean. */
 async function cleanSlot(slot: EnvironmentSlot): Promise<void> {
   await Promise.all(
@@ -112,6 +126,15 @@ function manifestOf(opts: RunnerOptions, runId: string, attempts: number) {
     resumed: opts.resume ?? false,
     pool: opts.pool.kind,
     slots: opts.pool.slots.map((s) => s.addresses),
+    // The provider configuration: how each remote machine is reached and reset (no secrets: file names only).
+    machines: opts.pool.slots.map((s) =>
+      Object.fromEntries(
+        Object.entries(s.machines ?? {}).map(([name, m]) => [
+          name,
+          { address: m.address, token_file: m.tokenFile ?? null, tls: m.tls ?? null, reset: m.reset ?? null },
+        ]),
+      ),
+    ),
     attempts,
     max_steps: opts.maxSteps ?? "auto",
     task_timeout_ms: opts.taskTimeoutMs ?? 600_000,
@@ -150,12 +173,15 @@ async function runTaskAttempts(ctx: RunContext, slot: EnvironmentSlot, task: Dat
   for (let n = (previous.at(-1)?.attempt ?? 0) + 1; n <= ctx.attempts; n++) {
     const dir = await store.beginAttempt(task.tool, task.id, n);
     const { maxSteps, rule } = maxStepsFor(task, opts.maxSteps ?? "auto");
+    // A clean machine for every attempt; a failed reset is the machine's failure (setup_error, retried).
+    const reset = await resetSlot(slot, signal);
     const results = await runAttempt(
       {
         task,
         attempt: n,
         envs: slot.envs,
         addresses: slot.addresses,
+        ...(reset.ok ? { reset: reset.machines } : { resetError: reset.error }),
         registries: opts.registries,
         agent: opts.agentFor(task),
         maxSteps,

@@ -62,6 +62,8 @@ export interface SummarySettings {
   maxStepsRule: string;
   agent: { name: string; model: string };
   addresses: Readonly<Record<string, string>>;
+  /** How the machines were reset before the attempt. */
+  reset?: Readonly<Record<string, { provider: string; method: string; ms: number }>>;
 }
 
 /** The score and the state: a module task's completion ratio, or a JSON task's evaluation score. */
@@ -103,6 +105,7 @@ export function attemptResults(settings: SummarySettings, record: AttemptRecord,
     model: settings.agent.model,
     daemon_versions: record.daemonVersions,
     environments: { ...settings.addresses },
+    machine_reset: { ...settings.reset },
     attempt: settings.attempt,
     metrics,
     started_at: new Date(record.started).toISOString(),
