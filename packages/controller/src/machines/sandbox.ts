@@ -1,7 +1,7 @@
 import { spawnSync } from "node:child_process";
-import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeSync } from "node:fs";
+import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 
 /**
  * How a local machine is isolated from the computer it runs on:
@@ -45,17 +45,43 @@ const LAYER_SIZE = process.env.PINCER_SANDBOX_SIZE ?? "4g";
  */
 export function overlaySandbox(argv: readonly string[]): { argv: string[]; mountDir: string } {
   const mountDir = mkdtempSync(join(tmpdir(), "pincer-sandbox-"));
+  // The sandbox's /tmp is its own: what the command needs from this computer's /tmp (a checkout of
+  // Pincer there, as CI makes) is bound back, read-only.
+  const binds = hiddenByTmp(argv).flatMap((dir) => ["--ro-bind", dir, dir]);
   const script = [
     `mount -t tmpfs -o size=${LAYER_SIZE},mode=0755 pincer-layer "$0"`,
     'mkdir "$0/upper" "$0/work" "$0/root"',
     'mount -t overlay pincer-root -o "lowerdir=/,upperdir=$0/upper,workdir=$0/work" "$0/root"',
     [
       'exec bwrap --die-with-parent --new-session --unshare-pid --unshare-ipc --bind "$0/root" /',
-      "--dev /dev --proc /proc --bind /sys /sys --tmpfs /tmp --dir /home/user --setenv HOME /home/user --chdir /home/user",
+      "--dev /dev --proc /proc --bind /sys /sys --tmpfs /tmp",
+      ...binds.map((b) => `'${b.replace(/'/g, "'\\''")}'`),
+      "--dir /home/user --setenv HOME /home/user --chdir /home/user",
       '"$@"',
     ].join(" "),
   ].join(" && ");
   return { argv: ["unshare", "--mount", "--propagation", "private", "--", "sh", "-c", script, mountDir, ...argv], mountDir };
+}
+
+/**
+ * The directories of `argv`'s files that the sandbox's own /tmp would hide: for each absolute path
+ * under /tmp, the nearest folder above it that holds node_modules (the checkout, with the daemon's
+ * dependencies), else the file's folder.
+ */
+function hiddenByTmp(argv: readonly string[]): string[] {
+  const dirs = new Set<string>();
+  for (const arg of argv) {
+    if (!arg.startsWith("/tmp/")) continue;
+    let dir = dirname(arg);
+    for (let d = dir; d !== "/tmp" && d !== "/"; d = dirname(d)) {
+      if (existsSync(join(d, "node_modules"))) {
+        dir = d;
+        break;
+      }
+    }
+    dirs.add(dir);
+  }
+  return [...dirs];
 }
 
 /** Removes a sandbox's (empty) mount directory once the sandbox has ended. */
