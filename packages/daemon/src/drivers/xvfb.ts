@@ -11,8 +11,10 @@ export function startOwnXServer(spec: string, opts: { startTimeoutMs?: number; d
   } catch {
     return Promise.reject(new Error(`--xvfb ${JSON.stringify(spec)}: give WIDTHxHEIGHT[xDEPTH], e.g. 1920x1080x24`));
   }
-  // A black root window: what an agent sees of an empty screen is plain, not Xvfb's stipple. No
-  // abstract socket: clients use the path socket in /tmp, so daemons in sandboxes with private
-  // /tmp directories but one network namespace can all use display :0.
-  return startXvfb({ ...size, blackRoot: true, abstractSocket: false, ...opts });
+  // A black root window: what an agent sees of an empty screen is plain, not Xvfb's stipple.
+  // With a given display number (a sandbox: its own /tmp, this computer's network) no abstract
+  // socket, which lives in the network namespace and would be reachable from outside. Without one,
+  // keep it: Xvfb's search for a free display (-displayfd) takes the abstract socket as the sign
+  // that a display is in use, and would otherwise replace the path socket of a running server.
+  return startXvfb({ ...size, blackRoot: true, abstractSocket: opts.displayNumber === undefined, ...opts });
 }
