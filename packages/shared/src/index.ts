@@ -7,6 +7,7 @@ export { DIRECT_IO_MIN_BYTES, openDirect } from "./directIo.js";
 export { FileSink } from "./fileSink.js";
 export type { FileSinkOptions } from "./fileSink.js";
 export { NODE_FLAGS, hasNodeFlags } from "./nodeFlags.js";
+export { processAlive } from "./processes.js";
 export {
   KeyNameError,
   keysymForChar,

@@ -2,6 +2,7 @@ import { spawnSync } from "node:child_process";
 import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
+import { processAlive } from "@pincer/shared";
 
 /**
  * How a local machine is isolated from the computer it runs on:
@@ -89,16 +90,6 @@ export function removeMountDir(dir: string): void {
   rmSync(dir, { recursive: true, force: true });
 }
 
-/** True when a process with this pid exists. */
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
-
 /**
  * A display number for a sandboxed machine, unique on this computer, held until `release`.
  *
@@ -120,7 +111,7 @@ export function reserveDisplay(from = 100): { display: number; release(): void }
     } catch {
       // Taken: free it if its owner is gone (as Xvfb does with stale locks), else try the next.
       const owner = Number(readFileSync(lock, "latin1").trim().replace(/\D+$/, "") || Number.NaN);
-      if (Number.isInteger(owner) && owner > 0 && !alive(owner)) rmSync(lock, { force: true });
+      if (Number.isInteger(owner) && owner > 0 && !processAlive(owner)) rmSync(lock, { force: true });
       continue;
     }
     // Xvfb's format: the pid, right-aligned in ten characters, and a newline.

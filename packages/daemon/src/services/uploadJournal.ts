@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { mkdirSync, readdirSync, readFileSync, unlinkSync, writeFileSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
 import { basename, join } from "node:path";
+import { processAlive } from "@pincer/shared";
 
 /** The name of an upload's temporary file: `.<name>.pincer-<12 hex>.part`, beside its destination. */
 export const PART_FILE = /^\..+\.pincer-[0-9a-f]{12}\.part$/;
@@ -11,16 +12,6 @@ export function defaultJournalDir(env: NodeJS.ProcessEnv = process.env): string 
   const home = homedir();
   const state = env.XDG_STATE_HOME || (home && home !== "/" ? join(home, ".local", "state") : join(tmpdir(), `pincer-daemon-${process.getuid?.() ?? "user"}`));
   return join(state, "pincer-daemon", "uploads");
-}
-
-/** True when a process with this pid exists (signal 0 checks without sending anything). */
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === "EPERM";
-  }
 }
 
 /**
@@ -67,7 +58,7 @@ export class UploadJournal {
     }
     for (const name of entries) {
       const pid = Number(name.split("-")[0]);
-      if (!Number.isInteger(pid) || (pid !== process.pid && alive(pid))) continue;
+      if (!Number.isInteger(pid) || (pid !== process.pid && processAlive(pid))) continue;
       const entry = join(this.dir, name);
       try {
         const temp = readFileSync(entry, "utf8");
