@@ -24,6 +24,22 @@ function field(num: number, body: Buffer): Buffer {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** An upload to `path` that sends its header and `bytes` of data, then waits (never ends by itself). */
+function stuckUpload(address: string, path: string, bytes: number): { client: grpc.Client; call: grpc.ClientWritableStream<Buffer> } {
+  const client = new grpc.Client(address, grpc.credentials.createInsecure());
+  const call = client.makeClientStreamRequest(
+    "/pincer.v1.Files/Upload",
+    (b: Buffer) => b,
+    (b: Buffer) => b,
+    new grpc.Metadata(),
+    {},
+    () => undefined, // it ends with UNAVAILABLE or CANCELLED, which these tests cause on purpose
+  );
+  call.write(field(1, field(1, Buffer.from(path))));
+  call.write(field(2, Buffer.alloc(bytes, 1)));
+  return { client, call };
+}
+
 test("the temporary file of an upload cut by the daemon's death is removed when a daemon starts again", async () => {
   const dir = join(base, "data");
   const env = { XDG_STATE_HOME: join(base, "state") };
@@ -33,17 +49,7 @@ test("the temporary file of an upload cut by the daemon's death is removed when 
   await first.env.files.mkdir(dir);
 
   // An upload that sends its header and 1 MiB, then waits: its temporary file exists.
-  const client = new grpc.Client(first.address, grpc.credentials.createInsecure());
-  const call = client.makeClientStreamRequest(
-    "/pincer.v1.Files/Upload",
-    (b: Buffer) => b,
-    (b: Buffer) => b,
-    new grpc.Metadata(),
-    {},
-    () => undefined, // it ends with UNAVAILABLE when the daemon dies
-  );
-  call.write(field(1, field(1, Buffer.from(join(dir, "big.bin")))));
-  call.write(field(2, Buffer.alloc(1024 * 1024, 1)));
+  const { client } = stuckUpload(first.address, join(dir, "big.bin"), 1024 * 1024);
   const parts = () => readdirSync(dir).filter((f) => f.endsWith(".part"));
   for (const until = Date.now() + 10_000; parts().length === 0 && Date.now() < until; ) await sleep(50);
   expect(parts()).toHaveLength(1);
@@ -78,17 +84,7 @@ test("a running daemon's uploads are left alone by another daemon starting", asy
   try {
     await running.env.waitUntilReady({ timeoutMs: 20_000 });
     await running.env.files.mkdir(dir);
-    const client = new grpc.Client(running.address, grpc.credentials.createInsecure());
-    const call = client.makeClientStreamRequest(
-      "/pincer.v1.Files/Upload",
-      (b: Buffer) => b,
-      (b: Buffer) => b,
-      new grpc.Metadata(),
-      {},
-      () => undefined,
-    );
-    call.write(field(1, field(1, Buffer.from(join(dir, "slow.bin")))));
-    call.write(field(2, Buffer.alloc(64 * 1024, 1)));
+    const { client, call } = stuckUpload(running.address, join(dir, "slow.bin"), 64 * 1024);
     const parts = () => readdirSync(dir).filter((f) => f.endsWith(".part"));
     for (const until = Date.now() + 10_000; parts().length === 0 && Date.now() < until; ) await sleep(50);
     const second = await spawnDaemon({ env });
