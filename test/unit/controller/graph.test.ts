@@ -110,6 +110,47 @@ describe("evaluation rounds", () => {
     expect(state).toEqual({ nodes: { A: "passed", B: "passed", C: "passed", D: "passed" }, completionRatio: 1, success: true, errors: [] });
   });
 
+  test("the nodes whose predecessors have passed are checked at the same time, events in topological order", async () => {
+    // Each of B and C waits for the other to have started: checked one after the other, neither could finish.
+    const started = new Set<string>();
+    const bothStarted = () =>
+      new Promise<void>((resolve, reject) => {
+        const t0 = Date.now();
+        const poll = () => (started.size === 2 ? resolve() : Date.now() - t0 > 2_000 ? reject(new Error("checked one at a time")) : setTimeout(poll, 5));
+        poll();
+      });
+    const meeting = evaluator({
+      name: "meeting",
+      description: "Passes once both branches are being checked.",
+      params: z.object({ name: z.string() }),
+      run: async ({ name }) => {
+        started.add(name);
+        await bothStarted();
+        return true;
+      },
+    });
+    const yes = evaluator({ name: "yes", description: "Always true.", run: () => true });
+    const graph = createGraphEvaluator({
+      nodes: { A: yes, B: { evaluator: meeting, args: { name: "B" } }, C: { evaluator: meeting, args: { name: "C" } }, D: yes },
+      edges: [
+        ["A", "B"],
+        ["A", "C"],
+        ["B", "D"],
+        ["C", "D"],
+      ],
+      passPolicy: "sticky",
+    });
+    const events: EpisodeEvent[] = [];
+    const state = await graph.evaluate({ events, step: 1, envFor: () => createMemoryEnv() });
+    expect(events.filter((e) => e.type === "check").map((e) => [(e as { node: string }).node, (e as { outcome: string }).outcome])).toEqual([
+      ["A", "passed"],
+      ["B", "passed"],
+      ["C", "passed"],
+      ["D", "passed"],
+    ]);
+    expect(state).toMatchObject({ success: true });
+  });
+
   test("sticky: passed nodes stay passed and are not checked again", async () => {
     const g = graphOf(
       ["A", "B", "C"],

@@ -126,34 +126,46 @@ export class GraphEvaluator {
   }
 
   /**
-   * Runs one evaluation round and appends its events: walks the nodes in topological order and
-   * checks each node whose predecessors have all passed (under `sticky`, nodes passed earlier are
-   * skipped and stay passed), so a pass cascades to its successors in the same round. An evaluator
-   * that throws is recorded as an `error` (not `false`) and the round goes on with the other nodes.
-   * Cancellation (the signal fired) throws.
+   * Runs one evaluation round and appends its events: checks, in waves, every node whose
+   * predecessors have all passed (under `sticky`, nodes passed earlier are skipped and stay passed).
+   * The nodes of a wave are checked at the same time, since each may be a round trip to a machine;
+   * their events are appended in topological order, and a pass lets its successors into the next
+   * wave of the same round. An evaluator that throws is recorded as an `error` (not `false`) and the
+   * round goes on with the other nodes. Cancellation (the signal fired) throws.
    */
   async evaluate(opts: EvaluateOptions): Promise<EvaluationState> {
     const passed = this.passPolicy === "sticky" ? passedNodes(this.shape, opts.events) : new Set<string>();
+    const checked = new Set<string>();
     opts.events.push({ type: "round", step: opts.step });
-    for (const id of this.order) {
-      if (passed.has(id) || !this.predecessors(id).every((p) => passed.has(p))) continue;
-      throwIfAborted(opts.signal, `evaluating ${id}`);
-      const node = this.nodes.get(id)!;
-      try {
-        const ok = await node.evaluator.runParsed(node.args, {
-          env: opts.envFor(node),
-          ...(opts.signal ? { signal: opts.signal } : {}),
-          ...(opts.episode ? { episode: opts.episode } : {}),
-        });
-        opts.events.push({ type: "check", step: opts.step, node: id, outcome: ok ? "passed" : "failed" });
-        if (ok) passed.add(id);
-      } catch (err) {
-        if (opts.signal?.aborted) throw err;
-        const error = err instanceof Error ? { type: err.name, message: err.message } : { type: "Error", message: String(err) };
-        opts.events.push({ type: "check", step: opts.step, node: id, outcome: "error", error });
-      }
+    for (;;) {
+      const wave = this.order.filter((id) => !passed.has(id) && !checked.has(id) && this.predecessors(id).every((p) => passed.has(p)));
+      if (wave.length === 0) break;
+      throwIfAborted(opts.signal, `evaluating ${wave.join(", ")}`);
+      const outcomes = await Promise.all(wave.map((id) => this.#check(id, opts)));
+      wave.forEach((id, i) => {
+        const outcome = outcomes[i]!;
+        checked.add(id);
+        opts.events.push({ type: "check", step: opts.step, node: id, ...outcome });
+        if (outcome.outcome === "passed") passed.add(id);
+      });
     }
     return evaluationState(this.shape, opts.events);
+  }
+
+  /** Checks one node: passed, failed, or the error its evaluator threw (cancellation rethrown). */
+  async #check(id: string, opts: EvaluateOptions): Promise<{ outcome: "passed" | "failed" } | { outcome: "error"; error: { type: string; message: string } }> {
+    const node = this.nodes.get(id)!;
+    try {
+      const ok = await node.evaluator.runParsed(node.args, {
+        env: opts.envFor(node),
+        ...(opts.signal ? { signal: opts.signal } : {}),
+        ...(opts.episode ? { episode: opts.episode } : {}),
+      });
+      return { outcome: ok ? "passed" : "failed" };
+    } catch (err) {
+      if (opts.signal?.aborted) throw err;
+      return { outcome: "error", error: err instanceof Error ? { type: err.name, message: err.message } : { type: "Error", message: String(err) } };
+    }
   }
 }
 
