@@ -4,7 +4,15 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { AlreadyExistsError, CancelledError, FailedPreconditionError, InvalidArgumentError, NotFoundError, PermissionDeniedError } from "@pincer/controller";
+import {
+  AlreadyExistsError,
+  CancelledError,
+  FailedPreconditionError,
+  InvalidArgumentError,
+  NotFoundError,
+  PermissionDeniedError,
+  ResourceExhaustedError,
+} from "@pincer/controller";
 import { spawnDaemon, type RunningDaemon } from "../fixtures/daemon.js";
 
 let daemon: RunningDaemon;
@@ -211,6 +219,29 @@ describe("upload and download, verified by sha256 on both sides", () => {
     await daemon.env.files.write(remote, "Grüße 世界\n");
     expect(readFileSync(remote, "utf8")).toBe("Grüße 世界\n");
     expect(await daemon.env.files.read(remote)).toBe("Grüße 世界\n");
+  });
+
+  test("reading into memory is one call: the Download's header gives the size, and a missing file is its NOT_FOUND", async () => {
+    const remote = join(dir, "one-call.txt");
+    writeFileSync(remote, "x".repeat(2048));
+    const calls = () =>
+      daemon
+        .log()
+        .split("\n")
+        .filter((l) => l.includes('"type":"audit"'));
+    const before = calls().length;
+    expect(await daemon.env.files.read(remote)).toHaveLength(2048);
+    // Audit lines are written as calls end; stderr is another pipe.
+    for (let i = 0; i < 50 && calls().length === before; i++) await new Promise((r) => setTimeout(r, 20));
+    expect(
+      calls()
+        .slice(before)
+        .map((l) => (JSON.parse(l) as { method: string }).method),
+    ).toEqual(["/pincer.v1.Files/Download"]);
+    await expect(daemon.env.files.read(join(dir, "missing.txt"))).rejects.toBeInstanceOf(NotFoundError);
+    const big = daemon.env.files.download(remote, undefined, { maxBytes: 1024 });
+    await expect(big).rejects.toBeInstanceOf(ResourceExhaustedError);
+    await expect(big).rejects.toThrow(/2048 bytes is over maxBytes \(1024\)/);
   });
 });
 

@@ -212,22 +212,26 @@ export async function download(
 ): Promise<TransferResult & { data?: Buffer }> {
   const method = "Files/Download";
   opts.signal?.throwIfAborted();
-  const info = await ctx.stat(remotePath, { signal: opts.signal, timeoutMs: opts.timeoutMs });
   const offset = opts.offset ?? 0;
   const maxBytes = opts.maxBytes ?? 64 * 1024 * 1024;
-  if (!localPath && info.size - offset > maxBytes) {
-    throw new ResourceExhaustedError(`${remotePath}: ${info.size - offset} bytes is over maxBytes (${maxBytes}); give a local path to download it to a file`);
-  }
+  const tooLarge = (bytes: number) =>
+    new ResourceExhaustedError(`${remotePath}: ${bytes} bytes is over maxBytes (${maxBytes}); give a local path to download it to a file`);
+  // To a file: its size first, to size the file and the deadline. Into memory: no extra round trip;
+  // the Download's header says the size (and a missing file is its NOT_FOUND).
+  const info = localPath ? await ctx.stat(remotePath, { signal: opts.signal, timeoutMs: opts.timeoutMs }) : undefined;
   // The local file first: a destination that cannot be written fails before the call starts.
-  const target = localPath ? await fileTarget(localPath, info.size - offset) : memoryTarget(remotePath);
-  const call = ctx.files.Download({ path: remotePath, offset, chunkSize: 0 }, { ...opts, timeoutMs: transferTimeoutMs(ctx, opts, info.size - offset) });
+  const target = localPath ? await fileTarget(localPath, info!.size - offset) : memoryTarget(remotePath);
+  const budget = info ? info.size - offset : maxBytes;
+  const call = ctx.files.Download({ path: remotePath, offset, chunkSize: 0 }, { ...opts, timeoutMs: transferTimeoutMs(ctx, opts, budget) });
   let received = 0;
   let expected: number | undefined;
   let trailer: { bytes: number; sha256: string } | undefined;
   try {
     for await (const msg of call) {
-      if (msg.message === "header" && msg.header) expected = msg.header.size - msg.header.offset;
-      else if (msg.message === "chunk" && msg.chunk) {
+      if (msg.message === "header" && msg.header) {
+        expected = msg.header.size - msg.header.offset;
+        if (!localPath && expected > maxBytes) throw tooLarge(expected);
+      } else if (msg.message === "chunk" && msg.chunk) {
         received += msg.chunk.length;
         await target.write(msg.chunk);
         opts.onProgress?.({ bytes: received, totalBytes: expected });
