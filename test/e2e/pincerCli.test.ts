@@ -32,6 +32,10 @@ describe("pincer CLI", () => {
       expect(Object.keys(summary.results.environments)).toEqual(["desktop", "server"]);
       const shots = readdirSync(join(out, runId!, "terminal", "type-in-terminal", "attempt-1", "screenshots"));
       expect(shots.length).toBeGreaterThan(0);
+      // A one-machine task on a two-machine slot: only its own machine is shown, screenshotted and recorded.
+      expect(shots.every((f) => f.endsWith("-desktop.jpg"))).toBe(true);
+      const single = JSON.parse(readFileSync(join(out, runId!, "terminal", "type-in-terminal", "attempt-1", "summary.json"), "utf8"));
+      expect(Object.keys(single.results.environments)).toEqual(["desktop"]);
     } finally {
       rmSync(out, { recursive: true, force: true });
     }

@@ -65,6 +65,11 @@ function taskFields(task: DatasetTask): Record<string, unknown> {
   };
 }
 
+/** The entries of `record` named in `names`, in that order. */
+function only<T>(record: Readonly<Record<string, T>>, names: readonly string[]): Record<string, T> {
+  return Object.fromEntries(names.filter((n) => n in record).map((n) => [n, record[n]!]));
+}
+
 /** Resets the slot's machines (see EnvironmentSlot.reset); a failure is returned, not thrown. */
 async function resetSlot(
   slot: EnvironmentSlot,
@@ -179,8 +184,9 @@ async function runTaskAttempts(ctx: RunContext, slot: EnvironmentSlot, task: Dat
       {
         task,
         attempt: n,
-        envs: slot.envs,
-        addresses: slot.addresses,
+        // Only the machines the task names: no tools, screenshots or version checks for the others.
+        envs: only(slot.envs, environmentsOf(task)),
+        addresses: only(slot.addresses, environmentsOf(task)),
         ...(reset.ok ? { reset: reset.machines } : { resetError: reset.error }),
         registries: opts.registries,
         agent: opts.agentFor(task),
