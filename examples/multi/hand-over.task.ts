@@ -37,7 +37,7 @@ export default defineTask({
       name: "holds_text",
       description: "The file on this machine holds the text (surrounding whitespace aside).",
       params: z.object({ path: z.string(), text: z.string() }),
-      run: async ({ path, text }, { env, signal }) => (await env.files.exists(path, { signal })) && (await env.files.read(path, { signal })).trim() === text,
+      run: async ({ path, text }, { env, signal }) => (await env.files.readIfExists(path, { signal }))?.trim() === text,
     });
     return {
       setup: [

@@ -16,7 +16,7 @@ const fileContains = evaluator({
   name: "file_contains",
   description: "The file exists and contains the text.",
   params: z.object({ path: z.string(), text: z.string() }),
-  run: async ({ path, text }, { env, signal }) => (await env.files.exists(path, { signal })) && (await env.files.read(path, { signal })).includes(text),
+  run: async ({ path, text }, { env, signal }) => (await env.files.readIfExists(path, { signal }))?.includes(text) ?? false,
 });
 const dirExists = evaluator({
   name: "dir_exists",

@@ -51,6 +51,7 @@ function everyCall(env: Env, dir: string): Record<string, Record<string, () => P
       upload: () => env.files.upload(join(dir, "local.txt"), "/tmp/pincer-closed-upload"),
       download: () => env.files.download("/etc/hostname", join(dir, "down.txt")),
       read: () => env.files.read("/etc/hostname"),
+      readIfExists: () => env.files.readIfExists("/etc/hostname"),
       write: () => env.files.write("/tmp/pincer-closed-write", "x"),
       stat: () => env.files.stat("/"),
       exists: () => env.files.exists("/"),
@@ -90,7 +91,7 @@ test("after close(), every env call, unary and streaming, rejects with Unavailab
     }
   }
   expect(outcomes.filter((o) => !o.endsWith(": UnavailableError"))).toEqual([]);
-  expect(outcomes).toHaveLength(34);
+  expect(outcomes).toHaveLength(35);
   await expect(env.waitUntilReady({ timeoutMs: 1000 })).rejects.toBeInstanceOf(UnavailableError);
   // Nothing reached the daemon: the upload's and write's destinations were never made.
   expect(await daemon.env.files.exists("/tmp/pincer-closed-upload")).toBe(false);

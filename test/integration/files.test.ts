@@ -239,6 +239,9 @@ describe("upload and download, verified by sha256 on both sides", () => {
         .map((l) => (JSON.parse(l) as { method: string }).method),
     ).toEqual(["/pincer.v1.Files/Download"]);
     await expect(daemon.env.files.read(join(dir, "missing.txt"))).rejects.toBeInstanceOf(NotFoundError);
+    // For checks: undefined instead of NotFoundError, still one call.
+    expect(await daemon.env.files.readIfExists(join(dir, "missing.txt"))).toBeUndefined();
+    expect(await daemon.env.files.readIfExists(remote)).toHaveLength(2048);
     const big = daemon.env.files.download(remote, undefined, { maxBytes: 1024 });
     await expect(big).rejects.toBeInstanceOf(ResourceExhaustedError);
     await expect(big).rejects.toThrow(/2048 bytes is over maxBytes \(1024\)/);

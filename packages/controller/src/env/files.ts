@@ -78,6 +78,11 @@ export interface FilesApi {
   download(remotePath: string, localPath?: undefined, opts?: DownloadOptions): Promise<TransferResult & { data: Buffer }>;
   /** Reads a small text file. */
   read(remotePath: string, opts?: ReadOptions): Promise<string>;
+  /**
+   * Reads a small text file, or undefined when it does not exist: one call, where `exists` then
+   * `read` are two (an evaluator's round trips add up over a slow link).
+   */
+  readIfExists(remotePath: string, opts?: ReadOptions): Promise<string | undefined>;
   /** Writes a small text file (replacing it). */
   write(remotePath: string, text: string, opts?: UploadOptions): Promise<TransferResult>;
   /** Information about a path; NotFoundError when it does not exist. */
@@ -121,6 +126,7 @@ export function createFilesApi(files: PromiseClient<"Files">, defaultTimeoutMs: 
     upload: (source, remotePath, o) => upload(transfer, source, remotePath, o),
     download: ((remotePath: string, localPath?: string, o?: DownloadOptions) => download(transfer, remotePath, localPath, o)) as FilesApi["download"],
     read: async (remotePath, o = {}) => (await download(transfer, remotePath, undefined, o)).data!.toString(o.encoding ?? "utf8"),
+    readIfExists: (remotePath, o = {}) => api.read(remotePath, o).catch((err: unknown) => (err instanceof NotFoundError ? undefined : Promise.reject(err))),
     write: (remotePath, text, o = {}) => upload(transfer, Buffer.from(text, "utf8"), remotePath, { overwrite: true, ...o }),
     stat,
     exists: (path, o = {}) =>
