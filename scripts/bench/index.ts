@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- input process transfer reset]`: Pincer's daemon against the alternatives, measured
+ * `npm run bench [-- input process transfer reset step]`: Pincer's daemon against the alternatives, measured
  * side by side in one run. Input and screenshots run on one 1920x1080 Xvfb screen with realistic
  * content. Prints Markdown tables (operation, p50, p95, peer, ratio). Machines here are noisy:
  * read the medians and the ratios measured in the same run, not single figures.
@@ -10,6 +10,7 @@ import { startXvfb } from "../../test/fixtures/xvfb.js";
 import { inputRows } from "./inputBench.js";
 import { processRows } from "./processBench.js";
 import { resetRows } from "./resetBench.js";
+import { stepFigures } from "./stepBench.js";
 import { buildScene } from "./scene.js";
 import { startSshPeer } from "./sshPeer.js";
 import { printTable } from "./stats.js";
@@ -17,7 +18,7 @@ import { transferFiguresInFreshProcess } from "./transferBench.js";
 
 const WIDTH = 1920;
 const HEIGHT = 1080;
-const all = ["input", "process", "transfer", "reset"];
+const all = ["input", "process", "transfer", "reset", "step"];
 const asked = process.argv.slice(2).filter((a) => all.includes(a));
 const suites = new Set(asked.length ? asked : all);
 
@@ -59,6 +60,10 @@ try {
     const { rows, notes } = await resetRows();
     printTable(rows);
     console.log(`\n${notes.join("\n")}\n`);
+  }
+  if (suites.has("step")) {
+    console.log("## A step over a slow link\n");
+    console.log(`${(await stepFigures()).join("\n")}\n`);
   }
   if (suites.has("transfer")) {
     console.log("## File transfer\n");
