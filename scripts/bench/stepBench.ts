@@ -58,9 +58,8 @@ export async function stepFigures(delayMs = 10, runs = 5): Promise<string[]> {
       }
       const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
       const ms = median(perStepMs);
-      lines.push(
-        `| hand-over under the runner, screenshots ${screenshots ? "on" : "off"} | ${ms.toFixed(0)} | ${median(perStepCalls).toFixed(1)} | ${(ms / rtt).toFixed(1)} |`,
-      );
+      const calls = median(perStepCalls).toFixed(1);
+      lines.push(`| hand-over under the runner, screenshots ${screenshots ? "on" : "off"} | ${ms.toFixed(0)} | ${calls} | ${(ms / rtt).toFixed(1)} |`);
     }
   } finally {
     await Promise.all([pd.close(), ps.close()]);
