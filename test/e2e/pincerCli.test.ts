@@ -1,20 +1,10 @@
-import { spawn } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { describe, expect, test } from "vitest";
+import { runPincer } from "../fixtures/cli.js";
 
-const ROOT = resolve(import.meta.dirname, "../..");
-const CLI = resolve(ROOT, "packages/controller/src/cli/main.ts");
-
-function pincer(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, ["--conditions=@pincer/source", "--import", "tsx", CLI, ...args], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
-  let stdout = "";
-  let stderr = "";
-  child.stdout!.on("data", (d: Buffer) => (stdout += d.toString()));
-  child.stderr!.on("data", (d: Buffer) => (stderr += d.toString()));
-  return new Promise((res) => child.once("exit", (code) => res({ code, stdout, stderr })));
-}
+const pincer = (args: string[]) => runPincer(args);
 
 describe("pincer CLI", () => {
   test("the demo: every example task passes with its solution on the embedded default", async () => {

@@ -1,8 +1,8 @@
-import { spawn } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { runPincer } from "../fixtures/cli.js";
 import { makeTestCerts, type TestCerts } from "../fixtures/certs.js";
 import { spawnDaemon, type RunningDaemon } from "../fixtures/daemon.js";
 
@@ -10,8 +10,6 @@ import { spawnDaemon, type RunningDaemon } from "../fixtures/daemon.js";
 // with a token and mutual TLS. The CLI reaches them from a machines file and from flags, and says
 // which flag fixes a wrong token, a wrong CA, a missing client certificate or plaintext.
 
-const ROOT = resolve(import.meta.dirname, "../..");
-const CLI = resolve(ROOT, "packages/controller/src/cli/main.ts");
 const TASK = "examples/multi/hand-over.task.ts";
 
 let certs: TestCerts;
@@ -20,18 +18,8 @@ let desktop: RunningDaemon;
 let server: RunningDaemon;
 let tokenFile: string;
 
-function pincer(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, ["--conditions=@pincer/source", "--import", "tsx", CLI, ...args], {
-    cwd: ROOT,
-    env: { ...process.env, PINCER_TOKEN: "", ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let stdout = "";
-  let stderr = "";
-  child.stdout!.on("data", (d: Buffer) => (stdout += d.toString()));
-  child.stderr!.on("data", (d: Buffer) => (stderr += d.toString()));
-  return new Promise((res) => child.once("exit", (code) => res({ code, stdout, stderr })));
-}
+/** `pincer` with PINCER_TOKEN unset unless `env` sets it. */
+const pincer = (args: string[], env: NodeJS.ProcessEnv = {}) => runPincer(args, { env: { ...process.env, PINCER_TOKEN: "", ...env } });
 
 beforeAll(async () => {
   certs = makeTestCerts();

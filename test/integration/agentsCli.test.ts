@@ -1,14 +1,11 @@
-import { spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { runPincer, type CliResult } from "../fixtures/cli.js";
 import { spawnDaemon, type RunningDaemon } from "../fixtures/daemon.js";
 import { anthropicMessage, openaiToolCalls, startFakeProvider } from "../fixtures/fakeProviders.js";
 import { startXvfb, type XServer } from "../fixtures/xvfb.js";
-
-const ROOT = resolve(import.meta.dirname, "../..");
-const CLI = resolve(ROOT, "packages/controller/src/cli/main.ts");
 
 let xs: XServer;
 let daemon: RunningDaemon;
@@ -28,18 +25,9 @@ afterAll(async () => {
 });
 
 /** `pincer ...` from source, with only the given provider variables set (none inherited). */
-function pincer(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function pincer(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
   const base = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(OPENAI|ANTHROPIC)_/.test(k)));
-  const child = spawn(process.execPath, ["--conditions=@pincer/source", "--import", "tsx", CLI, ...args], {
-    cwd: ROOT,
-    env: { ...base, ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let stdout = "";
-  let stderr = "";
-  child.stdout!.on("data", (d: Buffer) => (stdout += d.toString()));
-  child.stderr!.on("data", (d: Buffer) => (stderr += d.toString()));
-  return new Promise((res) => child.once("exit", (code) => res({ code, stdout, stderr })));
+  return runPincer(args, { env: { ...base, ...env } });
 }
 
 /** A one-task dataset in the JSON format: write "ok" into a file on the machine. */
