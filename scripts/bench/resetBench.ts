@@ -1,4 +1,4 @@
-import { startLocalPool } from "../../packages/controller/src/machines/pool.js";
+import { startLocalPool } from "../../packages/controller/src/machines/localProvider.js";
 import { sandboxSupport } from "../../packages/controller/src/machines/sandbox.js";
 import { measure, type Row } from "./stats.js";
 

@@ -5,7 +5,7 @@ import { ScriptedAgent } from "../../packages/controller/src/agents/scripted.js"
 import { importTaskModule } from "../../packages/controller/src/cli/taskModules.js";
 import { loadDataset } from "../../packages/controller/src/datasets/loader.js";
 import { createRegistries } from "../../packages/controller/src/datasets/registries.js";
-import { remotePool } from "../../packages/controller/src/machines/pool.js";
+import { remotePool } from "../../packages/controller/src/machines/remoteProvider.js";
 import { runTasks } from "../../packages/controller/src/runner/runner.js";
 import { spawnDaemon } from "../../test/fixtures/daemon.js";
 import { startTcpProxy } from "../../test/fixtures/tcpProxy.js";
@@ -34,7 +34,7 @@ export async function stepFigures(delayMs = 10, runs = 5): Promise<string[]> {
       const perStepMs: number[] = [];
       const perStepCalls: number[] = [];
       for (let i = 0; i < runs; i++) {
-        const pool = remotePool([`desktop=${pd.address}`, `server=${ps.address}`]);
+        const pool = await remotePool([`desktop=${pd.address}`, `server=${ps.address}`]);
         const calls0 = auditLines(desktop.log()) + auditLines(server.log());
         try {
           const { runDir } = await runTasks({

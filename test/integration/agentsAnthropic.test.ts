@@ -44,7 +44,7 @@ const never = evaluator({ name: "never", description: "Never passes by itself.",
 async function run(task: DatasetTask, script: Reply[], opts: Partial<AnthropicAgentOptions> = {}): Promise<{ summary: Summary; requests: RecordedRequest[] }> {
   await fake?.close();
   fake = await startFakeProvider(script);
-  const pool = remotePool([`desktop=${daemon.address}`]);
+  const pool = await remotePool([`desktop=${daemon.address}`]);
   try {
     const { runDir } = await runTasks({
       tasks: [task],

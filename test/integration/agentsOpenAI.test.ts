@@ -43,7 +43,7 @@ const memoryTask = (module: TaskModule): DatasetTask => moduleTask(module, work)
 async function run(task: DatasetTask, script: Reply[], opts: Partial<OpenAIAgentOptions> = {}): Promise<{ summary: Summary; requests: RecordedRequest[] }> {
   await fake?.close();
   fake = await startFakeProvider(script);
-  const pool = remotePool([`desktop=${daemon.address}`]);
+  const pool = await remotePool([`desktop=${daemon.address}`]);
   try {
     const { runDir } = await runTasks({
       tasks: [task],

@@ -70,7 +70,7 @@ test("a link that goes silent mid-task is env_error, and the retry passes once i
     };
   };
   // Short keepalive so that the test does not wait the default 10 s + 5 s.
-  const pool = remotePool(
+  const pool = await remotePool(
     [`desktop=${proxy.address}`],
     {},
     { keepaliveMs: 1_000, keepaliveTimeoutMs: 1_000, maxReconnectBackoffMs: 1_000, connectTimeoutMs: 2_000 },

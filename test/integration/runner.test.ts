@@ -56,7 +56,7 @@ async function run(
   const regs = registries();
   const ds = await loadDataset(root, regs);
   expect(ds.problems.filter((p) => p.severity === "error")).toEqual([]);
-  const pool = remotePool([`desktop=${opts.address ?? daemon.address}`]);
+  const pool = await remotePool([`desktop=${opts.address ?? daemon.address}`]);
   try {
     return await runTasks({
       tasks: ds.tasks,
@@ -229,7 +229,7 @@ describe("module tasks", () => {
       "t",
     );
     const fine = moduleTask(defineTask({ id: "fine", instruction: `Write ${file}.`, build: () => ({ evaluator: written }) }), dir, "t");
-    const pool = remotePool([`desktop=${daemon.address}`]);
+    const pool = await remotePool([`desktop=${daemon.address}`]);
     try {
       const { runDir, report } = await runTasks({
         tasks: [clashing, fine],

@@ -47,7 +47,7 @@ function refusingEnv(env: Env, refusing: () => boolean): Env {
 
 const memoryPool = (envs: Record<string, Env>): EnvironmentPool => ({
   slots: [{ index: 0, envs, addresses: Object.fromEntries(Object.keys(envs).map((n) => [n, "memory"])) }],
-  kind: "memory",
+  provider: { name: "memory", config: {} },
   close: async () => {},
 });
 

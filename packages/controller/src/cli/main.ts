@@ -11,7 +11,9 @@ import type { HistoryOptions } from "../agents/history.js";
 import type { Agent } from "../agents/types.js";
 import { environmentsOf } from "../runner/attempt.js";
 import { loadMachinesFile } from "../machines/credentials.js";
-import { checkPool, remotePool, startLocalPool, type EnvironmentPool } from "../machines/pool.js";
+import { localProvider } from "../machines/localProvider.js";
+import { checkPool, machinesOfEnvFlags, remoteProvider } from "../machines/remoteProvider.js";
+import { openPool, type EnvironmentPool, type EnvironmentProvider } from "../machines/provider.js";
 import { addCredentialOptions, credentialFlags } from "./credentials.js";
 import { reportMarkdown, type Report } from "../runner/report.js";
 import { isInfraState } from "../runner/results.js";
@@ -73,41 +75,40 @@ interface MachineCliOptions {
   [flag: string]: unknown;
 }
 
-/** The remote pool the options describe (not yet connected), or undefined for the embedded default. */
-function remotePoolOf(o: MachineCliOptions): EnvironmentPool | undefined {
+/** The remote provider the options describe and its environment names, or undefined for the embedded default. */
+function remoteProviderOf(o: MachineCliOptions): { provider: EnvironmentProvider; names: string[] } | undefined {
   const flags = credentialFlags(o);
   if (o.machines && o.env.length > 0) throw new CliArgumentError("give machines with --machines or with --env, not both");
-  if (o.machines) return remotePool(loadMachinesFile(o.machines, flags), flags);
-  if (o.env.length > 0) return remotePool(o.env, flags);
-  return undefined;
+  const machines = o.machines ? loadMachinesFile(o.machines, flags) : o.env.length > 0 ? machinesOfEnvFlags(o.env, flags) : undefined;
+  return machines && { provider: remoteProvider(machines, flags), names: [...machines.keys()] };
 }
 
-async function openPool(
+async function openCliPool(
   tasks: readonly DatasetTask[],
   o: MachineCliOptions,
   concurrency: number,
   screen: { width: number; height: number },
 ): Promise<EnvironmentPool> {
-  const remote = remotePoolOf(o);
+  const remote = remoteProviderOf(o);
   if (remote) {
+    const pool = await openPool(remote.provider, remote.names, concurrency);
     // All machines at once; one error listing every machine that cannot be used, and why.
-    await checkPool(remote).catch(async (err: unknown) => {
-      await remote.close();
+    await checkPool(pool).catch(async (err: unknown) => {
+      await pool.close();
       throw err;
     });
-    const slots = remote.slots.slice(0, concurrency);
-    const unreset = slots.flatMap((slot) => Object.entries(slot.machines ?? {}).filter(([, m]) => !m.reset));
+    const unreset = pool.slots.flatMap((slot) => Object.entries(slot.machines ?? {}).filter(([, m]) => !m.reset));
     if (unreset.length > 0) {
       process.stderr.write(
         `warning: ${unreset.length} machine(s) have no reset command (${[...new Set(unreset.map(([n]) => n))].join(", ")}): each task starts on ` +
           `what the previous one left; give "reset" per machine in --machines (e.g. a snapshot revert)\n`,
       );
     }
-    return { ...remote, slots };
+    return pool;
   }
   const names = [...new Set(tasks.flatMap(environmentsOf))];
   process.stderr.write(`starting ${concurrency} local slot(s) with ${names.join(", ")} (an Xvfb display and a pincer-daemon each)\n`);
-  return startLocalPool(names, concurrency, screen);
+  return openPool(localProvider(screen), names, concurrency);
 }
 
 async function runCommand(
@@ -148,7 +149,7 @@ async function runCommand(
   };
   process.once("SIGINT", onSignal);
   process.once("SIGTERM", onSignal);
-  const pool = await openPool(dataset.tasks, o, o.concurrency, o.screen);
+  const pool = await openCliPool(dataset.tasks, o, o.concurrency, o.screen);
   const printer = createProgressPrinter();
   const runId = o.runId ?? `run-${new Date().toISOString().replace(/[-:]/g, "").replace(/\..+/, "").replace("T", "-")}`;
   try {
@@ -205,7 +206,7 @@ function exitCode(report: Report, strict: boolean): number {
 async function checkCommand(dir: string, o: MachineCliOptions & { concurrency: number; screen: { width: number; height: number } }): Promise<number> {
   const { registries, dataset } = await load(dir);
   if (dataset.problems.length) process.stderr.write(`${formatProblems(dataset.problems)}\n`);
-  const pool = await openPool(dataset.tasks, o, o.concurrency, o.screen);
+  const pool = await openCliPool(dataset.tasks, o, o.concurrency, o.screen);
   const out = mkdtempSync(join(tmpdir(), "pincer-check-"));
   let bad = 0;
   try {

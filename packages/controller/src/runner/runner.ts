@@ -6,7 +6,7 @@ import type { Agent } from "../agents/types.js";
 import type { DatasetTask } from "../datasets/loader.js";
 import type { ConfigRegistry, EvaluationRegistry } from "../datasets/helpers.js";
 import { environmentsOf, runAttempt } from "./attempt.js";
-import type { EnvironmentPool, EnvironmentSlot } from "../machines/pool.js";
+import type { EnvironmentPool, EnvironmentSlot } from "../machines/provider.js";
 import { ProgressTracker, type RunProgress } from "./progress.js";
 import { buildReport, reportMarkdown, type Report } from "./report.js";
 import { isInfraState, ResultStore, type Summary } from "./results.js";
@@ -73,11 +73,12 @@ function only<T>(record: Readonly<Record<string, T>>, names: readonly string[]):
 /** Resets the slot's machines (see EnvironmentSlot.reset); a failure is returned, not thrown. */
 async function resetSlot(
   slot: EnvironmentSlot,
+  names: readonly string[],
   signal: AbortSignal,
 ): Promise<{ ok: true; machines?: Awaited<ReturnType<NonNullable<EnvironmentSlot["reset"]>>> } | { ok: false; error: string }> {
   if (!slot.reset) return { ok: true };
   try {
-    return { ok: true, machines: await slot.reset(signal) };
+    return { ok: true, machines: await slot.reset(names, signal) };
   } catch (err) {
     signal.throwIfAborted();
     return { ok: false, error: `resetting the machines: ${(err as Error).message}` };
@@ -129,17 +130,9 @@ function manifestOf(opts: RunnerOptions, runId: string, attempts: number) {
     run_id: runId,
     started_at: new Date().toISOString(),
     resumed: opts.resume ?? false,
-    pool: opts.pool.kind,
+    // Where the machines come from and how they are reset (file names only, no secrets).
+    provider: opts.pool.provider,
     slots: opts.pool.slots.map((s) => s.addresses),
-    // The provider configuration: how each remote machine is reached and reset (no secrets: file names only).
-    machines: opts.pool.slots.map((s) =>
-      Object.fromEntries(
-        Object.entries(s.machines ?? {}).map(([name, m]) => [
-          name,
-          { address: m.address, token_file: m.tokenFile ?? null, tls: m.tls ?? null, reset: m.reset ?? null },
-        ]),
-      ),
-    ),
     attempts,
     max_steps: opts.maxSteps ?? "auto",
     task_timeout_ms: opts.taskTimeoutMs ?? 600_000,
@@ -179,7 +172,7 @@ async function runTaskAttempts(ctx: RunContext, slot: EnvironmentSlot, task: Dat
     const dir = await store.beginAttempt(task.tool, task.id, n);
     const { maxSteps, rule } = maxStepsFor(task, opts.maxSteps ?? "auto");
     // A clean machine for every attempt; a failed reset is the machine's failure (setup_error, retried).
-    const reset = await resetSlot(slot, signal);
+    const reset = await resetSlot(slot, environmentsOf(task), signal);
     const results = await runAttempt(
       {
         task,

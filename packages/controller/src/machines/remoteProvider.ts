@@ -1,0 +1,125 @@
+import { FailedPreconditionError, InvalidArgumentError, UnauthenticatedError, UnavailableError } from "@pincer/shared";
+import { connect } from "../env/index.js";
+import type { ConnectOptions } from "../env/index.js";
+import { connectOptionsOf, diagnoseTls, machineOfFlags, type CredentialFlags, type MachineSpec } from "./credentials.js";
+import { openPool, type EnvironmentPool, type EnvironmentProvider, type ProvidedMachine } from "./provider.js";
+
+/**
+ * Parses `--env name=host:port[,host:port…]` flags into machines per environment name, each with
+ * the credentials of the flags.
+ */
+export function machinesOfEnvFlags(specs: readonly string[], flags: CredentialFlags = {}): Map<string, MachineSpec[]> {
+  const byName = new Map<string, MachineSpec[]>();
+  for (const spec of specs) {
+    const m = /^([A-Za-z0-9-]+(?:_[A-Za-z0-9-]+)*)=(.+)$/.exec(spec);
+    if (!m)
+      throw new InvalidArgumentError(
+        `--env ${JSON.stringify(spec)}: write name=host:port (e.g. desktop=10.0.0.5:50051), several addresses separated by commas`,
+      );
+    if (byName.has(m[1]!)) throw new InvalidArgumentError(`--env: ${m[1]} is given twice; list its addresses in one --env separated by commas`);
+    const addresses = m[2]!
+      .split(",")
+      .map((a) => a.trim())
+      .filter(Boolean);
+    byName.set(
+      m[1]!,
+      addresses.map((a) => machineOfFlags(a, flags)),
+    );
+  }
+  return byName;
+}
+
+/**
+ * Remote machines, as `--env` specs (`name=host:port[,host:port…]`, with the credentials of
+ * `flags`) or machines per environment name (a machines file). Slot i uses the i-th machine of
+ * every name, so the capacity is the shortest list. Acquiring makes a channel; nothing is connected
+ * until {@link checkPool} or the first call. A reset runs the machine's reset command, if it has one.
+ */
+export function remoteProvider(
+  machines: readonly string[] | ReadonlyMap<string, MachineSpec[]>,
+  flags: CredentialFlags = {},
+  /** Connection settings for every machine (deadlines, keepalive), under each machine's credentials. */
+  connectOptions: ConnectOptions = {},
+): EnvironmentProvider {
+  const byName = machinesOf(machines, flags);
+  return {
+    name: "remote",
+    capacity: Math.min(...[...byName.values()].map((a) => a.length)),
+    // How each machine is reached and reset (file names only, no secrets).
+    config: () => ({
+      machines: Object.fromEntries(
+        [...byName].map(([name, list]) => [
+          name,
+          list.map((m) => ({ address: m.address, token_file: m.tokenFile ?? null, tls: m.tls ?? null, reset: m.reset ?? null })),
+        ]),
+      ),
+    }),
+    acquire: async (name, slot) => {
+      const spec = byName.get(name)?.[slot];
+      if (!spec) throw new InvalidArgumentError(`no machine is given for ${name} in slot ${slot + 1}; give it with --env ${name}=host:port`);
+      return { env: connect(spec.address, { ...connectOptions, ...connectOptionsOf(spec) }), address: spec.address, spec, fresh: false };
+    },
+    reset: async (machine, signal) => ({ machine, method: await resetRemote(machine, signal) }),
+    release: async (machine) => machine.env.close(),
+  };
+}
+
+/** {@link openPool} over {@link remoteProvider}, with as many slots as there are machines per name. */
+export function remotePool(
+  machines: readonly string[] | ReadonlyMap<string, MachineSpec[]>,
+  flags: CredentialFlags = {},
+  connectOptions: ConnectOptions = {},
+): Promise<EnvironmentPool> {
+  const provider = remoteProvider(machines, flags, connectOptions);
+  return openPool(provider, [...machinesOf(machines, flags).keys()], provider.capacity!);
+}
+
+/** Machines per environment name, from `--env` specs or as given. */
+function machinesOf(machines: readonly string[] | ReadonlyMap<string, MachineSpec[]>, flags: CredentialFlags): ReadonlyMap<string, MachineSpec[]> {
+  return Array.isArray(machines) ? machinesOfEnvFlags(machines as readonly string[], flags) : (machines as ReadonlyMap<string, MachineSpec[]>);
+}
+
+/**
+ * Runs a remote machine's reset command (a /bin/sh line run through its daemon; one that takes the
+ * daemon down, such as a snapshot revert, is waited out for up to two minutes); "none" without one.
+ */
+async function resetRemote(machine: ProvidedMachine, signal?: AbortSignal): Promise<string> {
+  const command = machine.spec?.reset;
+  if (!command) return "none";
+  const { env } = machine;
+  try {
+    const r = await env.process.run(command, { commandTimeoutMs: 600_000, ...(signal ? { signal } : {}) });
+    if (r.exitCode !== 0) throw new Error(`the reset command of ${machine.address} exited with ${r.exitCode ?? r.signal}: ${r.stderr.trim().slice(-500)}`);
+  } catch (err) {
+    if (!(err instanceof UnavailableError)) throw err;
+  }
+  await env.system.info({ waitForReady: true, timeoutMs: 120_000, ...(signal ? { signal } : {}) });
+  return "command";
+}
+
+/**
+ * Connects to every machine of a remote pool at once and asks each for its info. Resolves when all
+ * answer; otherwise throws one error listing each machine that did not, with the reason and, for a
+ * refused TLS handshake or token, the flag that fixes it.
+ */
+export async function checkPool(pool: EnvironmentPool, timeoutMs = 15_000): Promise<void> {
+  const checks = pool.slots.flatMap((slot) =>
+    Object.entries(slot.envs).map(async ([name, env]) => {
+      const spec = slot.machines?.[name];
+      try {
+        await env.system.info({ timeoutMs, waitForReady: false });
+        return undefined;
+      } catch (err) {
+        const tlsProblem = spec && err instanceof UnavailableError ? await diagnoseTls(spec) : undefined;
+        const tokenProblem =
+          err instanceof UnauthenticatedError
+            ? `${spec?.address ?? name} refused the token (${err.message.replace(/^.*refused the credentials: /, "").split(". Pass")[0]}): ` +
+              "pass --token-file <the daemon's token file> or set PINCER_TOKEN (in a machines file: tokenFile)"
+            : undefined;
+        return `  ${name} (slot ${slot.index + 1}): ${tlsProblem ?? tokenProblem ?? (err as Error).message}`;
+      }
+    }),
+  );
+  const problems = (await Promise.all(checks)).filter((p): p is string => p !== undefined);
+  if (problems.length > 0) throw new FailedPreconditionError(`cannot use these machines:\n${problems.join("\n")}`);
+}
