@@ -12,8 +12,11 @@ import {
   NotFoundError,
   PermissionDeniedError,
   ResourceExhaustedError,
+  TimeoutError,
+  connect,
 } from "@pincer/controller";
 import { spawnDaemon, type RunningDaemon } from "../fixtures/daemon.js";
+import { startTcpProxy } from "../fixtures/tcpProxy.js";
 
 let daemon: RunningDaemon;
 let dir: string;
@@ -245,6 +248,48 @@ describe("upload and download, verified by sha256 on both sides", () => {
     const big = daemon.env.files.download(remote, undefined, { maxBytes: 1024 });
     await expect(big).rejects.toBeInstanceOf(ResourceExhaustedError);
     await expect(big).rejects.toThrow(/2048 bytes is over maxBytes \(1024\)/);
+  });
+
+  test("a download to a file is one call too, bounded by its own timer once the header gave the size", async () => {
+    const remote = join(dir, "one-call-file.bin");
+    writeFileSync(remote, randomBytes(2 * MiB));
+    const calls = () =>
+      daemon
+        .log()
+        .split("\n")
+        .filter((l) => l.includes('"type":"audit"'));
+    // The last test's cancelled download may still be logging its end.
+    await new Promise((r) => setTimeout(r, 200));
+    const before = calls().length;
+    const out = join(dir, "one-call-file.out");
+    expect(await daemon.env.files.download(remote, out)).toMatchObject({ path: out, size: 2 * MiB });
+    for (let i = 0; i < 50 && calls().length === before; i++) await new Promise((r) => setTimeout(r, 20));
+    expect(
+      calls()
+        .slice(before)
+        .map((l) => (JSON.parse(l) as { method: string }).method),
+    ).toEqual(["/pincer.v1.Files/Download"]);
+    expect(sha(readFileSync(out))).toBe(sha(readFileSync(remote)));
+    // A link that goes silent before the header: the transfer stops after the default deadline
+    // (0.3 s here; once the header is in, it is the default plus 1 s per MiB), as a TimeoutError,
+    // and leaves nothing at the destination.
+    const proxy = await startTcpProxy(daemon.address);
+    const env = connect(proxy.address, { defaultTimeoutMs: 300 });
+    const sub = join(dir, "stalled-down");
+    mkdirSync(sub);
+    try {
+      await env.system.info();
+      proxy.blackhole(true);
+      const t0 = performance.now();
+      const stalled = env.files.download(remote, join(sub, "target.bin"));
+      await expect(stalled).rejects.toBeInstanceOf(TimeoutError);
+      await expect(stalled).rejects.toThrow(/Files\/Download: no answer from .* before the deadline \(deadline of 300 ms exceeded\)/);
+      expect(performance.now() - t0).toBeGreaterThan(280);
+      expect(entries(sub)).toEqual([]);
+    } finally {
+      env.close();
+      await proxy.close();
+    }
   });
 });
 

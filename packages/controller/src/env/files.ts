@@ -1,6 +1,7 @@
 import { NotFoundError, type wire } from "@pincer/shared";
 import { download, upload, type DownloadOptions, type TransferResult, type UploadOptions } from "./transfers.js";
-import type { PromiseClient } from "./rpc.js";
+import { status as grpcStatus } from "@grpc/grpc-js";
+import { callError, type PromiseClient, type RpcChannel } from "./rpc.js";
 import type { CallOptions } from "./types.js";
 
 export type { DownloadOptions, TransferOptions, TransferProgress, TransferResult, UploadOptions } from "./transfers.js";
@@ -119,9 +120,22 @@ export function toFileInfo(f: wire.FileInfo__Output): FileInfo {
 }
 
 /** `env.files` over the Files service. */
-export function createFilesApi(files: PromiseClient<"Files">, defaultTimeoutMs: number): FilesApi {
+export function createFilesApi(files: PromiseClient<"Files">, channel: RpcChannel): FilesApi {
   const stat = async (path: string, o: CallOptions = {}) => toFileInfo(await files.Stat({ path }, o));
-  const transfer = { files, defaultTimeoutMs, stat };
+  const transfer = {
+    files,
+    defaultTimeoutMs: channel.defaultTimeoutMs,
+    // As the call's own deadline would: a timeout, or the machine unreachable if the connection is down.
+    deadlineError: (method: string, ms: number) =>
+      callError(
+        method,
+        channel,
+        Object.assign(new Error(`Deadline exceeded after ${Math.round(ms)} ms`), {
+          code: grpcStatus.DEADLINE_EXCEEDED,
+          details: `deadline of ${Math.round(ms)} ms exceeded`,
+        }),
+      ),
+  };
   const api: FilesApi = {
     upload: (source, remotePath, o) => upload(transfer, source, remotePath, o),
     download: ((remotePath: string, localPath?: string, o?: DownloadOptions) => download(transfer, remotePath, localPath, o)) as FilesApi["download"],

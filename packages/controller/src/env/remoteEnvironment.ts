@@ -201,7 +201,7 @@ export class RemoteEnvironment implements Env {
     this.keyboard = createKeyboardApi(input, this.#defaultTimeoutMs);
     this.screen = createScreenApi(createPromiseClient("Screen", channel));
     this.system = createSystemApi(system);
-    this.files = createFilesApi(createPromiseClient("Files", channel), this.#defaultTimeoutMs);
+    this.files = createFilesApi(createPromiseClient("Files", channel), channel);
     this.process = createProcessApi(createPromiseClient("Process", channel));
     this.clipboard = createClipboardApi(system);
     this.windows = createWindowsApi(system);

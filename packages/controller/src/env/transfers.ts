@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from "node:crypto";
-import { rename, open, stat as localStat, unlink } from "node:fs/promises";
+import { constants } from "node:fs";
+import { access, rename, open, stat as localStat, unlink } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import {
   CancelledError,
@@ -69,7 +70,8 @@ export interface TransferResult {
 export interface TransferContext {
   files: PromiseClient<"Files">;
   defaultTimeoutMs: number;
-  stat(path: string, opts?: CallOptions): Promise<{ size: number }>;
+  /** The error of a transfer stopped by its own timer after `ms`, as a call past its deadline would give. */
+  deadlineError(method: string, ms: number): Error;
 }
 
 /** A transfer's deadline: the caller's, or the default plus time for the bytes at 1 MiB/s. */
@@ -203,6 +205,33 @@ function memoryTarget(remotePath: string): DownloadTarget {
   };
 }
 
+/**
+ * A download to a file is bounded by a timer rather than the call's deadline: its size is known only
+ * from the Download's header, so the limit is the default until the header comes, then the default
+ * plus time for the bytes (as an upload's). One call, no Stat first.
+ */
+function transferWatchdog(ctx: TransferContext, call: { cancel(): void }): { sized(bytes: number): void; expiredMs?: number; stop(): void } {
+  const started = Date.now();
+  let limit = ctx.defaultTimeoutMs;
+  const state: { sized(bytes: number): void; expiredMs?: number; stop(): void } = {
+    sized(bytes) {
+      clearTimeout(timer);
+      limit = ctx.defaultTimeoutMs + bytes / MIN_RATE_BYTES_PER_MS;
+      timer = setTimeout(fire, Math.max(0, started + limit - Date.now()));
+    },
+    stop: () => clearTimeout(timer),
+  };
+  const fire = () => {
+    state.expiredMs = limit;
+    call.cancel();
+  };
+  let timer = setTimeout(fire, limit);
+  return state;
+}
+
+/** Longest a download to a file may run when its watchdog, not the caller, bounds it: a week. */
+const UNBOUNDED_MS = 7 * 24 * 3600 * 1000;
+
 /** Downloads `remotePath` to `localPath` or into memory; see `env.files.download`. */
 export async function download(
   ctx: TransferContext,
@@ -216,13 +245,15 @@ export async function download(
   const maxBytes = opts.maxBytes ?? 64 * 1024 * 1024;
   const tooLarge = (bytes: number) =>
     new ResourceExhaustedError(`${remotePath}: ${bytes} bytes is over maxBytes (${maxBytes}); give a local path to download it to a file`);
-  // To a file: its size first, to size the file and the deadline. Into memory: no extra round trip;
-  // the Download's header says the size (and a missing file is its NOT_FOUND).
-  const info = localPath ? await ctx.stat(remotePath, { signal: opts.signal, timeoutMs: opts.timeoutMs }) : undefined;
-  // The local file first: a destination that cannot be written fails before the call starts.
-  const target = localPath ? await fileTarget(localPath, info!.size - offset) : memoryTarget(remotePath);
-  const budget = info ? info.size - offset : maxBytes;
-  const call = ctx.files.Download({ path: remotePath, offset, chunkSize: 0 }, { ...opts, timeoutMs: transferTimeoutMs(ctx, opts, budget) });
+  // One call either way: the Download's header says the size, and a missing file is its NOT_FOUND.
+  // To a file: its directory is checked first, so a destination that cannot be written fails before
+  // the call starts; the file is made (sized for its writer) when the header comes.
+  if (localPath) await access(dirname(localPath), constants.W_OK).catch((e: unknown) => Promise.reject(localFileError(e, localPath)));
+  const watched = localPath !== undefined && opts.timeoutMs === undefined;
+  const timeoutMs = opts.timeoutMs ?? (watched ? UNBOUNDED_MS : transferTimeoutMs(ctx, opts, maxBytes));
+  const call = ctx.files.Download({ path: remotePath, offset, chunkSize: 0 }, { ...opts, timeoutMs });
+  const watchdog = watched ? transferWatchdog(ctx, call) : undefined;
+  let target = localPath ? undefined : memoryTarget(remotePath);
   let received = 0;
   let expected: number | undefined;
   let trailer: { bytes: number; sha256: string } | undefined;
@@ -231,14 +262,18 @@ export async function download(
       if (msg.message === "header" && msg.header) {
         expected = msg.header.size - msg.header.offset;
         if (!localPath && expected > maxBytes) throw tooLarge(expected);
+        watchdog?.sized(expected);
+        if (localPath) target = await fileTarget(localPath, expected);
       } else if (msg.message === "chunk" && msg.chunk) {
         received += msg.chunk.length;
+        if (!target) throw new InternalError(`${method}: ${remotePath}: data came before the header`);
         await target.write(msg.chunk);
         opts.onProgress?.({ bytes: received, totalBytes: expected });
       } else if (msg.message === "trailer" && msg.trailer) trailer = { bytes: msg.trailer.bytes, sha256: msg.trailer.sha256 };
     }
+    if (watchdog?.expiredMs !== undefined) throw ctx.deadlineError(method, watchdog.expiredMs);
+    if (!trailer || !target) throw new InternalError(`${method}: ${remotePath}: the stream ended without its trailer`);
     const sha256 = await target.digest();
-    if (!trailer) throw new InternalError(`${method}: ${remotePath}: the stream ended without its trailer`);
     if (trailer.bytes !== received || trailer.sha256 !== sha256) {
       throw new InternalError(
         `${method}: ${remotePath}: received ${received} bytes with sha256 ${sha256}, the daemon sent ${trailer.bytes} with ${trailer.sha256}`,
@@ -247,8 +282,11 @@ export async function download(
     return await target.commit(received, sha256);
   } catch (err) {
     call.cancel();
-    await target.discard();
+    await target?.discard();
+    if (watchdog?.expiredMs !== undefined && !(err instanceof InternalError)) throw ctx.deadlineError(method, watchdog.expiredMs);
     if (opts.signal?.aborted && !(err instanceof InternalError)) throw new CancelledError(`${method}: cancelled by the caller`, { cause: opts.signal.reason });
     throw err;
+  } finally {
+    watchdog?.stop();
   }
 }
