@@ -63,4 +63,4 @@ export type { Environment, EnvironmentOptions } from "./benchmark/environment.js
 export { Benchmark, createBenchmark } from "./benchmark/benchmark.js";
 export type { BenchmarkOptions } from "./benchmark/benchmark.js";
 export { END_REASONS, isTerminal, TeardownError } from "./benchmark/types.js";
-export type { BenchmarkCallOptions, EndReason, EpisodeState, Observation, StartResult, StepCall, StepResult } from "./benchmark/types.js";
+export type { BenchmarkCallOptions, EndReason, EpisodeState, Observation, StartResult, StepCall, StepOptions, StepResult } from "./benchmark/types.js";

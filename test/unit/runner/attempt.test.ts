@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, test, vi } from "vitest";
@@ -158,6 +158,61 @@ describe("the agent loop", () => {
     const { error, state } = await loopWith(new UnauthenticatedError("the daemon refused the token"));
     expect(error).toBe("UnauthenticatedError: the daemon refused the token");
     expect(state).toMatchObject({ ended: true, reason: "env_error", error: { type: "UnauthenticatedError" } });
+  });
+
+  test("the next turn's screenshot is taken while the step is evaluated, and the last one is kept as the final screen", async () => {
+    const log: string[] = [];
+    const env = createMemoryEnv();
+    // A screenshot that says when it was asked for (the memory machine renders only PNG and raw).
+    const screen = {
+      ...env.screen,
+      screenshot: async () => {
+        log.push("screenshot");
+        return { ...(await env.screen.screenshot({ format: "png" })), format: "jpeg" as const, mimeType: "image/jpeg" };
+      },
+    };
+    const watched: Env = Object.assign(Object.create(Object.getPrototypeOf(env)), env, { screen });
+    const slowCheck = evaluator({
+      name: "slow_pointer_check",
+      description: "The pointer is at (5, 5), checked slowly.",
+      run: async (_p, { env: e, signal }) => {
+        log.push("evaluate");
+        await new Promise((r) => setTimeout(r, 100));
+        const p = await e.mouse.position({ signal });
+        log.push("evaluated");
+        return p.x === 5 && p.y === 5;
+      },
+    });
+    const bench = createBenchmark({
+      environments: [createEnvironment({ name: "desktop", env: watched })],
+      tasks: [createTask({ id: "t", description: "d", evaluator: slowCheck, maxSteps: 5 })],
+    });
+    await bench.start("t");
+    const dir = mkdtempSync(join(work, "loop-"));
+    mkdirSync(join(dir, "screenshots"));
+    const store = new ResultStore(work);
+    const error = await runAgentLoop({
+      bench,
+      agent: new ScriptedAgent([click(3, 3), click(5, 5)]),
+      envs: { desktop: watched },
+      dir,
+      store,
+      screenshots: true,
+      messages: [],
+      usage: new AttemptUsage(),
+      signal: new AbortController().signal,
+    });
+    expect(error).toBeNull();
+    expect(bench.state()).toMatchObject({ ended: true, reason: "success" });
+    // Turn 1's screenshot, then per step: once the action is done, the next screenshot is asked for
+    // and the evaluation starts beside it (before, the screenshot waited for "evaluated").
+    expect(log).toEqual(["screenshot", "screenshot", "evaluate", "evaluated", "screenshot", "evaluate", "evaluated"]);
+    const lines = readFileSync(join(dir, "trajectory.jsonl"), "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
+    expect(lines.at(-1)).toEqual({ turn: 3, screenshots: { desktop: "screenshots/turn-003-desktop.jpg" }, final: true });
+    expect(readFileSync(join(dir, "screenshots/turn-003-desktop.jpg")).subarray(1, 4).toString()).toBe("PNG");
   });
 
   test("any other error thrown out of a step ends it with agent_error", async () => {

@@ -14,6 +14,7 @@ import {
   TeardownError,
   isTerminal,
   type BenchmarkCallOptions,
+  type StepOptions,
   type EndReason,
   type EpisodeState,
   type Observation,
@@ -186,7 +187,7 @@ export class Benchmark {
    * returned in the result and count as a step; they end the episode only when a machine is
    * unreachable (`env_error`). See {@link EndReason} for the rest.
    */
-  async step(call: StepCall, opts: BenchmarkCallOptions = {}): Promise<StepResult> {
+  async step(call: StepCall, opts: StepOptions = {}): Promise<StepResult> {
     const ep = this.#active("step");
     if (ep.closed) throw new FailedPreconditionError(`step: the episode of ${ep.task.id} was closed; start() another task`);
     if (ep.end) throw new FailedPreconditionError(`step: the episode of ${ep.task.id} ended (${ep.end.reason}); start() another task`);
@@ -224,6 +225,7 @@ export class Benchmark {
     }
     ep.tokens += tokens;
     ep.events.push({ type: "action", step: ep.steps, tool, ok: outcome.ok, tokens });
+    opts.onActed?.();
     const evaluation = await this.#evaluateRound(ep, opts);
     this.#decide(ep, evaluation, { envError, timedOut, error: outcome.ok ? undefined : outcome.error });
     return this.#result(ep, { tool, env, action }, outcome, evaluation, began);

@@ -56,6 +56,16 @@ export interface BenchmarkCallOptions {
   signal?: AbortSignal;
 }
 
+/** Options of `Benchmark.step`. */
+export interface StepOptions extends BenchmarkCallOptions {
+  /**
+   * Called once the action has finished (or failed), before the step's evaluation round starts:
+   * a runner starts the next observation here, so the screenshots and the evaluators' calls share
+   * one round trip. Not called when the step did not run (time limit already passed).
+   */
+  onActed?: () => void;
+}
+
 interface StepBase {
   /**
    * Steps taken in this episode, this one included; not incremented when the time limit had

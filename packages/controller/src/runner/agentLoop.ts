@@ -71,13 +71,23 @@ async function finishByAgent(input: AgentLoopInput, turn: number, files: Record<
   await input.store.appendTrajectory(input.dir, { turn, screenshots: files, done: true, evaluation: bench.state() });
 }
 
-/** Runs the turn's calls in order until one ends the episode; the first carries the turn's tokens. */
-async function runCalls(input: AgentLoopInput, turn: number, files: Record<string, string>, agentTurn: AgentTurn): Promise<StepResult[]> {
+/**
+ * Runs the turn's calls in order until one ends the episode; the first carries the turn's tokens.
+ * `onLastActed` runs when the turn's last action has finished, while its step is being evaluated.
+ */
+async function runCalls(
+  input: AgentLoopInput,
+  turn: number,
+  files: Record<string, string>,
+  agentTurn: AgentTurn,
+  onLastActed: () => void,
+): Promise<StepResult[]> {
   const results: StepResult[] = [];
   const tokens = turnTokens(agentTurn.usage);
   for (const [i, call] of agentTurn.calls.entries()) {
     const e0 = performance.now();
-    const r = await input.bench.step({ ...call, tokens: i === 0 ? tokens : 0 }, { signal: input.signal });
+    const last = i === agentTurn.calls.length - 1;
+    const r = await input.bench.step({ ...call, tokens: i === 0 ? tokens : 0 }, { signal: input.signal, ...(last ? { onActed: onLastActed } : {}) });
     input.usage.addEnvTime(performance.now() - e0);
     results.push(r);
     input.messages.push({ role: "tool", tool: r.tool, ok: r.ok, content: r.ok ? summarizeResult(r.result) : r.error });
@@ -140,11 +150,15 @@ export async function runAgentLoop(input: AgentLoopInput): Promise<string | null
   const { bench, signal } = input;
   let lastResults: StepResult[] = [];
   let turn = 0;
+  // The next turn's observation, started as soon as the last action finished: its screenshots
+  // share a round trip with the step's evaluation instead of following it.
+  let next: ReturnType<typeof observe> | undefined;
   try {
     while (!bench.state().ended) {
       signal.throwIfAborted();
       turn += 1;
-      const { screenshots, files } = await observe(input, turn);
+      const { screenshots, files } = await (next ?? observe(input, turn));
+      next = undefined;
       const acted = await act(input, turn, files, { step: bench.state().step, screenshots, lastResults, signal });
       if ("error" in acted) return acted.error;
       lastResults = [];
@@ -152,9 +166,18 @@ export async function runAgentLoop(input: AgentLoopInput): Promise<string | null
         await finishByAgent(input, turn, files, turnTokens(acted.turn.usage));
         break;
       }
-      lastResults = await runCalls(input, turn, files, acted.turn);
+      const upcoming = turn + 1;
+      lastResults = await runCalls(input, turn, files, acted.turn, () => {
+        next = observe(input, upcoming);
+        next.catch(() => undefined);
+      });
     }
+    // The step ended the episode: what the screen showed after the last action.
+    const final = next && (await next).files;
+    if (final && Object.keys(final).length > 0) await input.store.appendTrajectory(input.dir, { turn: turn + 1, screenshots: final, final: true });
   } catch (err) {
+    // Nothing of the attempt is written after it ends.
+    await next?.catch(() => undefined);
     if (signal.aborted) throw err;
     const info = toErrorInfo(err);
     if (!bench.state().ended) bench.end(classifyFailure(err, "agent"), err);
