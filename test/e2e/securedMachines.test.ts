@@ -2,7 +2,9 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "n
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { runPincer } from "../fixtures/cli.js";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { ROOT, runPincer } from "../fixtures/cli.js";
 import { makeTestCerts, type TestCerts } from "../fixtures/certs.js";
 import { spawnDaemon, type RunningDaemon } from "../fixtures/daemon.js";
 
@@ -11,6 +13,7 @@ import { spawnDaemon, type RunningDaemon } from "../fixtures/daemon.js";
 // which flag fixes a wrong token, a wrong CA, a missing client certificate or plaintext.
 
 const TASK = "examples/multi/hand-over.task.ts";
+const CLI = join(ROOT, "packages/controller/src/cli/main.ts");
 
 let certs: TestCerts;
 let dir: string;
@@ -92,6 +95,59 @@ describe("pincer run against secured daemons", () => {
       expect(r.stderr, what).toContain("cannot use these machines");
       // Nothing ran: the problem was found before the first task.
       expect(() => readdirSync(out), what).toThrow();
+    }
+  });
+});
+
+describe("pincer check and pincer mcp against secured daemons", () => {
+  test("check: from a machines file, the task's solution passes and doing nothing does not", async () => {
+    const machines = join(dir, "machines-check.yaml");
+    writeFileSync(
+      machines,
+      [
+        `desktop: { address: "${desktop.address}", tokenFile: token, tls: { ca: "${certs.caCert}" } }`,
+        `server: { address: "${server.address}", tokenFile: token, tls: { ca: "${certs.caCert}", cert: "${certs.clientCert}", key: "${certs.clientKey}" } }`,
+        "",
+      ].join("\n"),
+    );
+    const r = await pincer(["check", TASK, "--machines", machines]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain("ok   multi/hand-over");
+    expect(r.stdout).toContain("1 of 1 tasks check out");
+  });
+
+  test("mcp: a client runs a command on the mutual-TLS daemon; a wrong CA or token is refused at once, naming the flag", async () => {
+    const flags = ["--tls-ca", certs.caCert, "--tls-cert", certs.clientCert, "--tls-key", certs.clientKey];
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: ["--conditions=@pincer/source", "--import", "tsx", CLI, "mcp", "--env", server.address, ...flags, "--token-file", tokenFile],
+      cwd: ROOT,
+      env: { ...(process.env as Record<string, string>), PINCER_TOKEN: "" },
+      stderr: "pipe",
+    });
+    const client = new Client({ name: "pincer-test", version: "0.0.0" });
+    await client.connect(transport);
+    try {
+      const r = await client.callTool({ name: "run_command", arguments: { command: "echo over-mtls" } });
+      expect(r.isError ?? false).toBe(false);
+      expect(JSON.stringify(r.content)).toContain("over-mtls");
+    } finally {
+      await client.close();
+    }
+    const wrongToken = join(dir, "wrong-token-mcp");
+    writeFileSync(wrongToken, `${"8".repeat(64)}\n`);
+    const cases: Array<[string, string[], RegExp]> = [
+      ["wrong CA", ["--tls-ca", certs.otherCaCert, ...flags.slice(2), "--token-file", tokenFile], /not signed by the CA given.*--tls-ca/],
+      ["wrong token", [...flags, "--token-file", wrongToken], /refused the token \(the token is wrong\).*--token-file/],
+    ];
+    for (const [what, args, expected] of cases) {
+      const t0 = performance.now();
+      const r = await pincer(["mcp", "--env", server.address, ...args]);
+      expect(r.code, what).not.toBe(0);
+      expect(r.stderr, what).toMatch(/pincer mcp: cannot use /);
+      expect(r.stderr, what).toMatch(expected);
+      // Found at the first call, not after waiting for the daemon to accept.
+      expect(performance.now() - t0, what).toBeLessThan(12_000);
     }
   });
 });

@@ -1,7 +1,9 @@
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { Option, type Command } from "commander";
 import { connect } from "../env/index.js";
-import { connectOptionsOf, machineOfFlags, type CredentialFlags } from "../machines/credentials.js";
+import { FailedPreconditionError, UnauthenticatedError, UnavailableError } from "@pincer/shared";
+import { connectOptionsOf, diagnoseTls, machineOfFlags, type CredentialFlags } from "../machines/credentials.js";
+import { machineProblem } from "../machines/remoteProvider.js";
 import { addCredentialOptions, credentialFlags } from "./credentials.js";
 import { createMcpServer } from "../mcp/server.js";
 
@@ -20,8 +22,16 @@ export interface McpCommandOptions {
  * stdout carries only the protocol; messages go to stderr.
  */
 export async function runMcpServer(o: McpCommandOptions & CredentialFlags): Promise<void> {
-  const env = connect(o.env, connectOptionsOf(machineOfFlags(o.env, o)));
+  const spec = machineOfFlags(o.env, o);
+  const env = connect(o.env, connectOptionsOf(spec));
   try {
+    // A refused handshake or token is known at the first call: say so, and which flag fixes it,
+    // rather than waiting for a daemon that will never accept.
+    const refused = await env.system.info({ timeoutMs: 5_000, waitForReady: false }).then(
+      () => undefined,
+      async (err: unknown) => (err instanceof UnauthenticatedError || (err instanceof UnavailableError && (await diagnoseTls(spec))) ? err : undefined),
+    );
+    if (refused) throw new FailedPreconditionError(`pincer mcp: cannot use ${o.env}: ${await machineProblem(refused, spec, o.env)}`);
     const info = await env.waitUntilReady({ timeoutMs: 15_000 });
     process.stderr.write(`pincer mcp: serving ${o.env} (${info.hostname}, display ${info.display || "none"}) over stdio\n`);
     const server = createMcpServer({

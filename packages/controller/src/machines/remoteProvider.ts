@@ -98,6 +98,20 @@ async function resetRemote(machine: ProvidedMachine, signal?: AbortSignal): Prom
 }
 
 /**
+ * Why a machine cannot be used, from the error of a call to it: for a refused TLS handshake or
+ * token, what is wrong and the flag that fixes it; otherwise the error's message.
+ */
+export async function machineProblem(err: unknown, spec: MachineSpec | undefined, name: string): Promise<string> {
+  const tlsProblem = spec && err instanceof UnavailableError ? await diagnoseTls(spec) : undefined;
+  const tokenProblem =
+    err instanceof UnauthenticatedError
+      ? `${spec?.address ?? name} refused the token (${err.message.replace(/^.*refused the credentials: /, "").split(". Pass")[0]}): ` +
+        "pass --token-file <the daemon's token file> or set PINCER_TOKEN (in a machines file: tokenFile)"
+      : undefined;
+  return tlsProblem ?? tokenProblem ?? (err as Error).message;
+}
+
+/**
  * Connects to every machine of a remote pool at once and asks each for its info. Resolves when all
  * answer; otherwise throws one error listing each machine that did not, with the reason and, for a
  * refused TLS handshake or token, the flag that fixes it.
@@ -105,18 +119,11 @@ async function resetRemote(machine: ProvidedMachine, signal?: AbortSignal): Prom
 export async function checkPool(pool: EnvironmentPool, timeoutMs = 15_000): Promise<void> {
   const checks = pool.slots.flatMap((slot) =>
     Object.entries(slot.envs).map(async ([name, env]) => {
-      const spec = slot.machines?.[name];
       try {
         await env.system.info({ timeoutMs, waitForReady: false });
         return undefined;
       } catch (err) {
-        const tlsProblem = spec && err instanceof UnavailableError ? await diagnoseTls(spec) : undefined;
-        const tokenProblem =
-          err instanceof UnauthenticatedError
-            ? `${spec?.address ?? name} refused the token (${err.message.replace(/^.*refused the credentials: /, "").split(". Pass")[0]}): ` +
-              "pass --token-file <the daemon's token file> or set PINCER_TOKEN (in a machines file: tokenFile)"
-            : undefined;
-        return `  ${name} (slot ${slot.index + 1}): ${tlsProblem ?? tokenProblem ?? (err as Error).message}`;
+        return `  ${name} (slot ${slot.index + 1}): ${await machineProblem(err, slot.machines?.[name], name)}`;
       }
     }),
   );
