@@ -27,6 +27,22 @@ async function shaOfFile(path: string): Promise<string> {
   for await (const c of createReadStream(path)) h.update(c as Buffer);
   return h.digest("hex");
 }
+/**
+ * The number of audit lines once earlier calls have all logged their end (a cancelled call may log
+ * it a moment later): unchanged for 150 ms.
+ */
+async function settledCount(lines: () => string[]): Promise<number> {
+  let n = lines().length;
+  for (let quiet = 0; quiet < 150; quiet += 25) {
+    await new Promise((r) => setTimeout(r, 25));
+    if (lines().length !== n) {
+      n = lines().length;
+      quiet = -25;
+    }
+  }
+  return n;
+}
+
 /** Nothing but `names` in the directory: no temporary files left behind. */
 const entries = (d: string) => readdirSync(d).sort();
 
@@ -232,7 +248,7 @@ describe("upload and download, verified by sha256 on both sides", () => {
         .log()
         .split("\n")
         .filter((l) => l.includes('"type":"audit"'));
-    const before = calls().length;
+    const before = await settledCount(calls);
     expect(await daemon.env.files.read(remote)).toHaveLength(2048);
     // Audit lines are written as calls end; stderr is another pipe.
     for (let i = 0; i < 50 && calls().length === before; i++) await new Promise((r) => setTimeout(r, 20));
@@ -258,9 +274,7 @@ describe("upload and download, verified by sha256 on both sides", () => {
         .log()
         .split("\n")
         .filter((l) => l.includes('"type":"audit"'));
-    // The last test's cancelled download may still be logging its end.
-    await new Promise((r) => setTimeout(r, 200));
-    const before = calls().length;
+    const before = await settledCount(calls);
     const out = join(dir, "one-call-file.out");
     expect(await daemon.env.files.download(remote, out)).toMatchObject({ path: out, size: 2 * MiB });
     for (let i = 0; i < 50 && calls().length === before; i++) await new Promise((r) => setTimeout(r, 20));
