@@ -41,15 +41,37 @@ afterAll(async () => {
 
 const at = (path: string) => `${vm}/${path}`;
 
+/** Arguments with their vm_* paths (nested ones too) under the uploaded folder; absolute ones stay. */
+function resolveVm(args: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(
+    Object.entries(args).map(([k, v]) => [
+      k,
+      k.startsWith("vm_") && typeof v === "string" && !v.startsWith("/")
+        ? at(v)
+        : Array.isArray(v)
+          ? v.map((x) => (x && typeof x === "object" && "arguments" in x ? { ...x, arguments: resolveVm(x.arguments as Record<string, unknown>) } : x))
+          : v,
+    ]),
+  );
+}
+
 describe("each helper passes its passing fixture and fails its failing one", () => {
   // [helper, arguments (vm paths relative to the uploaded folder), expected score, expected reason (or a pattern)]
   const cases: Array<[string, Record<string, unknown>, number, string | RegExp]> = [
-    ["compare_text_file", { local_expected: "text/expected.txt", vm_result: "text/result-pass.txt" }, 1, "the 4 line(s) match"],
+    ["compare_text_file", { local_expected: "text/expected.txt", vm_result: "text/result-pass.txt" }, 1, "the texts match (4 line(s))"],
+    // The dataset's own spelling of the same arguments.
+    ["compare_text_file", { local_expected_file: "text/expected.txt", vm_result_file: "text/result-pass.txt" }, 1, "the texts match (4 line(s))"],
+    [
+      "compare_text_file",
+      { local_expected_file: "text/expected.txt", vm_result_file: "text/result-fail-split.txt", ignore_blanks: true },
+      1,
+      "the texts match (blanks collapsed)",
+    ],
     [
       "compare_text_file",
       { local_expected: "text/expected.txt", vm_result: "text/result-pass-blanks-case.txt", ignore_blanks: true, ignore_case: true },
       1,
-      "the 3 line(s) match",
+      "the texts match (blanks collapsed)",
     ],
     [
       "compare_text_file",
@@ -66,62 +88,26 @@ describe("each helper passes its passing fixture and fails its failing one", () 
     ["compare_csv", { local_expected: "csv/expected.csv", vm_result: "csv/result-pass.csv" }, 1, "3 data row(s) and 3 column(s) match"],
     [
       "compare_csv",
-      { local_expected: "csv/expected.csv", vm_result: "csv/result-pass-loose.csv", ignore_order: true, ignore_case: true, rtol: 1e-3 },
+      { local_expected: "csv/expected.csv", vm_result: "csv/result-pass-loose.csv", ignore_order: true, ignore_case: true, strict: false },
       1,
-      "3 data row(s) match in some order",
+      "3 data row(s) and 3 column(s) match in some order",
     ],
-    [
-      "compare_csv",
-      { local_expected: "csv/expected.csv", vm_result: "csv/result-pass-loose.csv", ignore_order: true, ignore_case: true, rtol: 1e-3, strict: true },
-      0,
-      'the result has extra column(s) "notes"',
-    ],
-    ["compare_csv", { local_expected: "csv/expected.csv", vm_result: "csv/result-fail.csv" }, 0, 'data row 2, column "qty": expected "10", got "12"'],
+    ["compare_csv", { local_expected: "csv/expected.csv", vm_result: "csv/result-fail-index.csv", ignore_order: true }, 0, /extra column\(s\) "Unnamed: 0"/],
+    ["compare_csv", { local_expected: "csv/expected.csv", vm_result: "csv/result-fail.csv" }, 0, 'data row 2, column "qty": expected 10, got 12'],
     ["compare_csv", { local_expected: "csv/expected.csv", vm_result: "csv/invalid.csv" }, 0, /^the result is not valid CSV: /],
-    [
-      "compare_notebook_outputs",
-      { local_expected: "notebook/expected.ipynb", vm_result: "notebook/result-pass.ipynb" },
-      1,
-      "the outputs of 3 code cell(s) match",
-    ],
+    ["compare_notebook_outputs", { local_expected: "notebook/expected.ipynb", vm_result: "notebook/expected.ipynb" }, 1, "the outputs of 3 code cell(s) match"],
     [
       "compare_notebook_outputs",
       { local_expected: "notebook/expected.ipynb", vm_result: "notebook/result-fail-outputs.ipynb" },
       0,
-      'code cell 3 (cell [3]) output, line 1: expected "1.25", got "1.3"',
+      'cell [3] output 1: expected "1.25", got "1.3"',
     ],
-    [
-      "compare_notebook_outputs",
-      { local_expected: "notebook/expected.ipynb", vm_result: "notebook/result-pass.ipynb", ignore_execution_count: false },
-      0,
-      "code cell 1 (cell [1]): expected execution count 1, got 7",
-    ],
+    ["compare_notebook_cells", { local_expected: "notebook/expected.ipynb", vm_result: "notebook/result-pass.ipynb" }, 1, /^the types and sources of 4 cell/],
+    ["compare_notebook_cells", { local_expected: "notebook/expected.ipynb", vm_result: "notebook/result-fail-cells.ipynb" }, 0, /^cell \[2\] source: /],
+    ["compare_ipynb_files", { local_expected: "notebook/expected.ipynb", vm_result: "notebook/expected.ipynb" }, 1, /^the 4 cell\(s\) match/],
+    ["compare_ipynb_files", { local_expected: "notebook/expected.ipynb", vm_result: "notebook/result-pass.ipynb" }, 0, /^cell \[2\] output text: /],
     [
       "compare_notebook_cells",
-      { local_expected: "notebook/expected.ipynb", vm_result: "notebook/result-pass.ipynb" },
-      1,
-      "the types and sources of 4 cell(s) match",
-    ],
-    [
-      "compare_notebook_cells",
-      { local_expected: "notebook/expected.ipynb", vm_result: "notebook/result-fail-cells.ipynb" },
-      0,
-      'cell [2] source, line 2: expected "    print(p)", got "  print(p)"',
-    ],
-    [
-      "compare_ipynb_files",
-      { local_expected: "notebook/expected.ipynb", vm_result: "notebook/result-pass.ipynb" },
-      1,
-      /^the types and sources of 4 cell\(s\) match; the outputs of 3 code cell\(s\) match$/,
-    ],
-    [
-      "compare_ipynb_files",
-      { local_expected: "notebook/expected.ipynb", vm_result: "notebook/result-fail-outputs.ipynb" },
-      0,
-      /^code cell 3 \(cell \[3\]\) output/,
-    ],
-    [
-      "compare_ipynb_files",
       { local_expected: "notebook/expected.ipynb", vm_result: "notebook/not-a-notebook.ipynb" },
       0,
       /is not a notebook: cells: no cells array/,
@@ -129,12 +115,84 @@ describe("each helper passes its passing fixture and fails its failing one", () 
     ["is_jupyter_cell_executed", { vm_result: "notebook/expected.ipynb" }, 1, "3 code cell(s) executed"],
     ["is_jupyter_cell_executed", { vm_result: "notebook/unexecuted.ipynb" }, 0, "not executed: cell(s) [3]"],
     ["is_jupyter_cell_executed", { vm_result: "notebook/unexecuted.ipynb", cells: [1, 2] }, 1, "2 code cell(s) executed"],
-    ["are_jupyter_outputs_cleared", { vm_result: "notebook/cleared.ipynb" }, 1, "the outputs are cleared"],
+    ["is_jupyter_cell_executed", { vm_result: "notebook/unexecuted.ipynb", expected: [3] }, 1, "the unexecuted cells are [3], as expected"],
+    ["are_jupyter_outputs_cleared", { vm_result: "notebook/cleared.ipynb", expected: [] }, 1, "the outputs are cleared"],
+    ["are_jupyter_outputs_cleared", { vm_result: "notebook/expected.ipynb", expected: [] }, 0, "the cells with outputs are [2, 3], expected []"],
     [
-      "are_jupyter_outputs_cleared",
-      { vm_result: "notebook/expected.ipynb" },
+      "evaluate_multiple_notebooks",
+      {
+        operator: "and",
+        comparisons: [
+          { func: "compare_notebook_cells", arguments: { local_expected: "notebook/expected.ipynb", vm_result: "notebook/result-fail-outputs.ipynb" } },
+          { func: "compare_notebook_outputs", arguments: { local_expected: "notebook/expected.ipynb", vm_result: "notebook/result-fail-outputs.ipynb" } },
+        ],
+      },
       0,
-      "outputs remain in cell(s) [2, 3]; execution counts remain in cell(s) [1, 2, 3]",
+      '1 of 2 passed (all needed): [1] compare_notebook_outputs: cell [3] output 1: expected "1.25", got "1.3"',
+    ],
+    [
+      "evaluate_multiple_notebooks",
+      {
+        operator: "OR",
+        comparisons: [
+          { func: "compare_notebook_outputs", arguments: { local_expected: "notebook/expected.ipynb", vm_result: "notebook/result-fail-outputs.ipynb" } },
+          { func: "compare_notebook_cells", arguments: { local_expected: "notebook/expected.ipynb", vm_result: "notebook/result-fail-outputs.ipynb" } },
+        ],
+      },
+      1,
+      /^1 of 2 passed \(one needed\): \[1\] compare_notebook_cells: /,
+    ],
+    [
+      "evaluate_multiple_notebooks",
+      {
+        operator: "and",
+        comparisons: [{ func: "compare_notebook_cells", arguments: { local_expected: "notebook/missing.ipynb", vm_result: "notebook/expected.ipynb" } }],
+      },
+      0,
+      /^0 of 1 passed \(all needed\): \[0\] compare_notebook_cells: failed to run \(scored 0, as in the dataset's evaluator\): local_expected notebook\/missing/
+    ],
+    [
+      "compare_jupyterlab_images",
+      { local_expected_image: "jupyterlab/gold.png", vm_result_image: "jupyterlab/gold.png" },
+      1,
+      "histogram correlation 1.0000 ≥ threshold 0.95",
+    ],
+    [
+      "compare_jupyterlab_images",
+      { local_expected_image: "jupyterlab/gold.png", vm_result_image: "jupyterlab/half.png" },
+      1,
+      "histogram correlation 0.9999 ≥ threshold 0.95",
+    ],
+    [
+      "compare_jupyterlab_images",
+      { local_expected_image: "jupyterlab/gold.png", vm_result_image: "jupyterlab/white.png" },
+      0,
+      "histogram correlation 0.9358 < threshold 0.95",
+    ],
+    [
+      "compare_jupyterlab_images",
+      { local_expected_image: "jupyterlab/gold.png", vm_result_image: "jupyterlab/black.png" },
+      0,
+      "histogram correlation 0.0027 < threshold 0.95",
+    ],
+    // The original's blind spot, and the stricter verdict as an option.
+    [
+      "compare_jupyterlab_images",
+      { local_expected_image: "jupyterlab/gold.png", vm_result_image: "jupyterlab/flipped.png" },
+      1,
+      /^histogram correlation 1\.0000/,
+    ],
+    [
+      "compare_jupyterlab_images",
+      { local_expected_image: "jupyterlab/gold.png", vm_result_image: "jupyterlab/flipped.png", method: "ssim" },
+      0,
+      /^SSIM 0\.\d+ < threshold 0\.95$/,
+    ],
+    [
+      "compare_jupyterlab_images",
+      { local_expected_image: "jupyterlab/gold.png", vm_result_image: "jupyterlab/gold.png", method: "ssim" },
+      1,
+      "SSIM 1.0000 ≥ threshold 0.95",
     ],
     ["compare_images", { local_expected: "images/expected.png", vm_result: "images/result-pass.png" }, 1, /^SSIM 0\.99\d\d ≥ threshold 0\.95$/],
     ["compare_images", { local_expected: "images/expected.png", vm_result: "images/result-fail.png" }, 0, /^SSIM 0\.3\d+ < threshold 0\.95$/],
@@ -187,12 +245,31 @@ describe("each helper passes its passing fixture and fails its failing one", () 
       /^the stdout of "scripts\/report.sh"/,
     ],
     ["compare_script_logs", { command: "echo hello; exit 3", include: ["hello"], exit_code: 0 }, 0, /^"echo hello; exit 3" exited with 3, expected 0/],
+    // The dataset's form: the script writes a log, the nested rules check the log.
+    [
+      "compare_script_logs",
+      { eval_script: "scripts/write-log.sh", vm_eval_logs: "/tmp/pincer-eval-test-log.txt", rules: { include: ["python3"], exclude: ["jupyter-kernel"] } },
+      1,
+      /^\/tmp\/pincer-eval-test-log\.txt: all 1 include rule\(s\) found, none of 1 exclude rule\(s\)/,
+    ],
+    [
+      "compare_script_logs",
+      { eval_script: "scripts/write-log.sh", vm_eval_logs: "/tmp/pincer-eval-test-log.txt", rules: { include: ["SUCCESS"], exclude: ["python3"] } },
+      0,
+      /missing "SUCCESS"/,
+    ],
+    [
+      "compare_script_logs",
+      { eval_script: "scripts/report.sh", vm_eval_logs: "/tmp/pincer-eval-test-no-log.txt", rules: { include: ["x"] } },
+      0,
+      /^log file \/tmp\/pincer-eval-test-no-log\.txt does not exist \("scripts\/report\.sh" printed /,
+    ],
     ["compare_script_logs", { command: ["sh", "-c", "echo missing >&2"], include: ["found"] }, 0, /missing "found"/],
     ["compare_script_logs", { command: "sleep 5", include: ["x"], timeout_seconds: 0.5 }, 0, /did not finish within 0\.5 s/],
   ];
 
   test.each(cases)("%s %j → %d", async (func, args, score, reason) => {
-    const resolved = Object.fromEntries(Object.entries(args).map(([k, v]) => [k, (k === "vm_result" || k === "vm_file") && typeof v === "string" ? at(v) : v]));
+    const resolved = resolveVm(args);
     const outcome = await evaluate(func, resolved);
     expect(outcome.score).toBe(score);
     if (typeof reason === "string") expect(outcome.reason).toBe(reason);
@@ -277,13 +354,16 @@ describe("all and any over real helpers", () => {
     });
     expect(await evaluate("all", { evaluators: [good(), bad()] })).toEqual({
       score: 0,
-      reason: '1 of 2 did not pass: [1] compare_csv: data row 2, column "qty": expected "10", got "12"',
+      reason: '1 of 2 did not pass: [1] compare_csv: data row 2, column "qty": expected 10, got 12',
     });
     expect(await evaluate("all", { evaluators: [good(), bad()], mean: true })).toMatchObject({ score: 0.5 });
   });
 
   test("any: one passing part is enough", async () => {
-    expect(await evaluate("any", { evaluators: [bad(), good()] })).toEqual({ score: 1, reason: "1 of 2 passed: [1] compare_text_file: the 4 line(s) match" });
+    expect(await evaluate("any", { evaluators: [bad(), good()] })).toEqual({
+      score: 1,
+      reason: "1 of 2 passed: [1] compare_text_file: the texts match (4 line(s))",
+    });
     expect(await evaluate("any", { evaluators: [bad(), bad()] })).toMatchObject({
       score: 0,
       reason: expect.stringMatching(/^none of 2 passed: \[0\] compare_csv: data row 2/),

@@ -80,8 +80,8 @@ test("validation reports unknown parts and bad arguments at their JSON path, nes
   expect(r.success).toBe(false);
   expect(r.error!.issues.map((i) => [i.path.join("."), i.message])).toEqual([
     ["evaluators.0.func", 'unknown evaluation helper "nope"'],
-    ["evaluators.1.arguments.vm_result", "Invalid input: expected string, received undefined"],
     ["evaluators.1.arguments", 'Unrecognized key: "vm_reslt"'],
+    ["evaluators.1.arguments.vm_result", "give vm_result (or vm_result_file)"],
     ["evaluators.2.arguments.evaluators.0.arguments.score", "Invalid input: expected number, received string"],
   ]);
   expect(registry.get("any")!.args.safeParse({ evaluators: [] }).success).toBe(false);
@@ -99,10 +99,12 @@ test("the registry holds every built-in, all and any, and the extras; names stay
     "compare_csv",
     "compare_images",
     "compare_ipynb_files",
+    "compare_jupyterlab_images",
     "compare_notebook_cells",
     "compare_notebook_outputs",
     "compare_script_logs",
     "compare_text_file",
+    "evaluate_multiple_notebooks",
     "fixed",
     "is_jupyter_cell_executed",
   ]);

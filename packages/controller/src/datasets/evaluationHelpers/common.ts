@@ -104,3 +104,17 @@ export function splitLines(text: string): string[] {
   if (lines.at(-1) === "") lines.pop();
   return lines;
 }
+
+/**
+ * A refinement for argument objects that accept two spellings of an argument (Pincer's and a
+ * dataset's own): exactly one of each pair must be given.
+ */
+export function oneOfEach(pairs: ReadonlyArray<readonly [string, string]>) {
+  return (args: Record<string, unknown>, ctx: z.RefinementCtx): void => {
+    for (const [a, b] of pairs) {
+      const given = [a, b].filter((k) => args[k] !== undefined);
+      if (given.length === 0) ctx.addIssue({ code: "custom", path: [a], message: `give ${a} (or ${b})` });
+      if (given.length === 2) ctx.addIssue({ code: "custom", path: [b], message: `give ${a} or ${b}, not both` });
+    }
+  };
+}

@@ -4,180 +4,237 @@ import type { EvaluationOutcome } from "../helpers.js";
 import { defineEvaluationHelper } from "../helpers.js";
 import { envArg, fail, fetchResultText, pass, readLocalText, show } from "./common.js";
 
+/**
+ * `compare_csv` as the GUI-OS dataset's evaluator computes it: both files read as pandas'
+ * `read_csv` reads them (a header row, a type per column inferred from its cells), columns put in
+ * sorted order, then `DataFrame.equals`: the same column names, the same number of rows, the same
+ * type per column (a column of `22` is int64, one of `22.0` float64, and they differ) and the same
+ * values, numbers exactly.
+ */
+
+/** A column's type, as pandas infers it. */
+export type CsvDtype = "int64" | "float64" | "bool" | "object";
+
+/** A cell's value: null is pandas' NaN (an empty or NA cell). */
+export type CsvValue = number | string | boolean | null;
+
+/** A CSV file read as pandas reads it. */
+export interface CsvFrame {
+  columns: string[];
+  dtypes: CsvDtype[];
+  /** Row-major values, in the file's column order. */
+  rows: CsvValue[][];
+}
+
 /** Options of {@link compareCsv}. */
 export interface CompareCsvOptions {
-  /** Rows may come in any order (compared as a multiset). @default false */
+  /** Rows may come in any order (both sorted before comparing). @default false */
   ignoreOrder?: boolean;
-  /** Header names and text cells compare regardless of case. @default false */
+  /** Text cells compare regardless of case (column names do not). @default false */
   ignoreCase?: boolean;
-  /** Columns the expected file does not have fail the comparison instead of being ignored. @default false */
+  /** false: whitespace around text cells is ignored. @default true */
   strict?: boolean;
-  /** Relative tolerance of numeric cells: |got − expected| ≤ atol + rtol·|expected|. @default 1e-9 */
+  /**
+   * Pincer's leniency, off by default so scores compare with published ones: numbers compare within
+   * |got − expected| ≤ atol + rtol·|expected|, and integer and decimal columns count as one type.
+   */
   rtol?: number;
-  /** Absolute tolerance of numeric cells. @default 0 */
+  /** See `rtol`. @default 0 */
   atol?: number;
 }
 
-/** A CSV file: its header (trimmed) and data rows. */
-export interface CsvTable {
-  header: string[];
-  rows: string[][];
+/** The cells pandas reads as NaN by default. */
+const NA = new Set([
+  "",
+  "#N/A",
+  "#N/A N/A",
+  "#NA",
+  "-1.#IND",
+  "-1.#QNAN",
+  "-NaN",
+  "-nan",
+  "1.#IND",
+  "1.#QNAN",
+  "<NA>",
+  "N/A",
+  "NA",
+  "NULL",
+  "NaN",
+  "None",
+  "n/a",
+  "nan",
+  "null",
+]);
+const INT = /^\s*[+-]?\d+\s*$/;
+const FLOAT = /^\s*[+-]?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|inf|infinity)\s*$/i;
+const TRUE = new Set(["True", "TRUE", "true"]);
+const FALSE = new Set(["False", "FALSE", "false"]);
+
+/** The type pandas infers for a column from its raw cells. */
+function inferDtype(cells: string[]): CsvDtype {
+  const present = cells.filter((c) => !NA.has(c));
+  const hasNa = present.length < cells.length;
+  if (present.length === 0) return "float64";
+  if (present.every((c) => INT.test(c))) return hasNa ? "float64" : "int64";
+  if (present.every((c) => FLOAT.test(c))) return "float64";
+  if (!hasNa && present.every((c) => TRUE.has(c) || FALSE.has(c))) return "bool";
+  return "object";
 }
 
-/** Parses CSV text (RFC 4180 quoting, any line ending, optional BOM; empty lines skipped). Throws on malformed input. */
-export function parseCsv(text: string): CsvTable {
-  const records = parse(text, { bom: true, skip_empty_lines: true }) as string[][];
-  const [header, ...rows] = records;
-  if (!header) throw new Error("no header row");
-  return { header: header.map((h) => h.trim()), rows };
+function toValue(cell: string, dtype: CsvDtype): CsvValue {
+  if (NA.has(cell)) return null;
+  if (dtype === "int64" || dtype === "float64") {
+    const t = cell.trim().toLowerCase().replace(/^\+/, "");
+    return t === "inf" || t === "infinity" ? Infinity : t === "-inf" || t === "-infinity" ? -Infinity : Number(t);
+  }
+  if (dtype === "bool" || TRUE.has(cell) || FALSE.has(cell)) return TRUE.has(cell);
+  return cell;
 }
 
-const NUMBER = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/;
-
-function asNumber(cell: string): number | undefined {
-  const s = cell.trim();
-  return NUMBER.test(s) ? Number(s) : undefined;
+/** Reads CSV text as pandas' `read_csv` does by default; throws when it cannot. */
+export function readCsvLikePandas(text: string): CsvFrame {
+  const records = parse(text, { bom: true, skip_empty_lines: true, relax_column_count: true }) as string[][];
+  const [header, ...data] = records;
+  if (!header) throw new Error("no columns to parse from the file (it is empty)");
+  // Unnamed and repeated headers, as pandas names them.
+  const seen = new Map<string, number>();
+  const columns = header.map((h, i) => {
+    const name = h === "" ? `Unnamed: ${i}` : h;
+    const n = seen.get(name) ?? 0;
+    seen.set(name, n + 1);
+    return n === 0 ? name : `${name}.${n}`;
+  });
+  const long = data.findIndex((r) => r.length > columns.length);
+  if (long >= 0) throw new Error(`data row ${long + 1} has ${data[long]!.length} fields, the header ${columns.length}`);
+  const raw = data.map((r) => columns.map((_, j) => r[j] ?? ""));
+  const dtypes = columns.map((_, j) => inferDtype(raw.map((r) => r[j]!)));
+  return { columns, dtypes, rows: raw.map((r) => r.map((cell, j) => toValue(cell, dtypes[j]!))) };
 }
 
-/**
- * Compares two CSV texts by header name, so the column order does not matter. Cells are trimmed;
- * cells that are numbers on both sides compare as numbers within the tolerances ("1.50" equals
- * "1.5"). A header name the result lacks always fails; extra result columns fail only when
- * `strict`. Throws when the expected text is not valid CSV (the task is broken); a result that is
- * not valid CSV scores 0.
- */
-export function compareCsv(expectedText: string, resultText: string, opts: CompareCsvOptions = {}): EvaluationOutcome {
-  const fold = (s: string) => (opts.ignoreCase ? s.toLowerCase() : s);
-  const aligned = alignColumns(expectedText, resultText, fold, opts.strict ?? false);
-  if ("outcome" in aligned) return aligned.outcome;
-  const { expected, got } = aligned;
-  const rtol = opts.rtol ?? 1e-9;
-  const atol = opts.atol ?? 0;
-  const cells: CellComparison = {
-    equal(e, r) {
-      const en = asNumber(e);
-      const rn = asNumber(r);
-      if (en !== undefined && rn !== undefined) return Math.abs(rn - en) <= atol + rtol * Math.abs(en);
-      return fold(e.trim()) === fold(r.trim());
-    },
-    canonical: (c) => (asNumber(c) !== undefined ? String(asNumber(c)) : fold(c.trim())),
+/** A value as pandas prints it: NaN, quoted text, True/False, 3 or 3.0 by the column's type. */
+const display = (v: CsvValue, dtype?: CsvDtype) =>
+  v === null
+    ? "NaN"
+    : typeof v === "string"
+      ? show(v)
+      : typeof v === "boolean"
+        ? v
+          ? "True"
+          : "False"
+        : dtype === "float64" && Number.isInteger(v)
+          ? `${v}.0`
+          : String(v);
+
+/** Python's ordering for sort_values: NaN last, numbers and booleans by value, text by code point. */
+function compareValues(a: CsvValue, b: CsvValue): number {
+  if (a === b) return 0;
+  if (a === null) return 1;
+  if (b === null) return -1;
+  if (typeof a === "string" && typeof b === "string") return a < b ? -1 : 1;
+  return Number(a) < Number(b) ? -1 : Number(a) > Number(b) ? 1 : 0;
+}
+
+/** The frame with its columns in sorted order, cells transformed as the options say. */
+function prepare(frame: CsvFrame, opts: CompareCsvOptions): CsvFrame {
+  const order = frame.columns.map((_, i) => i).sort((i, j) => (frame.columns[i]! < frame.columns[j]! ? -1 : 1));
+  const cell = (v: CsvValue): CsvValue => {
+    if (typeof v !== "string") return v;
+    let s = opts.strict === false ? v.trim() : v;
+    if (opts.ignoreCase) s = s.toLowerCase();
+    return s;
   };
-  return opts.ignoreOrder ? compareRowsAnyOrder(expected, got, cells) : compareRowsInOrder(expected, got, cells);
+  let rows = frame.rows.map((r) => order.map((j) => cell(r[j]!)));
+  if (opts.ignoreOrder) {
+    rows = [...rows].sort((x, y) => {
+      for (let k = 0; k < x.length; k++) {
+        const c = compareValues(x[k]!, y[k]!);
+        if (c !== 0) return c;
+      }
+      return 0;
+    });
+  }
+  return { columns: order.map((j) => frame.columns[j]!), dtypes: order.map((j) => frame.dtypes[j]!), rows };
 }
 
-/** How two cells compare: within the tolerances, and as a canonical form for exact matching. */
-interface CellComparison {
-  equal(expected: string, result: string): boolean;
-  canonical(cell: string): string;
-}
+const INDEX_HINT = " (an index written as a column?)";
 
-/**
- * Parses both texts and lines the result's columns up with the expected header: the expected table
- * and the result rows in its column order, or the failing outcome (the result is not CSV, lacks a
- * column, repeats one, or has an extra one when `strict`). A broken expected file throws.
- */
-function alignColumns(
-  expectedText: string,
-  resultText: string,
-  fold: (s: string) => string,
-  strict: boolean,
-): { expected: CsvTable; got: string[][] } | { outcome: EvaluationOutcome } {
-  let expected: CsvTable;
-  try {
-    expected = parseCsv(expectedText);
-  } catch (e) {
-    throw new Error(`the expected file is not valid CSV: ${(e as Error).message}`, { cause: e });
+/** Compares the column names, their types and the row count: the failing reason, if any. */
+function shapeProblem(e: CsvFrame, r: CsvFrame, lenient: boolean): string | undefined {
+  const missing = e.columns.filter((c) => !r.columns.includes(c));
+  const extra = r.columns.filter((c) => !e.columns.includes(c));
+  if (missing.length || extra.length) {
+    return [
+      missing.length ? `the result lacks column(s) ${missing.map((c) => show(c)).join(", ")}` : "",
+      extra.length
+        ? `the result has extra column(s) ${extra.map((c) => show(c)).join(", ")}${extra.some((c) => c.startsWith("Unnamed: ")) ? INDEX_HINT : ""}`
+        : "",
+    ]
+      .filter(Boolean)
+      .join("; ");
   }
-  const dupExpected = duplicate(expected.header.map(fold));
-  if (dupExpected !== undefined) throw new Error(`the expected file has column ${show(dupExpected)} twice`);
-  let result: CsvTable;
-  try {
-    result = parseCsv(resultText);
-  } catch (e) {
-    return { outcome: fail(`the result is not valid CSV: ${(e as Error).message}`) };
-  }
-  const dupResult = duplicate(result.header.map(fold));
-  if (dupResult !== undefined) return { outcome: fail(`the result has column ${show(dupResult)} twice`) };
-  const resultIndex = new Map(result.header.map((h, i) => [fold(h), i]));
-  const columns = expected.header.map((h) => resultIndex.get(fold(h)));
-  const missing = expected.header.filter((_, i) => columns[i] === undefined);
-  if (missing.length) {
-    return { outcome: fail(`the result lacks column(s) ${missing.map((m) => show(m)).join(", ")} (it has ${result.header.map((h) => show(h)).join(", ")})`) };
-  }
-  if (strict) {
-    const known = new Set(expected.header.map(fold));
-    const extra = result.header.filter((h) => !known.has(fold(h)));
-    if (extra.length) return { outcome: fail(`the result has extra column(s) ${extra.map((m) => show(m)).join(", ")}`) };
-  }
-  return { expected, got: result.rows.map((row) => columns.map((c) => row[c!] ?? "")) };
-}
-
-function compareRowsInOrder(expected: CsvTable, got: string[][], cells: CellComparison): EvaluationOutcome {
-  for (let i = 0; i < Math.min(expected.rows.length, got.length); i++) {
-    const e = expected.rows[i]!;
-    const r = got[i]!;
-    const c = e.findIndex((cell, j) => !cells.equal(cell, r[j]!));
-    if (c >= 0) return fail(`data row ${i + 1}, column ${show(expected.header[c]!)}: expected ${show(e[c]!)}, got ${show(r[c]!)}`);
-  }
-  if (expected.rows.length !== got.length) return fail(`expected ${expected.rows.length} data row(s), got ${got.length}`);
-  return pass(`${got.length} data row(s) and ${expected.header.length} column(s) match`);
-}
-
-/** Rows as a multiset: exact (canonical) matches first, then within the tolerances, greedily. */
-function compareRowsAnyOrder(expected: CsvTable, got: string[][], cells: CellComparison): EvaluationOutcome {
-  if (expected.rows.length !== got.length) return fail(`expected ${expected.rows.length} data row(s), got ${got.length}`);
-  const canonical = (row: string[]) => JSON.stringify(row.map(cells.canonical));
-  const rowEqual = (e: string[], r: string[]) => e.every((cell, i) => cells.equal(cell, r[i]!));
-  const free = new Map<string, number[]>();
-  got.forEach((row, i) => {
-    const k = canonical(row);
-    free.set(k, [...(free.get(k) ?? []), i]);
-  });
-  const used = new Set<number>();
-  const unmatched: number[] = [];
-  expected.rows.forEach((row, i) => {
-    const j = free.get(canonical(row))?.shift();
-    if (j === undefined) unmatched.push(i);
-    else used.add(j);
-  });
-  const stillUnmatched = unmatched.filter((i) => {
-    const j = got.findIndex((r, k) => !used.has(k) && rowEqual(expected.rows[i]!, r));
-    if (j < 0) return true;
-    used.add(j);
-    return false;
-  });
-  if (stillUnmatched.length) {
-    const first = stillUnmatched[0]!;
-    const spare = got.findIndex((_, k) => !used.has(k));
-    return fail(
-      `${stillUnmatched.length} expected row(s) have no match in the result, e.g. data row ${first + 1}: ${show(expected.rows[first]!.join(", "))}` +
-        (spare >= 0 ? `; unmatched result row ${spare + 1}: ${show(got[spare]!.join(", "))}` : ""),
-    );
-  }
-  return pass(`${got.length} data row(s) match in some order`);
-}
-
-function duplicate(names: string[]): string | undefined {
-  const seen = new Set<string>();
-  for (const n of names) {
-    if (seen.has(n)) return n;
-    seen.add(n);
+  if (e.rows.length !== r.rows.length) return `expected ${e.rows.length} data row(s), got ${r.rows.length}`;
+  const numeric = (d: CsvDtype) => (lenient && (d === "int64" || d === "float64") ? "number" : d);
+  const k = e.dtypes.findIndex((d, i) => numeric(d) !== numeric(r.dtypes[i]!));
+  if (k >= 0) {
+    const sample = (f: CsvFrame) => display(f.rows.find((row) => row[k] !== null)?.[k] ?? null, f.dtypes[k]);
+    return `column ${show(e.columns[k]!)} is ${e.dtypes[k]} in the expected file (e.g. ${sample(e)}) but ${r.dtypes[k]} in the result (e.g. ${sample(r)})`;
   }
   return undefined;
 }
 
-/** `compare_csv`: the result CSV on the machine has the expected file's columns (by header) and rows. */
+/**
+ * Compares two CSV texts as the dataset's `compare_csv` does (see the file's comment). Throws when
+ * the expected text cannot be read (the task is broken); a result that cannot be read scores 0.
+ */
+export function compareCsv(expectedText: string, resultText: string, opts: CompareCsvOptions = {}): EvaluationOutcome {
+  let expected: CsvFrame;
+  try {
+    expected = readCsvLikePandas(expectedText);
+  } catch (e) {
+    throw new Error(`the expected file is not valid CSV: ${(e as Error).message}`, { cause: e });
+  }
+  let result: CsvFrame;
+  try {
+    result = readCsvLikePandas(resultText);
+  } catch (e) {
+    return fail(`the result is not valid CSV: ${(e as Error).message}`);
+  }
+  const lenient = (opts.rtol ?? 0) > 0 || (opts.atol ?? 0) > 0;
+  const e = prepare(expected, opts);
+  const r = prepare(result, opts);
+  const problem = shapeProblem(e, r, lenient);
+  if (problem) return fail(problem);
+  const equal = (a: CsvValue, b: CsvValue) => {
+    if (a === b) return true;
+    if (lenient && typeof a === "number" && typeof b === "number") return Math.abs(b - a) <= (opts.atol ?? 0) + (opts.rtol ?? 0) * Math.abs(a);
+    return typeof a === "number" && typeof b === "number" && Number.isNaN(a) && Number.isNaN(b);
+  };
+  for (let i = 0; i < e.rows.length; i++) {
+    const k = e.rows[i]!.findIndex((v, j) => !equal(v, r.rows[i]![j]!));
+    if (k >= 0) {
+      const row = opts.ignoreOrder ? `row ${i + 1} after sorting` : `data row ${i + 1}`;
+      return fail(`${row}, column ${show(e.columns[k]!)}: expected ${display(e.rows[i]![k]!, e.dtypes[k])}, got ${display(r.rows[i]![k]!, r.dtypes[k])}`);
+    }
+  }
+  return pass(`${e.rows.length} data row(s) and ${e.columns.length} column(s) match${opts.ignoreOrder ? " in some order" : ""}`);
+}
+
+/** `compare_csv`: the result CSV on the machine equals the expected one as pandas reads them. */
 export const compareCsvHelper = defineEvaluationHelper({
   name: "compare_csv",
-  description: "Compares a CSV file on the machine with an expected one by header name (column order does not matter), with numeric tolerances",
+  description: "Compares a CSV file on the machine with an expected one as pandas reads them: same columns (any order), types and values",
   args: z.strictObject({
     local_expected: z.string().min(1).describe("The expected CSV, relative to the task folder"),
     vm_result: z.string().min(1).describe("The CSV on the machine"),
     ignore_order: z.boolean().default(false).describe("Rows may come in any order"),
-    ignore_case: z.boolean().default(false).describe("Header names and text cells compare regardless of case"),
-    strict: z.boolean().default(false).describe("Extra columns in the result fail (missing columns always fail)"),
-    rtol: z.number().nonnegative().default(1e-9).describe("Relative tolerance of numeric cells"),
-    atol: z.number().nonnegative().default(0).describe("Absolute tolerance of numeric cells"),
+    ignore_case: z.boolean().default(false).describe("Text cells compare regardless of case"),
+    strict: z.boolean().default(true).describe("false: whitespace around text cells is ignored"),
+    rtol: z
+      .number()
+      .nonnegative()
+      .default(0)
+      .describe("Pincer's leniency (not the dataset's): relative tolerance of numbers; int and decimal columns then match"),
+    atol: z.number().nonnegative().default(0).describe("Pincer's leniency: absolute tolerance of numbers"),
     env: envArg,
   }),
   async run(args, ctx) {

@@ -166,3 +166,136 @@ export const compareImages = defineEvaluationHelper({
     return s >= args.threshold ? pass(`SSIM ${shown} ≥ threshold ${args.threshold}`) : fail(`SSIM ${shown} < threshold ${args.threshold}`);
   },
 });
+
+/**
+ * An image as OpenCV's `imread` + `cvtColor(BGR2GRAY)` gives it: alpha dropped (not blended), then
+ * Y = 0.299 R + 0.587 G + 0.114 B in OpenCV's 14-bit fixed point.
+ */
+export async function decodeGrayLikeOpenCv(data: Buffer): Promise<GrayImage> {
+  const { default: sharp } = await import("sharp");
+  const { data: raw, info } = await sharp(data).removeAlpha().toColourspace("srgb").raw().toBuffer({ resolveWithObject: true });
+  const c = info.channels;
+  const gray = new Uint8Array(info.width * info.height);
+  for (let i = 0; i < gray.length; i++) gray[i] = (raw[i * c]! * 4899 + raw[i * c + 1]! * 9617 + raw[i * c + 2]! * 1868 + 8192) >> 14;
+  return { width: info.width, height: info.height, data: gray };
+}
+
+/** Weights of area resampling along one axis: for each output position, the source positions it covers and by how much. */
+function areaWeights(from: number, to: number): Array<Array<[number, number]>> {
+  const scale = from / to;
+  return Array.from({ length: to }, (_, o) => {
+    const start = o * scale;
+    const end = Math.min(from, start + scale);
+    const out: Array<[number, number]> = [];
+    for (let s = Math.floor(start); s < end; s++) {
+      const w = Math.min(end, s + 1) - Math.max(start, s);
+      if (w > 1e-12) out.push([s, w / scale]);
+    }
+    return out;
+  });
+}
+
+/** Resizes by averaging the source area each output pixel covers (OpenCV's INTER_AREA when shrinking), rounded to 0-255. */
+export function resizeArea(img: GrayImage, width: number, height: number): GrayImage {
+  if (img.width === width && img.height === height) return img;
+  const wx = areaWeights(img.width, width);
+  const wy = areaWeights(img.height, height);
+  const rows = new Float64Array(width * img.height);
+  for (let y = 0; y < img.height; y++) {
+    for (let x = 0; x < width; x++) {
+      let s = 0;
+      for (const [sx, w] of wx[x]!) s += img.data[y * img.width + sx]! * w;
+      rows[y * width + x] = s;
+    }
+  }
+  const data = new Uint8Array(width * height);
+  for (let y = 0; y < height; y++) {
+    for (let x = 0; x < width; x++) {
+      let s = 0;
+      for (const [sy, w] of wy[y]!) s += rows[sy * width + x]! * w;
+      data[y * width + x] = Math.min(255, Math.max(0, Math.round(s)));
+    }
+  }
+  return { width, height, data };
+}
+
+/** A 256-bin grey-level histogram scaled to [0, 1] (min-max, in float32, as OpenCV stores it). */
+function normalizedHistogram(img: GrayImage): Float64Array {
+  const h = new Float64Array(256);
+  for (let i = 0; i < img.data.length; i++) h[img.data[i]!]! += 1;
+  let min = Infinity;
+  let max = -Infinity;
+  for (const v of h) {
+    min = Math.min(min, v);
+    max = Math.max(max, v);
+  }
+  const scale = max - min > Number.EPSILON ? 1 / (max - min) : 0;
+  return h.map((v) => Math.fround((v - min) * scale));
+}
+
+/**
+ * The GUI-OS dataset's `compare_jupyterlab_images` measure: both images in grey, the larger (by
+ * pixel count) shrunk to the smaller's size, then the correlation of their min-max normalised
+ * 256-bin histograms (OpenCV's HISTCMP_CORREL; 1 when either histogram is flat). It sees only how
+ * much of each grey there is, not where: a flipped or rearranged image scores 1.
+ */
+export function histogramCorrelation(a: GrayImage, b: GrayImage): number {
+  const [x, y] = a.width * a.height > b.width * b.height ? [resizeArea(a, b.width, b.height), b] : [a, resizeArea(b, a.width, a.height)];
+  const h1 = normalizedHistogram(x);
+  const h2 = normalizedHistogram(y);
+  let s1 = 0;
+  let s2 = 0;
+  let s11 = 0;
+  let s12 = 0;
+  let s22 = 0;
+  for (let i = 0; i < 256; i++) {
+    s1 += h1[i]!;
+    s2 += h2[i]!;
+    s11 += h1[i]! * h1[i]!;
+    s12 += h1[i]! * h2[i]!;
+    s22 += h2[i]! * h2[i]!;
+  }
+  const num = s12 - (s1 * s2) / 256;
+  const denom = (s11 - (s1 * s1) / 256) * (s22 - (s2 * s2) / 256);
+  return Math.abs(denom) > Number.EPSILON ? num / Math.sqrt(denom) : 1;
+}
+
+/** `compare_jupyterlab_images`: the dataset's histogram check (or, as an option, SSIM) of an image on the machine. */
+export const compareJupyterlabImages = defineEvaluationHelper({
+  name: "compare_jupyterlab_images",
+  description:
+    "Compares an image on the machine with an expected one as the GUI-OS dataset does (grey-level histogram correlation ≥ similarity_threshold); " +
+    "method: ssim judges structure instead",
+  args: z.strictObject({
+    local_expected_image: z.string().min(1).describe("The expected image, relative to the task folder"),
+    vm_result_image: z.string().min(1).describe("The image on the machine"),
+    similarity_threshold: z.number().min(-1).max(1).default(0.95).describe("Least similarity that passes"),
+    method: z
+      .enum(["histogram", "ssim"])
+      .default("histogram")
+      .describe("histogram: the dataset's check, which passes flipped or rearranged images; ssim: structural similarity, the stricter verdict"),
+    env: envArg,
+  }),
+  async run(args, ctx) {
+    const expectedBytes = await readLocal(ctx, args.local_expected_image, "local_expected_image");
+    const fetched = await fetchResult(ctx, args.env, args.vm_result_image, "result image");
+    if (!fetched.ok) return fetched.outcome;
+    let expected: GrayImage;
+    try {
+      expected = args.method === "ssim" ? await decodeGray(expectedBytes) : await decodeGrayLikeOpenCv(expectedBytes);
+    } catch (e) {
+      throw new Error(`local_expected_image ${args.local_expected_image} is not an image: ${(e as Error).message}`, { cause: e });
+    }
+    let result: GrayImage;
+    try {
+      result =
+        args.method === "ssim" ? await decodeGray(fetched.data, { width: expected.width, height: expected.height }) : await decodeGrayLikeOpenCv(fetched.data);
+    } catch (e) {
+      return fail(`the result ${args.vm_result_image} is not an image: ${(e as Error).message}`);
+    }
+    const [what, s] = args.method === "ssim" ? ["SSIM", ssim(expected, result)] : ["histogram correlation", histogramCorrelation(expected, result)];
+    const shown = s.toFixed(4);
+    const t = args.similarity_threshold;
+    return s >= t ? pass(`${what} ${shown} ≥ threshold ${t}`) : fail(`${what} ${shown} < threshold ${t}`);
+  },
+});

@@ -1,12 +1,13 @@
 import { Registry, type EvaluationHelper, type EvaluationRegistry } from "../helpers.js";
 import { createAll, createAny } from "./combine.js";
 import { compareCsvHelper } from "./csv.js";
-import { compareImages } from "./images.js";
+import { compareImages, compareJupyterlabImages } from "./images.js";
 import {
   areJupyterOutputsCleared,
   compareIpynbFilesHelper,
   compareNotebookCellsHelper,
   compareNotebookOutputsHelper,
+  evaluateMultipleNotebooks,
   isJupyterCellExecuted,
 } from "./notebook.js";
 import { checkClipboard, checkWindowExists } from "./machineState.js";
@@ -15,20 +16,20 @@ import { checkFileExists, checkIncludeExclude, compareTextFile } from "./text.js
 
 export { createAll, createAny } from "./combine.js";
 export type { CombinationArgs } from "./combine.js";
-export { compareCsv, parseCsv } from "./csv.js";
-export type { CompareCsvOptions, CsvTable } from "./csv.js";
-export { decodeGray, ssim } from "./images.js";
+export { compareCsv, readCsvLikePandas } from "./csv.js";
+export type { CompareCsvOptions, CsvDtype, CsvFrame, CsvValue } from "./csv.js";
+export { decodeGray, decodeGrayLikeOpenCv, histogramCorrelation, resizeArea, ssim } from "./images.js";
 export type { GrayImage } from "./images.js";
 export {
   checkCellsExecuted,
   checkOutputsCleared,
+  compareIpynbFiles,
   compareNotebookCells,
   compareNotebookOutputs,
-  compareNotebooks,
-  outputText,
   parseNotebook,
+  pyStrip,
 } from "./notebookChecks.js";
-export type { CellsExecutedOptions, NotebookCell, NotebookCompareOptions, NotebookOutput, OutputsClearedOptions } from "./notebookChecks.js";
+export type { CellsExecutedOptions, NotebookCell, NotebookOutput, NotebookOutputsOptions, OutputsClearedOptions } from "./notebookChecks.js";
 export { checkRules, ruleMatches, ruleSchema } from "./rules.js";
 export type { Rule, RuleCheck } from "./rules.js";
 export { compareText } from "./text.js";
@@ -48,7 +49,9 @@ export const builtinEvaluationHelpers: EvaluationHelper[] = [
   compareIpynbFilesHelper,
   isJupyterCellExecuted,
   areJupyterOutputsCleared,
+  evaluateMultipleNotebooks,
   compareImages,
+  compareJupyterlabImages,
   compareScriptLogs,
   checkFileExists,
   checkIncludeExclude,

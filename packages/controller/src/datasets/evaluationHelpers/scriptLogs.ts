@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { basename } from "node:path";
 import { z } from "zod";
 import { defineEvaluationHelper, resolveLocal } from "../helpers.js";
-import { envArg, fail, pickEnv, readLocal, show } from "./common.js";
+import { envArg, fail, fetchResultText, pickEnv, readLocal, show } from "./common.js";
 import { checkRules, rulesShape } from "./rules.js";
 
 /** Where an uploaded check script goes on the machine (a fresh folder, removed afterwards). */
@@ -28,6 +28,16 @@ export const compareScriptLogs = defineEvaluationHelper({
         .optional()
         .describe("A script in the task folder: uploaded to a temporary folder on the machine, made executable and run"),
       script_args: z.array(z.string()).default([]).describe("Arguments of local_script"),
+      eval_script: z
+        .string()
+        .min(1)
+        .optional()
+        .describe("The GUI-OS dataset's form: a script of the task, uploaded and run; then vm_eval_logs (the log it wrote) is checked"),
+      vm_eval_logs: z.string().min(1).optional().describe("With eval_script: the log file on the machine the rules look at"),
+      rules: z
+        .strictObject({ include: rulesShape.include, exclude: rulesShape.exclude })
+        .optional()
+        .describe("The rules nested as {include, exclude}, as the dataset writes them; added to the top-level ones"),
       cwd: z.string().min(1).optional().describe("Working directory on the machine"),
       log: z.enum(["both", "stdout", "stderr"]).default("both").describe("Which output the rules look at (both: stdout, then stderr)"),
       exit_code: z.number().int().optional().describe("When set, the command must exit with this code"),
@@ -35,45 +45,60 @@ export const compareScriptLogs = defineEvaluationHelper({
       ...rulesShape,
       env: envArg,
     })
-    .refine((a) => (a.command === undefined) !== (a.local_script === undefined), { message: "give exactly one of command and local_script" })
-    .refine((a) => a.include.length + a.exclude.length > 0 || a.exit_code !== undefined, { message: "give include or exclude rules, or exit_code" }),
+    .refine((a) => [a.command, a.local_script, a.eval_script].filter((x) => x !== undefined).length === 1, {
+      message: "give exactly one of command, local_script and eval_script",
+    })
+    .refine((a) => (a.eval_script === undefined) === (a.vm_eval_logs === undefined), {
+      message: "eval_script and vm_eval_logs go together: the script writes the log the rules check",
+      path: ["vm_eval_logs"],
+    })
+    .refine((a) => a.include.length + a.exclude.length + (a.rules?.include.length ?? 0) + (a.rules?.exclude.length ?? 0) > 0 || a.exit_code !== undefined, {
+      message: "give include or exclude rules (at the top level or under rules), or exit_code",
+    }),
   async run(args, ctx) {
     const env = pickEnv(ctx, args.env);
     let command: string | string[];
     let folder: string | undefined;
-    if (args.local_script !== undefined) {
-      const script = await readLocal(ctx, args.local_script, "local_script");
+    const scriptArg = args.local_script !== undefined ? "local_script" : "eval_script";
+    const scriptPath = args.local_script ?? args.eval_script;
+    if (scriptPath !== undefined) {
+      const script = await readLocal(ctx, scriptPath, scriptArg);
       folder = `${REMOTE_TMP}/pincer-eval-${randomUUID()}`;
-      const remote = `${folder}/${basename(resolveLocal(ctx, args.local_script))}`;
+      const remote = `${folder}/${basename(resolveLocal(ctx, scriptPath))}`;
       await env.files.upload(script, remote, { mode: 0o755, signal: ctx.signal });
       command = [remote, ...args.script_args];
     } else {
       command = args.command!;
     }
-    const what = args.local_script ?? (Array.isArray(command) ? command.join(" ") : command);
+    const what = scriptPath ?? (Array.isArray(command) ? command.join(" ") : command);
+    const include = [...args.include, ...(args.rules?.include ?? [])];
+    const exclude = [...args.exclude, ...(args.rules?.exclude ?? [])];
     try {
       const r = await env.process.run(command, {
         signal: ctx.signal,
         commandTimeoutMs: args.timeout_seconds * 1000,
         ...(args.cwd ? { cwd: args.cwd } : {}),
       });
-      const log =
+      let log =
         args.log === "stdout"
           ? r.stdout
           : args.log === "stderr"
             ? r.stderr
             : r.stdout + (r.stdout && r.stderr && !r.stdout.endsWith("\n") ? "\n" : "") + r.stderr;
+      let subject = `the ${args.log === "both" ? "output" : args.log} of ${show(what, 80)}`;
+      if (args.vm_eval_logs !== undefined) {
+        // The dataset's form: the rules look at the log the script wrote, whatever it printed.
+        const written = await fetchResultText(ctx, args.env, args.vm_eval_logs, "log file");
+        if (!written.ok) return fail(`${written.outcome.reason} (${show(what, 80)} printed ${show(log.slice(-300), 200)})`);
+        log = written.text;
+        subject = args.vm_eval_logs;
+      }
       const tail = ` (log ends ${show(log.slice(-300), 200)})`;
       if (r.timedOut) return fail(`${show(what, 80)} did not finish within ${args.timeout_seconds} s${tail}`);
       if (args.exit_code !== undefined && r.exitCode !== args.exit_code) {
         return fail(`${show(what, 80)} exited with ${r.exitCode ?? `signal ${r.signal}`}, expected ${args.exit_code}${tail}`);
       }
-      const checked = checkRules(log, {
-        include: args.include,
-        exclude: args.exclude,
-        ignoreCase: args.ignore_case,
-        subject: `the ${args.log === "both" ? "output" : args.log} of ${show(what, 80)}`,
-      });
+      const checked = checkRules(log, { include, exclude, ignoreCase: args.ignore_case, subject });
       return checked.score < 1 ? fail(checked.reason + tail) : checked;
     } finally {
       if (folder) await env.files.remove(folder, { recursive: true, missingOk: true }).catch(() => {});

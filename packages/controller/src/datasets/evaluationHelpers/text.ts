@@ -1,72 +1,90 @@
 import { z } from "zod";
 import type { EvaluationOutcome } from "../helpers.js";
 import { defineEvaluationHelper } from "../helpers.js";
-import { envArg, fail, fetchResultText, pass, pickEnv, readLocalText, show, splitLines } from "./common.js";
+import { envArg, fail, fetchResultText, oneOfEach, pass, pickEnv, readLocalText, show, splitLines } from "./common.js";
 import { checkRules, rulesShape } from "./rules.js";
 import { NotFoundError } from "@pincer/shared";
 
 /** Options of {@link compareText}. */
 export interface CompareTextOptions {
-  /** Runs of whitespace count as one space, leading and trailing whitespace of lines and blank lines are ignored. */
+  /**
+   * Tabs and line breaks count as spaces, runs of whitespace as one space, and whitespace at the
+   * ends of the text is ignored: a line joined or split at a space still matches.
+   */
   ignoreBlanks?: boolean;
   /** Letters compare regardless of case. */
   ignoreCase?: boolean;
 }
 
-interface Line {
-  /** 1-based line number in its file. */
-  no: number;
-  text: string;
-  key: string;
+/** Text as read in text mode: CRLF and CR line breaks become LF (line endings never matter). */
+const universalNewlines = (text: string) => text.replace(/\r\n?/g, "\n");
+
+/**
+ * The text as compared: blanks collapsed with `ignoreBlanks` (tabs and newlines to spaces, ends
+ * stripped, runs to one space), case folded with `ignoreCase`.
+ */
+function normalizeText(text: string, opts: CompareTextOptions): string {
+  let t = universalNewlines(text);
+  if (opts.ignoreBlanks)
+    t = t
+      .replace(/[\t\n]/g, " ")
+      .trim()
+      .replace(/\s+/g, " ");
+  if (opts.ignoreCase) t = t.toLowerCase();
+  return t;
 }
 
-function lines(text: string, opts: CompareTextOptions): Line[] {
-  const out: Line[] = [];
-  splitLines(text).forEach((raw, i) => {
-    let key = raw;
-    if (opts.ignoreBlanks) {
-      key = key.replace(/\s+/g, " ").trim();
-      if (key === "") return;
-    }
-    if (opts.ignoreCase) key = key.toLowerCase();
-    out.push({ no: i + 1, text: raw, key });
-  });
-  return out;
+/** Where two different texts part, for the reason: the first differing line, or what one lacks at its end. */
+function whereTheyDiffer(expected: string, result: string): string {
+  const e = splitLines(expected);
+  const r = splitLines(result);
+  for (let i = 0; i < Math.max(e.length, r.length); i++) {
+    if (e[i] === r[i]) continue;
+    if (r[i] === undefined) return `the result ends after line ${r.length}; expected line ${i + 1}: ${show(e[i]!)}`;
+    if (e[i] === undefined) return `the result has ${r.length - e.length} extra line(s), from line ${i + 1}: ${show(r[i]!)}`;
+    return `line ${i + 1}: expected ${show(e[i]!)}, got ${show(r[i]!)}`;
+  }
+  return expected.endsWith("\n")
+    ? "the expected text ends with a line break, the result does not"
+    : "the result ends with a line break, the expected text does not";
 }
 
 /**
- * Compares two texts line by line. Line endings (LF, CRLF, CR) and a final line break never
- * matter. The reason names the first line that differs.
+ * Compares two texts whole, as the GUI-OS dataset's `compare_text_file` does: line endings (LF,
+ * CRLF, CR) never matter; everything else does, a final line break included, unless
+ * `ignoreBlanks`. The reason names the first line that differs.
  */
 export function compareText(expected: string, result: string, opts: CompareTextOptions = {}): EvaluationOutcome {
-  const exp = lines(expected, opts);
-  const res = lines(result, opts);
-  for (let i = 0; i < Math.max(exp.length, res.length); i++) {
-    const e = exp[i];
-    const r = res[i];
-    if (e && r && e.key === r.key) continue;
-    if (!r) return fail(`the result ends after ${res.length} line(s); expected line ${e!.no}: ${show(e!.text)}`);
-    if (!e) return fail(`the result has ${res.length - exp.length} extra line(s), from line ${r.no}: ${show(r.text)}`);
-    const where = e.no === r.no ? `line ${r.no}` : `line ${r.no} (expected line ${e.no})`;
-    return fail(`${where}: expected ${show(e.text)}, got ${show(r.text)}`);
-  }
-  return pass(`the ${exp.length} line(s) match`);
+  const e = normalizeText(expected, opts);
+  const r = normalizeText(result, opts);
+  if (e === r) return pass(opts.ignoreBlanks ? "the texts match (blanks collapsed)" : `the texts match (${splitLines(e).length} line(s))`);
+  return fail(opts.ignoreBlanks ? `with blanks collapsed, ${whereTheyDiffer(e, r).replace(/^line 1: /, "")}` : whereTheyDiffer(e, r));
 }
 
-/** `compare_text_file`: the result file on the machine has the expected file's lines. */
+/** `compare_text_file`: the result file on the machine has the expected file's text. */
 export const compareTextFile = defineEvaluationHelper({
   name: "compare_text_file",
-  description: "Compares a text file on the machine with an expected file, line by line; options to ignore blanks and case",
-  args: z.strictObject({
-    local_expected: z.string().min(1).describe("The expected file, relative to the task folder"),
-    vm_result: z.string().min(1).describe("The file on the machine"),
-    ignore_blanks: z.boolean().default(false).describe("Whitespace runs count as one space; leading/trailing whitespace and blank lines are ignored"),
-    ignore_case: z.boolean().default(false),
-    env: envArg,
-  }),
+  description: "Compares a text file on the machine with an expected file (line endings aside); options to ignore blanks and case",
+  args: z
+    .strictObject({
+      local_expected: z.string().min(1).optional().describe("The expected file, relative to the task folder"),
+      local_expected_file: z.string().min(1).optional().describe("The same, as the GUI-OS dataset's evaluators spell it"),
+      vm_result: z.string().min(1).optional().describe("The file on the machine"),
+      vm_result_file: z.string().min(1).optional().describe("The same, as the GUI-OS dataset's evaluators spell it"),
+      ignore_blanks: z.boolean().default(false).describe("Tabs and line breaks count as spaces, whitespace runs as one space, the ends are stripped"),
+      ignore_case: z.boolean().default(false),
+      env: envArg,
+    })
+    .superRefine(
+      oneOfEach([
+        ["local_expected", "local_expected_file"],
+        ["vm_result", "vm_result_file"],
+      ]),
+    ),
   async run(args, ctx) {
-    const expected = await readLocalText(ctx, args.local_expected);
-    const result = await fetchResultText(ctx, args.env, args.vm_result);
+    const expectedPath = (args.local_expected ?? args.local_expected_file)!;
+    const expected = await readLocalText(ctx, expectedPath, args.local_expected ? "local_expected" : "local_expected_file");
+    const result = await fetchResultText(ctx, args.env, (args.vm_result ?? args.vm_result_file)!);
     if (!result.ok) return result.outcome;
     return compareText(expected, result.text, { ignoreBlanks: args.ignore_blanks, ignoreCase: args.ignore_case });
   },
