@@ -295,12 +295,15 @@ export async function loadDataset(
     return { root: abs, tasks: [], problems: [{ file: abs, path: "", message: "no such file or directory", severity: "error" }] };
   }
   const loaded: DatasetTask[] = [];
+  /** Ids (from their file names) of tasks left out for their errors. */
+  const rejected = new Set<string>();
   for (const file of await findTaskFiles(abs)) {
     const before = problems.filter((p) => p.severity === "error").length;
     const task = file.endsWith(".json")
       ? await loadJsonTask(file, abs, registries, problems)
       : await loadModuleTask(file, abs, problems, opts.importModule ?? importFile);
     if (task && problems.filter((p) => p.severity === "error").length === before) loaded.push(task);
+    else rejected.add(basename(file).replace(/(\.task\.[cm]?[jt]s|\.json)$/, ""));
   }
   if (loaded.length === 0 && problems.length === 0) {
     problems.push({ file: abs, path: "", message: "no tasks found: expected <tool>/<id>/<id>.json folders or *.task.ts modules", severity: "error" });
@@ -312,23 +315,33 @@ export async function loadDataset(
     if (other) problems.push({ file: t.file, path: "id", message: `duplicate id ${t.id} (also in ${other.file})`, severity: "error" });
     else byId.set(t.id, t);
   }
-  for (const t of loaded) {
-    if (!t.counterpart) continue;
-    const other = byId.get(t.counterpart);
-    if (!other) {
-      problems.push({ file: t.file, path: "counterpart", message: `counterpart ${t.counterpart} is not in this dataset`, severity: "warning" });
-    } else if (other.counterpart !== t.id) {
-      problems.push({
-        file: t.file,
-        path: "counterpart",
-        message: `counterpart ${t.counterpart} does not point back (its counterpart is ${other.counterpart ? JSON.stringify(other.counterpart) : "unset"})`,
-        severity: "error",
-      });
-    }
-  }
+  for (const t of loaded) checkCounterpart(t, byId, rejected, problems);
   const bad = new Set(problems.filter((p) => p.severity === "error" && p.path === "counterpart").map((p) => p.file));
   const dupes = new Set(problems.filter((p) => p.message.startsWith("duplicate id")).map((p) => p.file));
   return { root: abs, tasks: loaded.filter((t) => !bad.has(t.file) && !dupes.has(t.file)), problems };
+}
+
+/**
+ * A task's counterpart: itself is an error of that task; a partner that names itself, was
+ * rejected or is missing is a warning (the task still runs); a partner that names a third task is
+ * an error, since one of the two is wrong.
+ */
+function checkCounterpart(t: DatasetTask, byId: ReadonlyMap<string, DatasetTask>, rejected: ReadonlySet<string>, problems: DatasetProblem[]): void {
+  if (!t.counterpart) return;
+  const add = (message: string, severity: "error" | "warning") => problems.push({ file: t.file, path: "counterpart", message, severity });
+  if (t.counterpart === t.id) {
+    add("the task names itself as its counterpart: set counterpart to the id of its twin in the other instruction style, or remove it", "error");
+    return;
+  }
+  const other = byId.get(t.counterpart);
+  if (!other) {
+    if (rejected.has(t.counterpart)) add(`counterpart ${t.counterpart} was rejected for its errors (listed under its file), so it will not run`, "warning");
+    else add(`counterpart ${t.counterpart} is not in this dataset`, "warning");
+  } else if (other.counterpart === other.id) {
+    add(`counterpart ${t.counterpart} names itself as its counterpart, not this task; fix its counterpart field`, "warning");
+  } else if (other.counterpart !== t.id) {
+    add(`counterpart ${t.counterpart} does not point back (its counterpart is ${other.counterpart ? JSON.stringify(other.counterpart) : "unset"})`, "error");
+  }
 }
 
 /** Formats problems one per line: `file:path: severity: message`. */

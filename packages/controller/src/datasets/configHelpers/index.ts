@@ -34,13 +34,27 @@ export const uploadFileToVm = defineConfigHelper({
 export const uploadScriptAndExecute = defineConfigHelper({
   name: "upload_script_and_execute",
   description: "Upload a script, make it executable, run it; a non-zero exit fails the setup with the script's output.",
-  args: z
-    .object({
-      local_path: z.string().min(1),
-      remote_path: remotePath,
-      timeout_seconds: z.number().positive().max(3600).default(300),
-    })
-    .strict(),
+  args: z.preprocess(
+    (v, ctx) => {
+      // Two published GUI-OS tasks write {src, dest}, which their own runner never accepted.
+      if (v && typeof v === "object" && ("src" in v || "dest" in v)) {
+        ctx.issues.push({
+          code: "custom",
+          input: v,
+          message: "this helper takes local_path and remote_path, not src and dest: rename src to local_path and dest to remote_path",
+        });
+        return z.NEVER;
+      }
+      return v;
+    },
+    z
+      .object({
+        local_path: z.string().min(1),
+        remote_path: remotePath,
+        timeout_seconds: z.number().positive().max(3600).default(300),
+      })
+      .strict(),
+  ),
   async run({ local_path, remote_path, timeout_seconds }, ctx) {
     await ctx.env.files.upload(resolveLocal(ctx, local_path), remote_path, { mode: 0o755, signal: ctx.signal });
     await runChecked(ctx, [remote_path], timeout_seconds);
