@@ -45,8 +45,14 @@ describe("pincer CLI", () => {
     expect(r.code, r.stderr).toBe(1);
     expect(r.stdout).toMatch(/^ok {3}t\/good$/m);
     expect(r.stdout).toMatch(/^FAIL t\/passes-alone: with no actions it scores 1 \(passed\): it passes by itself$/m);
-    expect(r.stdout).toMatch(/^FAIL t\/unsolvable: its solution scores 0 \(failed\): the task cannot pass as written$/m);
-    expect(r.stdout).toMatch(/1 of 3 tasks check out/);
+    expect(r.stdout).toContain(
+      "FAIL t/unsolvable: its solution scores 0 (failed): every step ran, and the evaluation says: /tmp/pincer-check/never.txt does not exist " +
+        "(the solution does not reach the goal, or the expected result is wrong)\n",
+    );
+    expect(r.stdout).toMatch(
+      /^FAIL t\/bad-step: its solution scores 0 \(failed\): step 1 \(desktop__download_file\) failed: .*absent\.txt.* \(the solution is at fault\)$/m,
+    );
+    expect(r.stdout).toMatch(/1 of 4 tasks check out/);
   });
 
   test("bad arguments say what to do", async () => {

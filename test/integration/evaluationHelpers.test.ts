@@ -149,7 +149,7 @@ describe("each helper passes its passing fixture and fails its failing one", () 
         comparisons: [{ func: "compare_notebook_cells", arguments: { local_expected: "notebook/missing.ipynb", vm_result: "notebook/expected.ipynb" } }],
       },
       0,
-      /^0 of 1 passed \(all needed\): \[0\] compare_notebook_cells: failed to run \(scored 0, as in the dataset's evaluator\): local_expected /
+      /^0 of 1 passed \(all needed\): \[0\] compare_notebook_cells: failed to run \(scored 0, as in the dataset's evaluator\): local_expected /,
     ],
     [
       "compare_jupyterlab_images",

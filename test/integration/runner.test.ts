@@ -173,6 +173,28 @@ describe("the runner's states, on a real daemon", () => {
     expect(Date.now() - started).toBeLessThan(20_000);
   });
 
+  test("a solution uploads the task's own files by relative path, and files it downloaded earlier", async () => {
+    const out = join(work, "relative-out");
+    mkdirSync(out, { recursive: true });
+    const up = (local: string, remote: string) => ({ tool: "desktop__upload_file", args: { local_path: local, remote_path: remote } });
+    const root = dataset("relative", [
+      {
+        id: "rel",
+        json: { config: [], evaluation: fileIs(`${out}/round-trip.txt`) },
+        solution: [
+          up("expected.txt", `${out}/from-task.txt`),
+          { tool: "desktop__download_file", args: { remote_path: `${out}/from-task.txt`, local_path: "fetched.txt" } },
+          up("fetched.txt", `${out}/round-trip.txt`),
+        ],
+        files: { "expected.txt": "done\n" },
+      },
+    ]);
+    const { runDir } = await run(root);
+    expect(summary(runDir, "rel").results).toMatchObject({ state: "passed", score: 1 });
+    // The download went to the attempt's folder, not into the dataset.
+    expect(existsSync(join(root, "t", "rel", "fetched.txt"))).toBe(false);
+  });
+
   test("an agent that throws is agent_error", async () => {
     const root = dataset("agent", [{ id: "a", json: { config: [], evaluation: fileIs("/nonexistent/z") }, solution: [], files: { "expected.txt": "x" } }]);
     const failing: Agent = {

@@ -84,9 +84,45 @@ describe("loading and validating a dataset", () => {
     expectLine(/schema\.json:instruction: /);
     expectLine(/bad-solution\/solution\.json:\[0\]: .*a solution is a list of/);
     expectLine(/cp-a\.json:counterpart: counterpart cp-b does not point back \(its counterpart is "someone-else"\)/);
-    expectLine(/broken\.json:: not valid JSON/);
+    expectLine(/broken\.json:line 1, column 3: not valid JSON at line 1, column 3/);
     // Tasks with errors are left out; none of these is runnable.
     expect(ds.tasks.map((t) => t.id)).toEqual(["cp-b"]);
+  });
+
+  test("every problem of a task at once: schema, helper arguments, id, and its solution's steps", async () => {
+    const solution = [
+      { tool: "desktop__clik", args: { x: "a" } },
+      { tool: "desktop__click", args: { x: "a", y: 1 } },
+      { tool: "server__run_command", args: { command: "true" } },
+      { tool: "desktop__upload_file", args: { local_path: "nowhere.txt", remote_path: "/tmp/x" } },
+      { tool: "desktop__download_file", args: { remote_path: "/tmp/y", local_path: "got.txt" } },
+      { tool: "desktop__upload_file", args: { local_path: "got.txt", remote_path: "/tmp/z" } },
+      { tool: "desktop__upload_file", args: { local_path: "in.txt", remote_path: "/tmp/w" } },
+    ];
+    const broken = { ...good("many"), instruction: 5, id: "other", config: [{ func: "upload_file_to_vm", arguments: { local_path: "in.txt" } }] };
+    writeTask("a", "many", broken, { "in.txt": "x", "solution.json": JSON.stringify(solution) });
+    const ds = await load();
+    expect(errors(ds.problems).map((p) => `${p.file.split("/").at(-1)}:${p.path}: ${p.message}`)).toEqual([
+      "many.json:instruction: Invalid input: expected string, received number",
+      'many.json:id: id "other" differs from the file name; name the file <id>.json in a folder <id>/',
+      "many.json:config[0].arguments.remote_path: upload_file_to_vm: Invalid input: expected string, received undefined",
+      'solution.json:[0].tool: step 1: desktop has no built-in action "clik" (did you mean desktop__click?)',
+      "solution.json:[1].args.x: step 2: desktop__click: Invalid input: expected number, received string",
+      'solution.json:[2].tool: step 3: tool "server__run_command" names no environment of this task; write <environment>__<action> with one of desktop',
+      expect.stringMatching(
+        /^solution\.json:\[3\]\.args\.local_path: step 4: nowhere\.txt is neither in the task folder \(.*\) nor downloaded by an earlier step$/,
+      ),
+    ]);
+  });
+
+  test("invalid JSON is reported with its line and column", async () => {
+    const dir = join(root, "a", "bad");
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, "bad.json"), '{\n  "id": "bad",\n  "instruction": "x"\n  "config": []\n}\n');
+    const ds = await load();
+    expect(errors(ds.problems)).toEqual([
+      { file: join(dir, "bad.json"), path: "line 4, column 3", message: expect.stringMatching(/^not valid JSON at line 4, column 3: /), severity: "error" },
+    ]);
   });
 
   test("the older {type, parameters} spelling is translated and reported, never skipped", async () => {

@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import { isAbsolute, relative, resolve } from "node:path";
 import { PermissionDeniedError } from "@pincer/shared";
 import { z } from "zod";
@@ -11,6 +12,12 @@ export interface SystemActionsOptions {
    * model can call these actions. @default no restriction (paths resolve against the working directory)
    */
   localRoot?: string;
+  /**
+   * More directories `upload_file` reads from, in order, when a relative path is not under
+   * `localRoot` (a task's own folder, so a solution can upload the task's files by name). Paths may
+   * not leave them either. @default none
+   */
+  readRoots?: readonly string[];
   /** Characters of stdout and of stderr that `run_command` returns to the caller. @default 20_000 */
   maxOutputChars?: number;
 }
@@ -73,7 +80,24 @@ function commandActions(maxOutputChars: number) {
 
 const transferred = z.object({ path: z.string(), size: z.number(), sha256: z.string() });
 
-function transferActions(local: (p: string) => string) {
+/**
+ * Where `upload_file` reads a local path: under `localRoot` if it is there, else under the first of
+ * `readRoots` that has it, else (for the error) under `localRoot`.
+ */
+function readResolver(local: (p: string) => string, readRoots: readonly string[]): (p: string) => string {
+  const others = readRoots.map((r) => localResolver(r));
+  return (p) => {
+    const first = local(p);
+    if (others.length === 0 || isAbsolute(p) || existsSync(first)) return first;
+    for (const other of others) {
+      const candidate = other(p);
+      if (existsSync(candidate)) return candidate;
+    }
+    return first;
+  };
+}
+
+function transferActions(local: (p: string) => string, readLocal: (p: string) => string) {
   return {
     upload_file: action({
       name: "upload_file",
@@ -84,7 +108,7 @@ function transferActions(local: (p: string) => string) {
       }),
       returns: transferred,
       async run({ local_path, remote_path }, { env, signal }) {
-        const r = await env.files.upload(local(local_path), remote_path, { signal });
+        const r = await env.files.upload(readLocal(local_path), remote_path, { signal });
         return { path: r.path, size: r.size, sha256: r.sha256 };
       },
     }),
@@ -136,7 +160,8 @@ const programActions = {
  * in-memory environment does not model them.
  */
 export function createSystemActions(opts: SystemActionsOptions = {}) {
-  return { ...commandActions(opts.maxOutputChars ?? 20_000), ...transferActions(localResolver(opts.localRoot)), ...programActions };
+  const local = localResolver(opts.localRoot);
+  return { ...commandActions(opts.maxOutputChars ?? 20_000), ...transferActions(local, readResolver(local, opts.readRoots ?? [])), ...programActions };
 }
 
 /** The system actions without a local root (see {@link createSystemActions}). */

@@ -1,5 +1,5 @@
 #!/usr/bin/env -S node --single-threaded-gc
-import { mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { Command, InvalidArgumentError as CliArgumentError, Option } from "commander";
@@ -16,7 +16,7 @@ import { checkPool, machinesOfEnvFlags, remoteProvider } from "../machines/remot
 import { openPool, type EnvironmentPool, type EnvironmentProvider } from "../machines/provider.js";
 import { addCredentialOptions, credentialFlags } from "./credentials.js";
 import { reportMarkdown, type Report } from "../runner/report.js";
-import { isInfraState } from "../runner/results.js";
+import { isInfraState, type Summary } from "../runner/results.js";
 import { runTasks, type RunnerOptions } from "../runner/runner.js";
 import { formatProblems, loadDataset, type DatasetTask } from "../datasets/loader.js";
 import { createRegistries } from "../datasets/registries.js";
@@ -203,6 +203,37 @@ function exitCode(report: Report, strict: boolean): number {
   return strict && report.passed !== report.tasks ? 1 : 0;
 }
 
+/**
+ * Why a task's solution did not pass, from its last attempt's summary and trajectory: the step that
+ * failed and its error (the solution is at fault), a setup or evaluator error (the task is), or the
+ * evaluation's verdict after every step ran (one of the two is wrong).
+ */
+async function whySolutionFailed(taskDir: string): Promise<string> {
+  const attempts = existsSync(taskDir)
+    ? readdirSync(taskDir)
+        .filter((d) => d.startsWith("attempt-"))
+        .sort()
+    : [];
+  const last = attempts.at(-1);
+  if (!last) return "it did not run";
+  const summary = JSON.parse(readFileSync(join(taskDir, last, "summary.json"), "utf8")) as Summary;
+  const r = summary.results;
+  if (r.state === "setup_error") return `the task's setup failed, before any step: ${r.error ?? "no reason recorded"} (the task is at fault)`;
+  if (r.state === "eval_error") return `the task's evaluation failed to run: ${r.eval_error ?? r.error ?? "no reason recorded"} (the task is at fault)`;
+  const trajectory = existsSync(join(taskDir, last, "trajectory.jsonl"))
+    ? readFileSync(join(taskDir, last, "trajectory.jsonl"), "utf8")
+        .trim()
+        .split("\n")
+        .filter(Boolean)
+        .map((l) => JSON.parse(l))
+    : [];
+  const failed = trajectory.find((l: { ok?: boolean }) => l.ok === false) as { step: number; tool: string; error?: { message?: string } } | undefined;
+  if (failed) return `step ${failed.step} (${failed.tool}) failed: ${failed.error?.message ?? "no message"} (the solution is at fault)`;
+  if (r.error) return `${r.error}`;
+  const verdict = r.eval_reason ?? "no reason given";
+  return `every step ran, and the evaluation says: ${verdict} (the solution does not reach the goal, or the expected result is wrong)`;
+}
+
 async function checkCommand(dir: string, o: MachineCliOptions & { concurrency: number; screen: { width: number; height: number } }): Promise<number> {
   const { registries, dataset } = await load(dir);
   if (dataset.problems.length) process.stderr.write(`${formatProblems(dataset.problems)}\n`);
@@ -218,7 +249,7 @@ async function checkCommand(dir: string, o: MachineCliOptions & { concurrency: n
       const b = idle.report.perTask.find((p) => p.id === t.id)!;
       const issues: string[] = [];
       if (!t.solution) issues.push("no solution.json");
-      else if (a.score !== 1) issues.push(`its solution scores ${a.score} (${a.state}): the task cannot pass as written`);
+      else if (a.score !== 1) issues.push(`its solution scores ${a.score} (${a.state}): ${await whySolutionFailed(join(out, "with-solution", t.tool, t.id))}`);
       if (b.score !== 0) issues.push(`with no actions it scores ${b.score} (${b.state}): it passes by itself`);
       if (issues.length) bad++;
       process.stdout.write(`${issues.length ? "FAIL" : "ok  "} ${t.tool}/${t.id}${issues.length ? `: ${issues.join("; ")}` : ""}\n`);

@@ -1,6 +1,7 @@
 import { existsSync } from "node:fs";
 import { readdir, readFile, stat } from "node:fs/promises";
 import { basename, dirname, isAbsolute, join, relative, resolve } from "node:path";
+import { checkSolutionSteps, type TaskEnvironments } from "./solutionCheck.js";
 import { pathToFileURL } from "node:url";
 import { z } from "zod";
 import type { StepCall } from "../benchmark/types.js";
@@ -112,12 +113,24 @@ function toolOf(root: string, taskDir: string): string {
 
 const NOT_JSON = Symbol("not JSON");
 
-/** Parses a JSON file, or records why it is not JSON. */
+/** "line L, column C" of a character offset in `text` (both 1-based). */
+function lineColumn(text: string, offset: number): string {
+  const before = text.slice(0, offset);
+  const line = before.split("\n").length;
+  return `line ${line}, column ${offset - before.lastIndexOf("\n")}`;
+}
+
+/** Parses a JSON file, or records why it is not JSON, with the line and column. */
 async function readJson(file: string, problems: DatasetProblem[]): Promise<unknown> {
+  const text = await readFile(file, "utf8");
   try {
-    return JSON.parse(await readFile(file, "utf8"));
+    return JSON.parse(text);
   } catch (err) {
-    problems.push({ file, path: "", message: `not valid JSON: ${(err as Error).message}`, severity: "error" });
+    const message = (err as Error).message;
+    const at = /at position (\d+)/.exec(message);
+    const where = at ? lineColumn(text, Number(at[1])) : /Unexpected end of JSON input/.test(message) ? lineColumn(text, text.length) : undefined;
+    const what = message.replace(/ in JSON at position \d+.*$/, "").replace(/^JSON\.parse: /, "");
+    problems.push({ file, path: where ?? "", message: `not valid JSON${where ? ` at ${where}` : ""}: ${what}`, severity: "error" });
     return NOT_JSON;
   }
 }
@@ -203,23 +216,18 @@ async function loadJsonTask(
     });
   }
   const parsed = jsonTaskSchema.safeParse(value);
+  const ctx = { file, dir, problems, evaluations: registries.evaluations };
   if (!parsed.success) {
     for (const issue of parsed.error.issues) problems.push({ file, path: jsonPath(issue.path), message: issue.message, severity: "error" });
+    // Every other problem too, at once: the parts that have the right shape are checked as usual.
+    checkParts(value, file, registries, ctx);
+    const solution = await loadSolution(dir, problems);
+    if (solution) checkSolutionSteps(partialTask(value, dir), solution, join(dir, "solution.json"), problems);
     return undefined;
   }
   const json = parsed.data;
-  if (json.id !== basename(file, ".json")) {
-    problems.push({
-      file,
-      path: "id",
-      message: `id ${JSON.stringify(json.id)} differs from the file name; name the file <id>.json in a folder <id>/`,
-      severity: "error",
-    });
-  }
-  const ctx = { file, dir, problems, evaluations: registries.evaluations };
-  for (const [i, c] of json.config.entries()) checkHelperCall(c, `config[${i}]`, registries.configs, ctx);
-  checkHelperCall(json.evaluation, "evaluation", registries.evaluations, ctx);
-  return {
+  checkParts(json, file, registries, ctx);
+  const task: JsonDatasetTask = {
     kind: "json",
     id: json.id,
     tool: toolOf(root, dir),
@@ -233,6 +241,44 @@ async function loadJsonTask(
     ...(await loadSolution(dir, problems).then((s) => (s ? { solution: s } : {}))),
     json,
   };
+  if (task.solution) checkSolutionSteps(task, task.solution, join(dir, "solution.json"), problems);
+  return task;
+}
+
+/** As much of a JSON task as its solution's check needs (its folder and environment names), from a task that does not fit the schema. */
+function partialTask(value: unknown, dir: string): TaskEnvironments {
+  const v = (value ?? {}) as { config?: unknown; evaluation?: unknown };
+  const envOf = (c: unknown) => (c && typeof c === "object" && typeof (c as { env?: unknown }).env === "string" ? (c as { env: string }).env : undefined);
+  const config = (Array.isArray(v.config) ? v.config : []).map((c) => ({ env: envOf(c) }));
+  return { kind: "json", dir, json: { config, evaluation: { env: envOf(v.evaluation) } } };
+}
+
+const helperCallShape = z.object({ func: z.string(), arguments: z.record(z.string(), z.unknown()).default({}) });
+
+/** The id against the file name, and each config entry and the evaluation that has the shape of a helper call. */
+function checkParts(
+  value: unknown,
+  file: string,
+  registries: { configs: ConfigRegistry; evaluations: EvaluationRegistry },
+  ctx: Parameters<typeof checkHelperCall>[3],
+): void {
+  const v = (value ?? {}) as { id?: unknown; config?: unknown; evaluation?: unknown };
+  if (typeof v.id === "string" && v.id !== basename(file, ".json")) {
+    ctx.problems.push({
+      file,
+      path: "id",
+      message: `id ${JSON.stringify(v.id)} differs from the file name; name the file <id>.json in a folder <id>/`,
+      severity: "error",
+    });
+  }
+  if (Array.isArray(v.config)) {
+    v.config.forEach((c, i) => {
+      const call = helperCallShape.safeParse(c);
+      if (call.success) checkHelperCall(call.data, `config[${i}]`, registries.configs, ctx);
+    });
+  }
+  const evaluation = helperCallShape.safeParse(v.evaluation);
+  if (evaluation.success) checkHelperCall(evaluation.data, "evaluation", registries.evaluations, ctx);
 }
 
 const importFile = (file: string): Promise<unknown> => import(pathToFileURL(file).href);
@@ -263,7 +309,7 @@ async function loadModuleTask(
       problems.push({ file, path: `solution${jsonPath(issue.path) ? `.${jsonPath(issue.path)}` : ""}`, message: issue.message, severity: "error" });
   }
   const dir = dirname(file);
-  return {
+  const task: ModuleDatasetTask = {
     kind: "module",
     id: m.id,
     // examples/<tool>/x.task.ts → <tool>; a module in the folder given, or given itself → its folder's name.
@@ -278,6 +324,12 @@ async function loadModuleTask(
     ...(m.solution ? { solution: m.solution } : {}),
     module: m,
   };
+  if (solution?.success) {
+    const found: DatasetProblem[] = [];
+    checkSolutionSteps(task, solution.data, file, found);
+    problems.push(...found.map((p) => ({ ...p, path: `solution${p.path}` })));
+  }
+  return task;
 }
 
 /**

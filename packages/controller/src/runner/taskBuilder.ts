@@ -7,9 +7,12 @@ import { createBenchmark, type Benchmark } from "../benchmark/benchmark.js";
 import { createEnvironment } from "../benchmark/environment.js";
 import type { ConfigRegistry, EvaluationOutcome, EvaluationRegistry, HelperContext } from "../datasets/helpers.js";
 import type { DatasetTask } from "../datasets/loader.js";
+import { environmentsOf } from "../datasets/solutionCheck.js";
 import type { Env } from "../env/index.js";
 import { evaluator } from "../evaluators/evaluator.js";
 import { createTask, type ActionCall, type Task } from "../tasks/task.js";
+
+export { environmentsOf };
 
 /** What building a dataset task needs. */
 export interface TaskBuildInput {
@@ -21,13 +24,6 @@ export interface TaskBuildInput {
   maxSteps: number;
   /** Wall-clock limit of the agent's part, in ms. */
   timeLimitMs: number;
-}
-
-/** The environment names a task needs. */
-export function environmentsOf(task: DatasetTask): string[] {
-  if (task.kind === "module") return task.module.environments ?? ["desktop"];
-  const named = [...task.json.config.map((c) => c.env), task.json.evaluation.env].filter((e): e is string => !!e);
-  return [...new Set(["desktop", ...named])];
 }
 
 /** A setup action that runs one config entry through its helper. */
@@ -88,12 +84,14 @@ export function buildTask(input: TaskBuildInput, onOutcome: (o: EvaluationOutcom
 
 /**
  * Builds the task and a benchmark of it alone over the attempt's machines. Each environment offers
- * the desktop and system actions (local files under `dir`) and the agent's own actions, unless the
+ * the desktop and system actions (local files under `dir`, uploads also from the task's folder) and
+ * the agent's own actions, unless the
  * task brings one of the same name there. Throws when the task cannot be built or its actions clash.
  */
 export function buildBenchmark(input: TaskBuildInput, dir: string, onOutcome: (o: EvaluationOutcome) => void): { task: Task; bench: Benchmark } {
   const task = buildTask(input, onOutcome);
-  const systemActions = createSystemActions({ localRoot: dir });
+  // Relative local paths: downloads go to the attempt folder; uploads read from it, then from the task's folder.
+  const systemActions = createSystemActions({ localRoot: dir, readRoots: [input.task.dir] });
   const environments = Object.entries(input.envs).map(([name, env]) =>
     createEnvironment({
       name,

@@ -1,0 +1,76 @@
+import { existsSync } from "node:fs";
+import { isAbsolute, resolve } from "node:path";
+import type { z } from "zod";
+import { createDesktopActions } from "../actions/desktop.js";
+import { TOOL_SEPARATOR } from "../actions/names.js";
+import { createSystemActions } from "../actions/system.js";
+import type { StepCall } from "../benchmark/types.js";
+
+/** What these checks need of a dataset task (a DatasetTask fits). */
+export type TaskEnvironments =
+  | { kind: "module"; dir: string; module: { environments?: readonly string[] | undefined } }
+  | { kind: "json"; dir: string; json: { config: ReadonlyArray<{ env?: string | undefined }>; evaluation: { env?: string | undefined } } };
+
+/** A problem found, as the loader reports it. */
+interface Problem {
+  file: string;
+  path: string;
+  message: string;
+  severity: "error" | "warning";
+}
+
+/** The environment names a task needs: a module's `environments`, or "desktop" and those its JSON names. */
+export function environmentsOf(task: TaskEnvironments): string[] {
+  if (task.kind === "module") return [...(task.module.environments ?? ["desktop"])];
+  const named = [...task.json.config.map((c) => c.env), task.json.evaluation.env].filter((e): e is string => !!e);
+  return [...new Set(["desktop", ...named])];
+}
+
+/** The built-in actions every environment offers under the runner, by name, with their parameter schemas. */
+function builtinActions(): Map<string, z.ZodObject> {
+  const all = [...Object.values(createDesktopActions()), ...Object.values(createSystemActions())];
+  return new Map(all.map((a) => [a.name, a.params as z.ZodObject]));
+}
+
+/**
+ * Checks a task's solution against the tools it will have: each step's tool is `<environment>__<action>`
+ * for one of the task's environments and a built-in action, its arguments fit that action, and a
+ * relative `local_path` to upload exists in the task's folder or was downloaded by an earlier step.
+ * A module task's `build()` may add actions, so an unknown action there is only a warning.
+ */
+export function checkSolutionSteps(task: TaskEnvironments, solution: readonly StepCall[], file: string, problems: Problem[]): void {
+  const envs = environmentsOf(task);
+  const actions = builtinActions();
+  const downloaded = new Set<string>();
+  solution.forEach((step, i) => {
+    const at = (path: string, message: string, severity: "error" | "warning" = "error") =>
+      problems.push({ file, path: `[${i}]${path}`, message: `step ${i + 1}: ${message}`, severity });
+    if (!("tool" in step) || typeof step.tool !== "string") return;
+    const cut = step.tool.indexOf(TOOL_SEPARATOR);
+    const [env, name] = cut < 0 ? [undefined, step.tool] : [step.tool.slice(0, cut), step.tool.slice(cut + TOOL_SEPARATOR.length)];
+    if (env === undefined || !envs.includes(env)) {
+      at(".tool", `tool ${JSON.stringify(step.tool)} names no environment of this task; write <environment>__<action> with one of ${envs.join(", ")}`);
+      return;
+    }
+    const params = actions.get(name);
+    if (!params) {
+      const near = [...actions.keys()].filter((a) => a.startsWith(name.slice(0, 3))).slice(0, 3);
+      const known = near.length ? ` (did you mean ${near.map((n) => `${env}__${n}`).join(", ")}?)` : "";
+      at(".tool", `${env} has no built-in action ${JSON.stringify(name)}${known}`, task.kind === "module" ? "warning" : "error");
+      return;
+    }
+    const args = ("args" in step ? step.args : undefined) ?? {};
+    const parsed = params.safeParse(args);
+    if (!parsed.success) {
+      for (const issue of parsed.error.issues)
+        at(`.args${issue.path.map((p) => (typeof p === "number" ? `[${p}]` : `.${String(p)}`)).join("")}`, `${step.tool}: ${issue.message}`);
+      return;
+    }
+    const local = (parsed.data as { local_path?: string }).local_path;
+    if (local === undefined || isAbsolute(local)) return;
+    if (name === "download_file") downloaded.add(resolve("/", local));
+    else if (name === "upload_file" && !downloaded.has(resolve("/", local)) && !existsSync(resolve(task.dir, local))) {
+      at(".args.local_path", `${local} is neither in the task folder (${task.dir}) nor downloaded by an earlier step`);
+    }
+  });
+}
