@@ -21,6 +21,7 @@ import { runTasks, type RunnerOptions } from "../runner/runner.js";
 import { formatProblems, loadDataset, type DatasetTask } from "../datasets/loader.js";
 import { createRegistries } from "../datasets/registries.js";
 import { checkTasksBuild } from "./buildCheck.js";
+import { weakChecks } from "./weakChecks.js";
 import { registerMcpCommand } from "./mcp.js";
 import { createProgressPrinter } from "./progress.js";
 import { importTaskModule } from "./taskModules.js";
@@ -253,6 +254,7 @@ async function checkCommand(dir: string, o: MachineCliOptions & { concurrency: n
       if (b.score !== 0) issues.push(`with no actions it scores ${b.score} (${b.state}): it passes by itself`);
       if (issues.length) bad++;
       process.stdout.write(`${issues.length ? "FAIL" : "ok  "} ${t.tool}/${t.id}${issues.length ? `: ${issues.join("; ")}` : ""}\n`);
+      for (const w of t.kind === "json" ? weakChecks(t.json.evaluation) : []) process.stdout.write(`warn ${t.tool}/${t.id}: ${w}\n`);
     }
   } finally {
     await pool.close();
