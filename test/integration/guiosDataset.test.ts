@@ -1,4 +1,4 @@
-import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
@@ -154,5 +154,44 @@ describe("gold scores 1, wrong results 0, with the dataset's own evaluation argu
   test.each(cases.flatMap(([id, , wrongs]) => wrongs.map(([what, make]) => [id, what, make] as const)))("%s: %s scores 0", async (id, _what, make) => {
     const task = byId(id);
     expect(await evaluateWith(task, make(task))).toMatchObject({ score: 0 });
+  });
+});
+
+describe("compare_script_logs as published (2ed53418): its eval.sh runs, writes $HOME/eval.log, the rules judge it", () => {
+  /** A machine whose HOME is a temporary folder, with a stand-in venv whose `jupyter` lists `kernels`. */
+  async function machineWithKernels(kernels: string[] | undefined) {
+    const home = mkdtempSync(join(work, "home-"));
+    if (kernels) {
+      const bin = join(home, "Desktop", ".action-env", "bin");
+      mkdirSync(bin, { recursive: true });
+      writeFileSync(join(bin, "activate"), `export PATH="${bin}:$PATH"\n`);
+      const list = kernels.map((k) => `  ${k}    /usr/share/jupyter/kernels/${k}`).join("\\n");
+      writeFileSync(join(bin, "jupyter"), `#!/bin/sh\nprintf 'Available kernels:\\n${list}\\n'\n`, { mode: 0o755 });
+    } else mkdirSync(join(home, "Desktop"));
+    const machine = await spawnDaemon({ env: { ...process.env, HOME: home } });
+    return { home, machine };
+  }
+
+  test.each([
+    ["the kernel set up as asked", ["python3"], 1],
+    ["the agent's own kernel left registered", ["python3", "jupyter-kernel"], 0],
+    ["no virtual environment at all", undefined, 0],
+  ] as const)("%s (jupyter lists %j) scores %d", async (_what, kernels, score) => {
+    const task = ds.tasks.find((t) => t.id.startsWith("2ed53418"))!;
+    if (task.kind !== "json") throw new Error("a JSON task");
+    const { home, machine } = await machineWithKernels(kernels ? [...kernels] : undefined);
+    try {
+      const helper = registries.evaluations.get(task.json.evaluation.func)!;
+      const args = { ...task.json.evaluation.arguments, vm_eval_logs: join(home, "eval.log") };
+      const outcome = await helper.run(helper.args.parse(args), {
+        env: machine.env,
+        envs: { desktop: machine.env },
+        taskDir: task.dir,
+        signal: new AbortController().signal,
+      });
+      expect(outcome).toMatchObject({ score });
+    } finally {
+      await machine.close();
+    }
   });
 });
