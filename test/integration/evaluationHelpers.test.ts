@@ -184,6 +184,24 @@ describe("each helper passes its passing fixture and fails its failing one", () 
     ],
     [
       "compare_jupyterlab_images",
+      { local_expected_image: "jupyterlab/gold.png", vm_result_image: "jupyterlab/shifted.png" },
+      1,
+      /^histogram correlation 1\.0000/,
+    ],
+    [
+      "compare_jupyterlab_images",
+      { local_expected_image: "jupyterlab/gold.png", vm_result_image: "jupyterlab/tiles.png" },
+      1,
+      /^histogram correlation 1\.0000/,
+    ],
+    [
+      "compare_jupyterlab_images",
+      { local_expected_image: "jupyterlab/gold.png", vm_result_image: "jupyterlab/odd-size.png" },
+      1,
+      /^histogram correlation 0\.9998/,
+    ],
+    [
+      "compare_jupyterlab_images",
       { local_expected_image: "jupyterlab/gold.png", vm_result_image: "jupyterlab/flipped.png", method: "ssim" },
       0,
       /^SSIM 0\.\d+ < threshold 0\.95$/,
