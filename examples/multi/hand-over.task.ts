@@ -4,8 +4,8 @@ import { z } from "zod";
 import { action, createGraphEvaluator, evaluator } from "@pincer/controller";
 import { defineTask } from "@pincer/controller/datasets";
 
-// Each machine gets its own folder: the embedded default runs both machines on one host, so they
-// share a file system (separate machines do not, and the task reads the same either way).
+// Each machine gets its own folder, so the task reads the same whether the two machines share a file
+// system (two daemons on one host without a sandbox) or not (separate machines, or sandboxes).
 const DIR = "/tmp/pincer-demo/hand-over";
 const DESKTOP_DIR = `${DIR}/desktop`;
 const SERVER_DIR = `${DIR}/server`;
@@ -39,10 +39,24 @@ export default defineTask({
       params: z.object({ path: z.string(), text: z.string() }),
       run: async ({ path, text }, { env, signal }) => (await env.files.readIfExists(path, { signal }))?.trim() === text,
     });
+    // Afterwards each machine is left as it was found: the task's folders removed.
+    const cleanUp = action({
+      name: "clean_up_hand_over",
+      description: "Removes the task's folders on this machine.",
+      params: z.object({}),
+      run: async (_args, { env, signal }) => {
+        await env.files.remove(DIR, { recursive: true, missingOk: true, signal });
+        await env.process.run(["rmdir", "--ignore-fail-on-non-empty", "/tmp/pincer-demo"], { signal });
+      },
+    });
     return {
       setup: [
         { action: prepare, args: { machine: "desktop" }, env: "desktop" },
         { action: prepare, args: { machine: "server" }, env: "server" },
+      ],
+      teardown: [
+        { action: cleanUp, args: {}, env: "desktop" },
+        { action: cleanUp, args: {}, env: "server" },
       ],
       evaluator: createGraphEvaluator({
         // A step on each machine: the token reaches the server, then the desktop reports it sent.
