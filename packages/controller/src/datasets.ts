@@ -13,5 +13,16 @@ export { builtinConfigHelpers, createConfigRegistry } from "./datasets/configHel
 export { builtinEvaluationHelpers, createEvaluationRegistry } from "./datasets/evaluationHelpers/index.js";
 export { jsonTaskSchema, translateLegacySpelling } from "./datasets/jsonFormat.js";
 export type { HelperCall, JsonTask } from "./datasets/jsonFormat.js";
-export { formatProblems, loadDataset } from "./datasets/loader.js";
-export type { Dataset, DatasetProblem, DatasetTask, JsonDatasetTask, LoadDatasetOptions, ModuleDatasetTask } from "./datasets/loader.js";
+export { coverageOf, formatProblems, loadDataset } from "./datasets/loader.js";
+export { functionsOf, missingFunctions, OSWORLD_FUNCTIONS, osworldTaskSchema } from "./datasets/osworldFormat.js";
+export type { OsworldFunction, OsworldTaskJson } from "./datasets/osworldFormat.js";
+export type {
+  Coverage,
+  Dataset,
+  DatasetProblem,
+  DatasetTask,
+  JsonDatasetTask,
+  LoadDatasetOptions,
+  ModuleDatasetTask,
+  UnsupportedTask,
+} from "./datasets/loader.js";

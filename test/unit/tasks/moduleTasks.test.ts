@@ -66,6 +66,7 @@ describe("validate builds each task (checkTasksBuild)", () => {
   const datasetOf = (...modules: TaskModule[]): Dataset => ({
     root,
     problems: [],
+    unsupported: [],
     tasks: modules.map(
       (module): ModuleDatasetTask => ({
         kind: "module",

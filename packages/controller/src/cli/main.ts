@@ -18,7 +18,7 @@ import { addCredentialOptions, credentialFlags } from "./credentials.js";
 import { reportMarkdown, type Report } from "../runner/report.js";
 import { isInfraState, type Summary } from "../runner/results.js";
 import { runTasks, type RunnerOptions } from "../runner/runner.js";
-import { formatProblems, loadDataset, type DatasetTask } from "../datasets/loader.js";
+import { coverageOf, formatProblems, loadDataset, type DatasetTask } from "../datasets/loader.js";
 import { createRegistries } from "../datasets/registries.js";
 import { checkTasksBuild } from "./buildCheck.js";
 import { weakChecks } from "./weakChecks.js";
@@ -132,6 +132,14 @@ async function runCommand(
 ): Promise<number> {
   const { registries, dataset } = await load(dir);
   if (dataset.problems.length) process.stderr.write(`${formatProblems(dataset.problems)}\n`);
+  if (dataset.unsupported.length) {
+    const missing = coverageOf(dataset)
+      .missing.slice(0, 5)
+      .map((m) => `${m.kind} ${m.name}`);
+    process.stderr.write(
+      `${dataset.unsupported.length} valid task(s) left out: they need functions Pincer lacks (${missing.join(", ")}, …; pincer validate lists them)\n`,
+    );
+  }
   if (dataset.tasks.length === 0) {
     process.stderr.write("no runnable tasks; fix the problems above (pincer validate lists them)\n");
     return 2;
@@ -313,7 +321,16 @@ program
     if (dataset.problems.length) process.stdout.write(`${formatProblems(dataset.problems)}\n`);
     const errors = dataset.problems.filter((p) => p.severity === "error").length;
     const warnings = dataset.problems.length - errors;
-    process.stdout.write(`${dataset.tasks.length} task(s) valid; ${errors} error(s), ${warnings} warning(s)\n`);
+    const c = coverageOf(dataset);
+    if (c.missing.length) {
+      process.stdout.write(
+        `functions Pincer lacks, by the number of tasks that need them:\n${c.missing.map((m) => `  ${m.kind} ${m.name}: ${m.tasks}`).join("\n")}\n`,
+      );
+    }
+    const groups = c.unsupported ? `; ${c.unsupported} valid but need functions Pincer lacks (listed above); ${c.invalid} invalid` : "";
+    process.stdout.write(
+      `${dataset.tasks.length} task(s) valid${c.unsupported ? " and supported" : ""}${groups}; ${errors} error(s), ${warnings} warning(s)\n`,
+    );
     process.exitCode = errors > 0 ? 1 : 0;
   });
 

@@ -1,6 +1,7 @@
 import { existsSync } from "node:fs";
 import { readdir, readFile, stat } from "node:fs/promises";
 import { basename, dirname, isAbsolute, join, relative, resolve } from "node:path";
+import { looksLikeOsworld, missingFunctions, osworldTaskSchema, type OsworldFunction } from "./osworldFormat.js";
 import { checkSolutionSteps, type TaskEnvironments } from "./solutionCheck.js";
 import { pathToFileURL } from "node:url";
 import { z } from "zod";
@@ -61,8 +62,21 @@ export interface LoadDatasetOptions {
 export interface Dataset {
   /** The folder (or single task file) loaded, as an absolute path. */
   root: string;
+  /** The valid tasks Pincer can run. */
   tasks: DatasetTask[];
+  /** Valid tasks that name functions Pincer does not implement yet: left out of runs, never skipped silently. */
+  unsupported: UnsupportedTask[];
   problems: DatasetProblem[];
+}
+
+/** A valid task Pincer cannot run yet, and what it needs. */
+export interface UnsupportedTask {
+  file: string;
+  id: string;
+  tool: string;
+  /** The dataset format it is written in. */
+  format: "osworld";
+  needs: OsworldFunction[];
 }
 
 const solutionCallSchema = z.union([
@@ -74,25 +88,46 @@ const solutionSchema = z.array(solutionCallSchema);
 const MODULE_SUFFIXES = [".task.ts", ".task.mts", ".task.js", ".task.mjs"];
 const SKIP_DIRS = new Set(["node_modules", ".git", "results", "dist"]);
 
-/** Finds task files under `root`: `<id>/<id>.json` folders and `*.task.{ts,js}` modules. */
+/** Largest JSON file looked into for an OSWorld task (task files are a few kB). */
+const MAX_TASK_JSON_BYTES = 2 * 1024 * 1024;
+
+/**
+ * Finds task files under `root`: `<id>/<id>.json` folders, `*.task.{ts,js}` modules, and JSON files
+ * in a folder of their own kind, as OSWorld lays them out (`<app>/<uuid>.json`: read to see that
+ * they are tasks, with an `evaluator` or an `evaluation`).
+ */
 async function findTaskFiles(root: string): Promise<string[]> {
   const st = await stat(root);
   if (st.isFile()) return [root];
   const found: string[] = [];
   const walk = async (dir: string, depth: number) => {
     if (depth > 6) return;
-    const entries = await readdir(dir, { withFileTypes: true });
-    for (const e of entries.sort((a, b) => a.name.localeCompare(b.name))) {
+    const entries = (await readdir(dir, { withFileTypes: true })).sort((a, b) => a.name.localeCompare(b.name));
+    const ownTask = entries.some((e) => e.isFile() && e.name === `${basename(dir)}.json`);
+    for (const e of entries) {
       const path = join(dir, e.name);
       if (e.isDirectory()) {
         if (!SKIP_DIRS.has(e.name) && !e.name.startsWith(".")) await walk(path, depth + 1);
       } else if (e.name === `${basename(dir)}.json` || MODULE_SUFFIXES.some((s) => e.name.endsWith(s))) {
+        found.push(path);
+      } else if (!ownTask && depth > 0 && e.name.endsWith(".json") && (await isFlatTaskFile(path))) {
         found.push(path);
       }
     }
   };
   await walk(root, 0);
   return found;
+}
+
+/** A JSON file outside a task folder that is a task: OSWorld's, or a GUI-OS task not in its own folder. */
+async function isFlatTaskFile(path: string): Promise<boolean> {
+  if ((await stat(path)).size > MAX_TASK_JSON_BYTES) return false;
+  try {
+    const v = JSON.parse(await readFile(path, "utf8")) as Record<string, unknown>;
+    return typeof v === "object" && v !== null && typeof v.instruction === "string" && ("evaluator" in v || "evaluation" in v);
+  } catch {
+    return false;
+  }
 }
 
 /**
@@ -245,6 +280,35 @@ async function loadJsonTask(
   return task;
 }
 
+/**
+ * A task file outside a folder of its own: an OSWorld task (validated, and listed with what it
+ * needs), or a GUI-OS task in the wrong place (an error saying where it goes).
+ */
+async function loadFlatTask(file: string, root: string, problems: DatasetProblem[]): Promise<UnsupportedTask | undefined> {
+  const raw = await readJson(file, problems);
+  if (raw === NOT_JSON) return undefined;
+  if (!looksLikeOsworld(raw)) {
+    const id = basename(file, ".json");
+    problems.push({
+      file,
+      path: "",
+      message: `a task in Pincer's format goes in a folder of its own: move it to ${join(dirname(file), id, `${id}.json`)} with its files`,
+      severity: "error",
+    });
+    return undefined;
+  }
+  const parsed = osworldTaskSchema.safeParse(raw);
+  if (!parsed.success) {
+    for (const issue of parsed.error.issues) problems.push({ file, path: jsonPath(issue.path), message: issue.message, severity: "error" });
+    return undefined;
+  }
+  if (parsed.data.id !== basename(file, ".json")) {
+    problems.push({ file, path: "id", message: `id ${JSON.stringify(parsed.data.id)} differs from the file name; name the file <id>.json`, severity: "error" });
+    return undefined;
+  }
+  return { file, id: parsed.data.id, tool: groupOf(root, dirname(file)), format: "osworld", needs: missingFunctions(parsed.data) };
+}
+
 /** As much of a JSON task as its solution's check needs (its folder and environment names), from a task that does not fit the schema. */
 function partialTask(value: unknown, dir: string): TaskEnvironments {
   const v = (value ?? {}) as { config?: unknown; evaluation?: unknown };
@@ -344,20 +408,27 @@ export async function loadDataset(
   const abs = resolve(root);
   const problems: DatasetProblem[] = [];
   if (!existsSync(abs)) {
-    return { root: abs, tasks: [], problems: [{ file: abs, path: "", message: "no such file or directory", severity: "error" }] };
+    return { root: abs, tasks: [], unsupported: [], problems: [{ file: abs, path: "", message: "no such file or directory", severity: "error" }] };
   }
   const loaded: DatasetTask[] = [];
   /** Ids (from their file names) of tasks left out for their errors. */
   const rejected = new Set<string>();
+  const unsupported: UnsupportedTask[] = [];
   for (const file of await findTaskFiles(abs)) {
     const before = problems.filter((p) => p.severity === "error").length;
+    if (file.endsWith(".json") && basename(file) !== `${basename(dirname(file))}.json`) {
+      const u = await loadFlatTask(file, abs, problems);
+      if (u && problems.filter((p) => p.severity === "error").length === before) unsupported.push(u);
+      else rejected.add(basename(file, ".json"));
+      continue;
+    }
     const task = file.endsWith(".json")
       ? await loadJsonTask(file, abs, registries, problems)
       : await loadModuleTask(file, abs, problems, opts.importModule ?? importFile);
     if (task && problems.filter((p) => p.severity === "error").length === before) loaded.push(task);
     else rejected.add(basename(file).replace(/(\.task\.[cm]?[jt]s|\.json)$/, ""));
   }
-  if (loaded.length === 0 && problems.length === 0) {
+  if (loaded.length === 0 && unsupported.length === 0 && problems.length === 0) {
     problems.push({ file: abs, path: "", message: "no tasks found: expected <tool>/<id>/<id>.json folders or *.task.ts modules", severity: "error" });
   }
   // Ids are unique; counterparts point back.
@@ -370,7 +441,7 @@ export async function loadDataset(
   for (const t of loaded) checkCounterpart(t, byId, rejected, problems);
   const bad = new Set(problems.filter((p) => p.severity === "error" && p.path === "counterpart").map((p) => p.file));
   const dupes = new Set(problems.filter((p) => p.message.startsWith("duplicate id")).map((p) => p.file));
-  return { root: abs, tasks: loaded.filter((t) => !bad.has(t.file) && !dupes.has(t.file)), problems };
+  return { root: abs, tasks: loaded.filter((t) => !bad.has(t.file) && !dupes.has(t.file)), unsupported, problems };
 }
 
 /**
@@ -394,6 +465,36 @@ function checkCounterpart(t: DatasetTask, byId: ReadonlyMap<string, DatasetTask>
   } else if (other.counterpart !== t.id) {
     add(`counterpart ${t.counterpart} does not point back (its counterpart is ${other.counterpart ? JSON.stringify(other.counterpart) : "unset"})`, "error");
   }
+}
+
+/** How much of a dataset Pincer can run: the three groups `validate` prints. */
+export interface Coverage {
+  /** Valid tasks Pincer can run. */
+  supported: number;
+  /** Valid tasks that need functions Pincer lacks. */
+  unsupported: number;
+  /** Task files with errors. */
+  invalid: number;
+  /** Each function Pincer lacks, with how many tasks need it, most needed first. */
+  missing: Array<OsworldFunction & { tasks: number }>;
+}
+
+/** Counts a loaded dataset's tasks by group, and the functions the unsupported ones need. */
+export function coverageOf(dataset: Dataset): Coverage {
+  const counts = new Map<string, OsworldFunction & { tasks: number }>();
+  for (const u of dataset.unsupported) {
+    for (const f of u.needs) {
+      const key = `${f.kind}:${f.name}`;
+      counts.set(key, { ...f, tasks: (counts.get(key)?.tasks ?? 0) + 1 });
+    }
+  }
+  const invalid = new Set(dataset.problems.filter((p) => p.severity === "error").map((p) => p.file.replace(/\/solution\.json$/, "")));
+  return {
+    supported: dataset.tasks.length,
+    unsupported: dataset.unsupported.length,
+    invalid: invalid.size,
+    missing: [...counts.values()].sort((a, b) => b.tasks - a.tasks || a.kind.localeCompare(b.kind) || a.name.localeCompare(b.name)),
+  };
 }
 
 /** Formats problems one per line: `file:path: severity: message`. */
