@@ -18,7 +18,7 @@ import { addCredentialOptions, credentialFlags } from "./credentials.js";
 import { reportMarkdown, type Report } from "../runner/report.js";
 import { isInfraState, type Summary } from "../runner/results.js";
 import { runTasks, type RunnerOptions } from "../runner/runner.js";
-import { coverageOf, formatProblems, loadDataset, type DatasetTask } from "../datasets/loader.js";
+import { coverageOf, formatProblems, loadDataset, type Dataset, type DatasetTask } from "../datasets/loader.js";
 import { createRegistries } from "../datasets/registries.js";
 import { checkTasksBuild } from "./buildCheck.js";
 import { weakChecks } from "./weakChecks.js";
@@ -112,6 +112,15 @@ async function openCliPool(
   return openPool(localProvider(screen), names, concurrency);
 }
 
+/** Says which valid tasks a run leaves out because they need functions Pincer lacks (never silently). */
+function reportLeftOut(dataset: Dataset): void {
+  if (dataset.unsupported.length === 0) return;
+  const missing = coverageOf(dataset)
+    .missing.slice(0, 5)
+    .map((m) => `${m.kind} ${m.name}`);
+  process.stderr.write(`${dataset.unsupported.length} valid task(s) left out: they need functions Pincer lacks (${missing.join(", ")}, …)\n`);
+}
+
 async function runCommand(
   dir: string,
   o: AgentCliOptions &
@@ -132,14 +141,7 @@ async function runCommand(
 ): Promise<number> {
   const { registries, dataset } = await load(dir);
   if (dataset.problems.length) process.stderr.write(`${formatProblems(dataset.problems)}\n`);
-  if (dataset.unsupported.length) {
-    const missing = coverageOf(dataset)
-      .missing.slice(0, 5)
-      .map((m) => `${m.kind} ${m.name}`);
-    process.stderr.write(
-      `${dataset.unsupported.length} valid task(s) left out: they need functions Pincer lacks (${missing.join(", ")}, …; pincer validate lists them)\n`,
-    );
-  }
+  reportLeftOut(dataset);
   if (dataset.tasks.length === 0) {
     process.stderr.write("no runnable tasks; fix the problems above (pincer validate lists them)\n");
     return 2;
