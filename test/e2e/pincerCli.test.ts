@@ -55,6 +55,21 @@ describe("pincer CLI", () => {
     expect(r.stdout).toMatch(/1 of 4 tasks check out/);
   });
 
+  test("run --task and --tag pick tasks; a pattern that matches nothing stops the run before it starts", async () => {
+    const out = mkdtempSync(join(tmpdir(), "pincer-select-"));
+    try {
+      const r = await pincer(["run", "examples", "--task", "terminal/write-greeting*", "--tag", "abstract", "--out", out, "--run-id", "r", "--no-screenshots"]);
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout).toMatch(/tasks 1: passed 1/);
+      expect(readdirSync(join(out, "r", "terminal"))).toEqual(["write-greeting"]);
+      const typo = await pincer(["run", "examples", "--task", "write-greting", "--out", out]);
+      expect(typo.code).not.toBe(0);
+      expect(typo.stderr).toMatch(/--task "write-greting" matches no task/);
+    } finally {
+      rmSync(out, { recursive: true, force: true });
+    }
+  });
+
   test("bad arguments say what to do", async () => {
     const r = await pincer(["run", "examples", "--env", "desktop"]);
     expect(r.code).not.toBe(0);

@@ -20,6 +20,7 @@ import { isInfraState, type Summary } from "../runner/results.js";
 import { runTasks, type RunnerOptions } from "../runner/runner.js";
 import { coverageOf, formatProblems, loadDataset, type Dataset, type DatasetTask } from "../datasets/loader.js";
 import { createRegistries } from "../datasets/registries.js";
+import { selectTasks } from "../datasets/select.js";
 import { checkTasksBuild } from "./buildCheck.js";
 import { weakChecks } from "./weakChecks.js";
 import { registerMcpCommand } from "./mcp.js";
@@ -40,9 +41,23 @@ function parseScreen(v: string): { width: number; height: number } {
 }
 
 /** Loads a dataset; task modules may live in any folder (see taskModules.ts). */
-async function load(dir: string) {
+/** `--task`, `--tag` and `--app` of run and check. */
+interface SelectionCliOptions {
+  task?: string[];
+  tag?: string[];
+  app?: string[];
+}
+
+async function load(dir: string, selection: SelectionCliOptions = {}) {
   const registries = createRegistries();
   const dataset = await loadDataset(dir, registries, { importModule: importTaskModule });
+  if (selection.task?.length || selection.tag?.length || selection.app?.length) {
+    try {
+      dataset.tasks = selectTasks(dataset.tasks, { tasks: selection.task ?? [], tags: selection.tag ?? [], apps: selection.app ?? [] });
+    } catch (err) {
+      throw new CliArgumentError((err as Error).message);
+    }
+  }
   return { registries, dataset };
 }
 
@@ -121,25 +136,24 @@ function reportLeftOut(dataset: Dataset): void {
   process.stderr.write(`${dataset.unsupported.length} valid task(s) left out: they need functions Pincer lacks (${missing.join(", ")}, …)\n`);
 }
 
-async function runCommand(
-  dir: string,
-  o: AgentCliOptions &
-    MachineCliOptions & {
-      agent: string;
-      concurrency: number;
-      maxSteps: string;
-      out: string;
-      runId?: string;
-      resume: boolean;
-      attempts: number;
-      taskTimeout: number;
-      screenshots: boolean;
-      screen: { width: number; height: number };
-      strict: boolean;
-      printReport: boolean;
-    },
-): Promise<number> {
-  const { registries, dataset } = await load(dir);
+/** The options of `pincer run`. */
+interface RunCliOptions extends AgentCliOptions, MachineCliOptions, SelectionCliOptions {
+  agent: string;
+  concurrency: number;
+  maxSteps: string;
+  out: string;
+  runId?: string;
+  resume: boolean;
+  attempts: number;
+  taskTimeout: number;
+  screenshots: boolean;
+  screen: { width: number; height: number };
+  strict: boolean;
+  printReport: boolean;
+}
+
+async function runCommand(dir: string, o: RunCliOptions): Promise<number> {
+  const { registries, dataset } = await load(dir, o);
   if (dataset.problems.length) process.stderr.write(`${formatProblems(dataset.problems)}\n`);
   reportLeftOut(dataset);
   if (dataset.tasks.length === 0) {
@@ -245,8 +259,11 @@ async function whySolutionFailed(taskDir: string): Promise<string> {
   return `every step ran, and the evaluation says: ${verdict} (the solution does not reach the goal, or the expected result is wrong)`;
 }
 
-async function checkCommand(dir: string, o: MachineCliOptions & { concurrency: number; screen: { width: number; height: number } }): Promise<number> {
-  const { registries, dataset } = await load(dir);
+async function checkCommand(
+  dir: string,
+  o: MachineCliOptions & SelectionCliOptions & { concurrency: number; screen: { width: number; height: number } },
+): Promise<number> {
+  const { registries, dataset } = await load(dir, o);
   if (dataset.problems.length) process.stderr.write(`${formatProblems(dataset.problems)}\n`);
   const pool = await openCliPool(dataset.tasks, o, o.concurrency, o.screen);
   const out = mkdtempSync(join(tmpdir(), "pincer-check-"));
@@ -279,6 +296,10 @@ const envOption = () =>
   new Option("--env <name=host:port>", "a machine by environment name (repeat for several; name=a:1,b:2 gives slots); default: local Xvfb + daemon per slot")
     .argParser(collect)
     .default([]);
+const taskOption = () =>
+  new Option("--task <pattern>", "only these tasks: an id or tool/id, * and ? as wildcards (repeat for several)").argParser(collect).default([]);
+const tagOption = () => new Option("--tag <tag>", "only tasks with this tag (repeat: any of them)").argParser(collect).default([]);
+const appOption = () => new Option("--app <app>", "only tasks whose related_apps include this app (repeat: any of them)").argParser(collect).default([]);
 const machinesOption = () =>
   new Option("--machines <file>", "machines by environment name, with their token and TLS files and reset commands (JSON, or YAML by extension)");
 const screenOption = () =>
@@ -307,6 +328,9 @@ const runCommandCli = program
   .option("--no-screenshots", "do not save a screenshot before each turn")
   .addOption(screenOption())
   .option("--strict", "exit with 1 unless every task passed", false)
+  .addOption(taskOption())
+  .addOption(tagOption())
+  .addOption(appOption())
   .option("--print-report", "print report.md at the end", false)
   .action(async (dir: string, o) => {
     process.exitCode = await runCommand(dir, o);
@@ -344,6 +368,9 @@ const checkCommandCli = program
   .addOption(machinesOption())
   .option("--concurrency <n>", "tasks at once", positiveInt("--concurrency"), 1)
   .addOption(screenOption())
+  .addOption(taskOption())
+  .addOption(tagOption())
+  .addOption(appOption())
   .action(async (dir: string, o) => {
     process.exitCode = await checkCommand(dir, o);
   });
