@@ -136,6 +136,20 @@ describe("Anthropic agent against a local Messages API server, acting on a real 
     expect(second[2].content.at(-1).type).toBe("image");
   });
 
+  test("with --base-url no key is needed: a local or proxy server that asks for none is reached", async () => {
+    const saved = process.env.ANTHROPIC_API_KEY;
+    delete process.env.ANTHROPIC_API_KEY;
+    try {
+      const task = memoryTask(defineTask({ id: "no-key", instruction: "Say you are done.", build: () => ({ evaluator: never }) }));
+      const { summary, requests } = await run(task, [anthropicMessage([{ text: "Done." }])], { apiKey: undefined });
+      expect(requests).toHaveLength(1);
+      expect(summary.results).toMatchObject({ agent: "anthropic", state: "failed" });
+      expect(() => new AnthropicAgent({ model: "m" })).toThrow("the anthropic agent needs ANTHROPIC_API_KEY, or --base-url for a server that needs no key");
+    } finally {
+      if (saved !== undefined) process.env.ANTHROPIC_API_KEY = saved;
+    }
+  });
+
   test("computer use: the computer tool at the screenshot's size, its actions mapped onto the desktop actions and scaled to the screen", async () => {
     const task = memoryTask(defineTask({ id: "computer", instruction: "Use the computer.", build: () => ({ evaluator: never }) }));
     const from = w.events.length;

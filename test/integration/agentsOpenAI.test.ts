@@ -138,7 +138,7 @@ describe("OpenAI-compatible agent against a local chat-completions server, actin
     expect(requests[2]!.body).toEqual(requests[0]!.body);
 
     const first = requests[0]!.body;
-    expect(first).toMatchObject({ model: "fake-model", tool_choice: "auto", parallel_tool_calls: true, max_tokens: 4096 });
+    expect(first).toMatchObject({ model: "fake-model", tool_choice: "auto", parallel_tool_calls: true, max_completion_tokens: 4096 });
     const click = first.tools.find((t: any) => t.function.name === "desktop__click");
     expect(click).toMatchObject({
       type: "function",

@@ -122,8 +122,9 @@ export class AnthropicAgent implements Agent {
     this.actions = opts.mode === "computer-use" ? [createComputerAction({ display: "screen" })] : [];
     const apiKey = opts.apiKey ?? process.env.ANTHROPIC_API_KEY;
     const baseURL = opts.baseURL ?? process.env.ANTHROPIC_BASE_URL;
-    if (!apiKey) throw new InvalidArgumentError("the anthropic agent needs ANTHROPIC_API_KEY");
-    this.#client = new Anthropic({ apiKey, ...(baseURL ? { baseURL } : {}), maxRetries: 0, timeout: opts.requestTimeoutMs ?? 300_000 });
+    if (!apiKey && !baseURL) throw new InvalidArgumentError("the anthropic agent needs ANTHROPIC_API_KEY, or --base-url for a server that needs no key");
+    // A local or proxy server may need no key; the SDK insists on one.
+    this.#client = new Anthropic({ apiKey: apiKey || "no-key", ...(baseURL ? { baseURL } : {}), maxRetries: 0, timeout: opts.requestTimeoutMs ?? 300_000 });
     this.#meter = new UsageMeter(opts.model, opts.prices);
   }
 

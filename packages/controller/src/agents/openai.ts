@@ -198,7 +198,8 @@ export class OpenAIAgent implements Agent {
     const body = {
       model: o.model,
       messages: this.#history.messages(),
-      max_tokens: o.maxOutputTokens ?? 4096,
+      // max_tokens is deprecated in the SDK's types and refused by o-series models.
+      max_completion_tokens: o.maxOutputTokens ?? 4096,
       ...(o.temperature !== undefined ? { temperature: o.temperature } : {}),
       ...(o.mode === "json"
         ? {}
