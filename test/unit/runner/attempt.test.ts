@@ -215,6 +215,38 @@ describe("the agent loop", () => {
     expect(readFileSync(join(dir, "screenshots/turn-003-desktop.jpg")).subarray(1, 4).toString()).toBe("PNG");
   });
 
+  test("a screenshot a tool returns is written once as a file of the attempt, and named by its path", async () => {
+    const env = createMemoryEnv();
+    const bench = createBenchmark({
+      environments: [createEnvironment({ name: "desktop", env })],
+      tasks: [createTask({ id: "t", description: "d", evaluator: pointerAt(1, 1), maxSteps: 5 })],
+    });
+    await bench.start("t");
+    const dir = mkdtempSync(join(work, "loop-"));
+    mkdirSync(join(dir, "screenshots"));
+    const messages: unknown[] = [];
+    await runAgentLoop({
+      bench,
+      agent: new ScriptedAgent([{ tool: "desktop__screenshot", args: {} }]),
+      envs: { desktop: env },
+      dir,
+      store: new ResultStore(work),
+      screenshots: false,
+      messages,
+      usage: new AttemptUsage(),
+      signal: new AbortController().signal,
+    });
+    const step = readFileSync(join(dir, "trajectory.jsonl"), "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l))
+      .find((l) => l.tool === "desktop__screenshot");
+    expect(step.result).toMatchObject({ file: "screenshots/step-001-desktop.png", mimeType: "image/png", width: 1280, height: 800 });
+    expect(readFileSync(join(dir, step.result.file)).subarray(1, 4).toString()).toBe("PNG");
+    expect(JSON.stringify(messages)).not.toMatch(/bytes>/);
+    expect(messages).toContainEqual(expect.objectContaining({ role: "tool", content: expect.objectContaining({ file: "screenshots/step-001-desktop.png" }) }));
+  });
+
   test("any other error thrown out of a step ends it with agent_error", async () => {
     const { error, state } = await loopWith(new RangeError("a bug"));
     expect(error).toBe("RangeError: a bug");

@@ -71,6 +71,24 @@ async function finishByAgent(input: AgentLoopInput, turn: number, files: Record<
   await input.store.appendTrajectory(input.dir, { turn, screenshots: files, done: true, evaluation: bench.state() });
 }
 
+const EXTENSIONS: Record<string, string> = { "image/png": "png", "image/jpeg": "jpg", "image/webp": "webp" };
+
+/**
+ * A step's result for the trajectory and summary: a screenshot it returned is written once as a
+ * file of the attempt (`screenshots/step-NNN-<env>.<ext>`) and named by its path; other binary
+ * values become their size.
+ */
+async function recordResult(input: AgentLoopInput, r: StepResult & { ok: true }): Promise<unknown> {
+  const v = r.result as Partial<Screenshot> | undefined;
+  const ext = v && Buffer.isBuffer(v.data) && typeof v.mimeType === "string" ? EXTENSIONS[v.mimeType] : undefined;
+  if (!ext) return summarizeResult(r.result);
+  const env = r.tool.split("__")[0] ?? "env";
+  const file = join("screenshots", `step-${String(r.step).padStart(3, "0")}-${env}.${ext}`);
+  await writeFile(join(input.dir, file), v!.data!);
+  const { data: _data, ...rest } = v!;
+  return { ...(summarizeResult(rest) as object), file };
+}
+
 /**
  * Runs the turn's calls in order until one ends the episode; the first carries the turn's tokens.
  * `onLastActed` runs when the turn's last action has finished, while its step is being evaluated.
@@ -90,14 +108,15 @@ async function runCalls(
     const r = await input.bench.step({ ...call, tokens: i === 0 ? tokens : 0 }, { signal: input.signal, ...(last ? { onActed: onLastActed } : {}) });
     input.usage.addEnvTime(performance.now() - e0);
     results.push(r);
-    input.messages.push({ role: "tool", tool: r.tool, ok: r.ok, content: r.ok ? summarizeResult(r.result) : r.error });
+    const recorded = r.ok ? await recordResult(input, r) : undefined;
+    input.messages.push({ role: "tool", tool: r.tool, ok: r.ok, content: r.ok ? recorded : r.error });
     await input.store.appendTrajectory(input.dir, {
       turn,
       step: r.step,
       tool: r.tool,
       args: "args" in call ? (call.args ?? {}) : {},
       ok: r.ok,
-      ...(r.ok ? { result: summarizeResult(r.result) } : { error: r.error }),
+      ...(r.ok ? { result: recorded } : { error: r.error }),
       evaluation: r.evaluation,
       reason: r.reason,
       duration_ms: Math.round(r.durationMs),
