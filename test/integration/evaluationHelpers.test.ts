@@ -46,8 +46,8 @@ function resolveVm(args: Record<string, unknown>): Record<string, unknown> {
   return Object.fromEntries(
     Object.entries(args).map(([k, v]) => [
       k,
-      k.startsWith("vm_") && typeof v === "string" && !v.startsWith("/")
-        ? at(v)
+      (k.startsWith("vm_") || k === "cwd") && typeof v === "string" && !v.startsWith("/")
+        ? at(v).replace(/\/\.$/, "")
         : Array.isArray(v)
           ? v.map((x) => (x && typeof x === "object" && "arguments" in x ? { ...x, arguments: resolveVm(x.arguments as Record<string, unknown>) } : x))
           : v,
@@ -266,21 +266,21 @@ describe("each helper passes its passing fixture and fails its failing one", () 
     // The dataset's form: the script writes a log, the nested rules check the log.
     [
       "compare_script_logs",
-      { eval_script: "scripts/write-log.sh", vm_eval_logs: "/tmp/pincer-eval-test-log.txt", rules: { include: ["python3"], exclude: ["jupyter-kernel"] } },
+      { eval_script: "scripts/write-log.sh", cwd: ".", vm_eval_logs: "eval-log.txt", rules: { include: ["python3"], exclude: ["jupyter-kernel"] } },
       1,
-      /^\/tmp\/pincer-eval-test-log\.txt: all 1 include rule\(s\) found, none of 1 exclude rule\(s\)/,
+      /\/eval-log\.txt: all 1 include rule\(s\) found, none of 1 exclude rule\(s\)/,
     ],
     [
       "compare_script_logs",
-      { eval_script: "scripts/write-log.sh", vm_eval_logs: "/tmp/pincer-eval-test-log.txt", rules: { include: ["SUCCESS"], exclude: ["python3"] } },
+      { eval_script: "scripts/write-log.sh", cwd: ".", vm_eval_logs: "eval-log.txt", rules: { include: ["SUCCESS"], exclude: ["python3"] } },
       0,
       /missing "SUCCESS"/,
     ],
     [
       "compare_script_logs",
-      { eval_script: "scripts/report.sh", vm_eval_logs: "/tmp/pincer-eval-test-no-log.txt", rules: { include: ["x"] } },
+      { eval_script: "scripts/report.sh", vm_eval_logs: "no-log.txt", rules: { include: ["x"] } },
       0,
-      /^log file \/tmp\/pincer-eval-test-no-log\.txt does not exist \("scripts\/report\.sh" printed /,
+      /^log file \/tmp\/pincer-eval-test-\w+\/no-log\.txt does not exist \("scripts\/report\.sh" printed /,
     ],
     ["compare_script_logs", { command: ["sh", "-c", "echo missing >&2"], include: ["found"] }, 0, /missing "found"/],
     ["compare_script_logs", { command: "sleep 5", include: ["x"], timeout_seconds: 0.5 }, 0, /did not finish within 0\.5 s/],
