@@ -1,6 +1,6 @@
 import { existsSync } from "node:fs";
-import { readdir, readFile, stat } from "node:fs/promises";
-import { basename, dirname, isAbsolute, join, relative, resolve } from "node:path";
+import { basename, dirname, join, relative, resolve } from "node:path";
+import { findTaskFiles, groupOf, NOT_JSON, readJson, toolOf, type DatasetProblem } from "./taskFiles.js";
 import { looksLikeOsworld, missingFunctions, osworldTaskSchema, type OsworldFunction } from "./osworldFormat.js";
 import { checkSolutionSteps, type TaskEnvironments } from "./solutionCheck.js";
 import { pathToFileURL } from "node:url";
@@ -10,14 +10,7 @@ import { jsonPath, jsonTaskSchema, translateLegacySpelling, type HelperCall, typ
 import type { TaskModule } from "./moduleTask.js";
 import type { ConfigRegistry, EvaluationRegistry } from "./helpers.js";
 
-/** One thing wrong (or worth knowing) about a dataset, located by file and JSON path. */
-export interface DatasetProblem {
-  file: string;
-  /** JSON path inside the file (`config[1].arguments.local_path`), empty for the whole file. */
-  path: string;
-  message: string;
-  severity: "error" | "warning";
-}
+export type { DatasetProblem } from "./taskFiles.js";
 
 interface LoadedBase {
   id: string;
@@ -84,91 +77,6 @@ const solutionCallSchema = z.union([
   z.object({ env: z.string().min(1), action: z.string().min(1), args: z.record(z.string(), z.unknown()).optional() }).strict(),
 ]);
 const solutionSchema = z.array(solutionCallSchema);
-
-const MODULE_SUFFIXES = [".task.ts", ".task.mts", ".task.js", ".task.mjs"];
-const SKIP_DIRS = new Set(["node_modules", ".git", "results", "dist"]);
-
-/** Largest JSON file looked into for an OSWorld task (task files are a few kB). */
-const MAX_TASK_JSON_BYTES = 2 * 1024 * 1024;
-
-/**
- * Finds task files under `root`: `<id>/<id>.json` folders, `*.task.{ts,js}` modules, and JSON files
- * in a folder of their own kind, as OSWorld lays them out (`<app>/<uuid>.json`: read to see that
- * they are tasks, with an `evaluator` or an `evaluation`).
- */
-async function findTaskFiles(root: string): Promise<string[]> {
-  const st = await stat(root);
-  if (st.isFile()) return [root];
-  const found: string[] = [];
-  const walk = async (dir: string, depth: number) => {
-    if (depth > 6) return;
-    const entries = (await readdir(dir, { withFileTypes: true })).sort((a, b) => a.name.localeCompare(b.name));
-    const ownTask = entries.some((e) => e.isFile() && e.name === `${basename(dir)}.json`);
-    for (const e of entries) {
-      const path = join(dir, e.name);
-      if (e.isDirectory()) {
-        if (!SKIP_DIRS.has(e.name) && !e.name.startsWith(".")) await walk(path, depth + 1);
-      } else if (e.name === `${basename(dir)}.json` || MODULE_SUFFIXES.some((s) => e.name.endsWith(s))) {
-        found.push(path);
-      } else if (!ownTask && depth > 0 && e.name.endsWith(".json") && (await isFlatTaskFile(path))) {
-        found.push(path);
-      }
-    }
-  };
-  await walk(root, 0);
-  return found;
-}
-
-/** A JSON file outside a task folder that is a task: OSWorld's, or a GUI-OS task not in its own folder. */
-async function isFlatTaskFile(path: string): Promise<boolean> {
-  if ((await stat(path)).size > MAX_TASK_JSON_BYTES) return false;
-  try {
-    const v = JSON.parse(await readFile(path, "utf8")) as Record<string, unknown>;
-    return typeof v === "object" && v !== null && typeof v.instruction === "string" && ("evaluator" in v || "evaluation" in v);
-  } catch {
-    return false;
-  }
-}
-
-/**
- * The group a task's results go under: the first folder below `root` on the way to `groupDir`, else
- * (`groupDir` is `root` itself or above it, as when one task file or folder is given) the name of
- * `groupDir`, else "tasks". Never empty and never `..`, so results stay inside the run folder.
- */
-function groupOf(root: string, groupDir: string): string {
-  const rel = relative(root, groupDir);
-  if (rel && !rel.startsWith("..") && !isAbsolute(rel)) return rel.split(/[\\/]/)[0]!;
-  return basename(groupDir) || "tasks";
-}
-
-/** examples/<tool>/<id>/<id>.json → <tool>; a task folder given directly → its parent's name. */
-function toolOf(root: string, taskDir: string): string {
-  return groupOf(root, dirname(taskDir));
-}
-
-const NOT_JSON = Symbol("not JSON");
-
-/** "line L, column C" of a character offset in `text` (both 1-based). */
-function lineColumn(text: string, offset: number): string {
-  const before = text.slice(0, offset);
-  const line = before.split("\n").length;
-  return `line ${line}, column ${offset - before.lastIndexOf("\n")}`;
-}
-
-/** Parses a JSON file, or records why it is not JSON, with the line and column. */
-async function readJson(file: string, problems: DatasetProblem[]): Promise<unknown> {
-  const text = await readFile(file, "utf8");
-  try {
-    return JSON.parse(text);
-  } catch (err) {
-    const message = (err as Error).message;
-    const at = /at position (\d+)/.exec(message);
-    const where = at ? lineColumn(text, Number(at[1])) : /Unexpected end of JSON input/.test(message) ? lineColumn(text, text.length) : undefined;
-    const what = message.replace(/ in JSON at position \d+.*$/, "").replace(/^JSON\.parse: /, "");
-    problems.push({ file, path: where ?? "", message: `not valid JSON${where ? ` at ${where}` : ""}: ${what}`, severity: "error" });
-    return NOT_JSON;
-  }
-}
 
 async function loadSolution(dir: string, problems: DatasetProblem[]): Promise<StepCall[] | undefined> {
   const file = join(dir, "solution.json");
