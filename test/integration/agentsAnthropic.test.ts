@@ -113,8 +113,12 @@ describe("Anthropic agent against a local Messages API server, acting on a real 
       model: "claude-fake",
       max_tokens: 4096,
       tool_choice: { type: "auto" },
-      system: expect.stringContaining("Environments: desktop"),
+      // Prompt caching: breakpoints after the system prompt, the tools and the conversation so far.
+      system: [{ type: "text", text: expect.stringContaining("Environments: desktop"), cache_control: { type: "ephemeral" } }],
     });
+    expect(first.tools.at(-1).cache_control).toEqual({ type: "ephemeral" });
+    expect(first.tools.filter((t: any) => t.cache_control)).toHaveLength(1);
+    expect(first.messages.at(-1).content.at(-1).cache_control).toEqual({ type: "ephemeral" });
     expect(first.tools.find((t: any) => t.name === "desktop__click")).toMatchObject({
       input_schema: { type: "object", properties: { x: { type: "integer" } }, required: ["x", "y"] },
     });
@@ -134,6 +138,8 @@ describe("Anthropic agent against a local Messages API server, acting on a real 
     // tool_result blocks come first, then the new screenshot.
     expect(second[2].content.slice(0, 2).every((b: any) => b.type === "tool_result")).toBe(true);
     expect(second[2].content.at(-1).type).toBe("image");
+    // Only the newest message carries the breakpoint: the older turns are the cached prefix.
+    expect(second.map((m: any) => m.content.filter((b: any) => b.cache_control).length)).toEqual([0, 0, 1]);
   });
 
   test("with --base-url no key is needed: a local or proxy server that asks for none is reached", async () => {
