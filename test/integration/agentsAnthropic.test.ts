@@ -50,7 +50,7 @@ async function run(task: DatasetTask, script: Reply[], opts: Partial<AnthropicAg
       tasks: [task],
       registries: createRegistries(),
       pool,
-      agentFor: () => new AnthropicAgent({ model: "claude-fake", baseURL: fake!.origin, apiKey: "sk-ant-test", retry: { baseDelayMs: 5 }, ...opts }),
+      agentFor: () => new AnthropicAgent({ model: "claude-fake", baseURL: fake!.origin, apiKey: "sk-ant-test", ...opts }),
       outDir: join(work, "results"),
       runId: task.id,
       maxSteps: 20,
@@ -80,7 +80,7 @@ describe("Anthropic agent against a local Messages API server, acting on a real 
     const task = memoryTask(defineTask({ id: "tools", instruction: `Click the square and write ok into ${file}.`, build: () => ({ evaluator: never }) }));
     const from = w.events.length;
     const { summary, requests } = await run(task, [
-      anthropicError(529),
+      anthropicError(529, { "retry-after-ms": "10" }),
       anthropicMessage([
         { text: "Clicking, then writing the file." },
         { tool: "desktop__click", input: { x: 428, y: 240 } },
@@ -108,6 +108,8 @@ describe("Anthropic agent against a local Messages API server, acting on a real 
       expect(r.headers["anthropic-version"]).toMatch(/^\d{4}-\d{2}-\d{2}$/);
     }
     expect(requests[1]!.body).toEqual(requests[0]!.body);
+    // The SDK's own retry: it counts its attempts in the header it sends.
+    expect(requests.map((r) => r.headers["x-stainless-retry-count"])).toEqual(["0", "1", "0"]);
     const first = requests[0]!.body;
     expect(first).toMatchObject({
       model: "claude-fake",

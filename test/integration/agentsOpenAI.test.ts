@@ -54,7 +54,6 @@ async function run(task: DatasetTask, script: Reply[], opts: Partial<OpenAIAgent
           model: "fake-model",
           baseURL: fake!.url,
           apiKey: "test-key",
-          retry: { baseDelayMs: 5 },
           prices: { "*": { input: 2, output: 8 } },
           ...opts,
         }),
@@ -101,7 +100,7 @@ describe("OpenAI-compatible agent against a local chat-completions server, actin
     const from = w.events.length;
     const { summary, requests } = await run(task, [
       openaiError(429, { "retry-after-ms": "20" }),
-      openaiError(500),
+      openaiError(500, { "retry-after-ms": "10" }),
       openaiToolCalls([
         { name: "desktop__click", args: { x: 428, y: 240 } },
         { name: "desktop__run_command", args: { command: `printf hel > ${file}` } },
@@ -136,6 +135,8 @@ describe("OpenAI-compatible agent against a local chat-completions server, actin
     // Retries resend the same request.
     expect(requests[1]!.body).toEqual(requests[0]!.body);
     expect(requests[2]!.body).toEqual(requests[0]!.body);
+    // The SDK's own retries (429 after the server's retry-after-ms, then 500), counted in its header.
+    expect(requests.map((r) => r.headers["x-stainless-retry-count"])).toEqual(["0", "1", "2", "0", "0"]);
 
     const first = requests[0]!.body;
     expect(first).toMatchObject({ model: "fake-model", tool_choice: "auto", parallel_tool_calls: true, max_completion_tokens: 4096 });

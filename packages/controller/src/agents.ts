@@ -14,7 +14,7 @@ export type { ProviderAgentKind } from "./agents/factory.js";
 export type { HistoryOptions } from "./agents/history.js";
 export { costUsd, parsePrice, priceOf } from "./agents/pricing.js";
 export type { ModelPrice, PriceTable } from "./agents/pricing.js";
-export type { RetryOptions } from "./agents/retry.js";
+export type { RetryOptions } from "./agents/common.js";
 export { createComputerAction } from "./agents/computerUse.js";
 export type { ComputerActionOptions, ComputerActionResult, ComputerRunOptions } from "./agents/computerUse.js";
 export type { DisplaySetting } from "./agents/computerDisplay.js";

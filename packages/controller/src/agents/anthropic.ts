@@ -29,7 +29,6 @@ import type { AnyAction } from "../actions/action.js";
 import { COMPUTER_ACTION_NAME, planAnthropicComputerAction } from "./computerCalls.js";
 import { createComputerAction } from "./computerUse.js";
 import { DROPPED_SCREENSHOT_NOTE, History } from "./history.js";
-import { withRetry } from "./retry.js";
 import type { Agent, AgentObservation, AgentTaskContext, AgentTurn } from "./types.js";
 
 /** Anthropic computer-use tool versions, with the beta header each needs. */
@@ -141,7 +140,12 @@ export class AnthropicAgent implements Agent {
     const baseURL = opts.baseURL ?? process.env.ANTHROPIC_BASE_URL;
     if (!apiKey && !baseURL) throw new InvalidArgumentError("the anthropic agent needs ANTHROPIC_API_KEY, or --base-url for a server that needs no key");
     // A local or proxy server may need no key; the SDK insists on one.
-    this.#client = new Anthropic({ apiKey: apiKey || "no-key", ...(baseURL ? { baseURL } : {}), maxRetries: 0, timeout: opts.requestTimeoutMs ?? 300_000 });
+    this.#client = new Anthropic({
+      apiKey: apiKey || "no-key",
+      ...(baseURL ? { baseURL } : {}),
+      maxRetries: opts.retry?.retries ?? 5,
+      timeout: opts.requestTimeoutMs ?? 300_000,
+    });
     this.#meter = new UsageMeter(opts.model, opts.prices);
   }
 
@@ -278,14 +282,9 @@ export class AnthropicAgent implements Agent {
       tool_choice: { type: o.toolChoice ?? "auto" } as const,
       ...(o.temperature !== undefined ? { temperature: o.temperature } : {}),
     };
-    const reply = await withRetry(
-      () =>
-        this.#computerEnv
-          ? this.#client.beta.messages.create({ ...body, betas: [ANTHROPIC_COMPUTER_TOOLS[o.computerTool ?? "computer_20250124"]] }, { signal })
-          : (this.#client.messages.create(body as never, { signal }) as unknown as Promise<BetaMessage>),
-      o.retry,
-      signal,
-    );
+    const reply = this.#computerEnv
+      ? await this.#client.beta.messages.create({ ...body, betas: [ANTHROPIC_COMPUTER_TOOLS[o.computerTool ?? "computer_20250124"]] }, { signal })
+      : ((await this.#client.messages.create(body as never, { signal })) as unknown as BetaMessage);
     const u = reply.usage;
     this.#meter.add((u?.input_tokens ?? 0) + (u?.cache_creation_input_tokens ?? 0) + (u?.cache_read_input_tokens ?? 0), u?.output_tokens);
     return reply;

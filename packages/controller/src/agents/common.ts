@@ -4,7 +4,6 @@ import { screenshotToScreen } from "../env/index.js";
 import type { Point, Screenshot } from "../env/index.js";
 import type { HistoryOptions } from "./history.js";
 import { costUsd, priceOf, type PriceTable } from "./pricing.js";
-import type { RetryOptions } from "./retry.js";
 import type { AgentTaskContext, TokenUsage } from "./types.js";
 
 /** Options every model-provider agent takes. */
@@ -19,7 +18,7 @@ export interface ProviderAgentOptions {
   systemPrompt?: string;
   /** What of the conversation is resent each turn. */
   history?: HistoryOptions;
-  /** Backoff on 429, 5xx and lost connections. */
+  /** Retries of failed requests (429, 408, 409, 5xx, lost connections). */
   retry?: RetryOptions;
   /** Prices per model, to report cost with the tokens. */
   prices?: PriceTable;
@@ -182,3 +181,13 @@ export interface PendingCall {
 
 /** Text for a call that the runner did not get to (the episode ended before it). */
 export const NOT_RUN = "not run: an earlier call of the turn ended the episode";
+
+/**
+ * How failed model requests are retried: by the provider's own SDK, with exponential backoff and
+ * jitter, the server's `retry-after`/`retry-after-ms` honoured, and the attempt number sent in
+ * `x-stainless-retry-count`.
+ */
+export interface RetryOptions {
+  /** Retries after the first attempt. @default 5 */
+  retries?: number;
+}

@@ -18,7 +18,6 @@ import {
 } from "./common.js";
 import { DROPPED_SCREENSHOT_NOTE, History } from "./history.js";
 import { jsonModeInstructions, JsonReplyError, parseJsonReply } from "./jsonReply.js";
-import { withRetry } from "./retry.js";
 import type { Agent, AgentObservation, AgentTaskContext, AgentTurn } from "./types.js";
 
 /** Options of {@link OpenAIAgent}. */
@@ -83,7 +82,12 @@ export class OpenAIAgent implements Agent {
       throw new InvalidArgumentError("the openai agent needs OPENAI_API_KEY, or --base-url for a local server that needs no key");
     }
     // Local servers (vLLM, Ollama) take any key; the SDK insists on one.
-    this.#client = new OpenAI({ apiKey: apiKey || "no-key", ...(baseURL ? { baseURL } : {}), maxRetries: 0, timeout: opts.requestTimeoutMs ?? 300_000 });
+    this.#client = new OpenAI({
+      apiKey: apiKey || "no-key",
+      ...(baseURL ? { baseURL } : {}),
+      maxRetries: opts.retry?.retries ?? 5,
+      timeout: opts.requestTimeoutMs ?? 300_000,
+    });
     this.#meter = new UsageMeter(opts.model, opts.prices);
   }
 
@@ -209,7 +213,7 @@ export class OpenAIAgent implements Agent {
             ...(o.parallelToolCalls === false ? { parallel_tool_calls: false } : { parallel_tool_calls: true }),
           }),
     };
-    const reply = await withRetry(() => this.#client.chat.completions.create(body, { signal }), o.retry, signal);
+    const reply = await this.#client.chat.completions.create(body, { signal });
     this.#meter.add(reply.usage?.prompt_tokens, reply.usage?.completion_tokens);
     return reply;
   }
