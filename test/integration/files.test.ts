@@ -43,6 +43,13 @@ async function settledCount(lines: () => string[]): Promise<number> {
   return n;
 }
 
+/** The daemon's audit lines so far, one per call. */
+const calls = () =>
+  daemon
+    .log()
+    .split("\n")
+    .filter((l) => l.includes('"type":"audit"'));
+
 /** Nothing but `names` in the directory: no temporary files left behind. */
 const entries = (d: string) => readdirSync(d).sort();
 
@@ -243,11 +250,6 @@ describe("upload and download, verified by sha256 on both sides", () => {
   test("reading into memory is one call: the Download's header gives the size, and a missing file is its NOT_FOUND", async () => {
     const remote = join(dir, "one-call.txt");
     writeFileSync(remote, "x".repeat(2048));
-    const calls = () =>
-      daemon
-        .log()
-        .split("\n")
-        .filter((l) => l.includes('"type":"audit"'));
     const before = await settledCount(calls);
     expect(await daemon.env.files.read(remote)).toHaveLength(2048);
     // Audit lines are written as calls end; stderr is another pipe.
@@ -269,11 +271,6 @@ describe("upload and download, verified by sha256 on both sides", () => {
   test("a download to a file is one call too, bounded by its own timer once the header gave the size", async () => {
     const remote = join(dir, "one-call-file.bin");
     writeFileSync(remote, randomBytes(2 * MiB));
-    const calls = () =>
-      daemon
-        .log()
-        .split("\n")
-        .filter((l) => l.includes('"type":"audit"'));
     const before = await settledCount(calls);
     const out = join(dir, "one-call-file.out");
     expect(await daemon.env.files.download(remote, out)).toMatchObject({ path: out, size: 2 * MiB });
