@@ -1,6 +1,6 @@
 import { readFile } from "node:fs/promises";
 import { z } from "zod";
-import { NotFoundError } from "@pincer/shared";
+import { InvalidArgumentError, NotFoundError } from "@pincer/shared";
 import type { Env } from "../../env/index.js";
 import { resolveLocal, type EvaluationOutcome, type HelperContext } from "../helpers.js";
 
@@ -45,19 +45,21 @@ export function pickEnv(ctx: HelperContext, name: string | undefined): Env {
 export type Fetched = { ok: true; data: Buffer } | { ok: false; outcome: EvaluationOutcome };
 
 /**
- * Downloads a result file from the machine through its daemon. A missing file is a score of 0
- * ("… does not exist"), and so is a directory where a file was expected; any other error (the
- * machine unreachable, a timeout) is thrown.
+ * Downloads a result file from the machine through its daemon, in one call (the Download answers
+ * NOT_FOUND for a missing file itself). A missing file is a score of 0 ("… does not exist"), and so
+ * is a directory where a file was expected (checked only when the Download refuses the path); any
+ * other error (the machine unreachable, a timeout) is thrown.
  */
 export async function fetchResult(ctx: HelperContext, envName: string | undefined, path: string, what = "result file"): Promise<Fetched> {
   const env = pickEnv(ctx, envName);
   try {
-    const info = await env.files.stat(path, { signal: ctx.signal });
-    if (info.type === "directory") return { ok: false, outcome: fail(`${what} ${path} is a directory, not a file`) };
     const { data } = await env.files.download(path, undefined, { signal: ctx.signal });
     return { ok: true, data };
   } catch (e) {
     if (e instanceof NotFoundError) return { ok: false, outcome: fail(`${what} ${path} does not exist`) };
+    if (e instanceof InvalidArgumentError && (await env.files.stat(path, { signal: ctx.signal }).catch(() => undefined))?.type === "directory") {
+      return { ok: false, outcome: fail(`${what} ${path} is a directory, not a file`) };
+    }
     throw e;
   }
 }
