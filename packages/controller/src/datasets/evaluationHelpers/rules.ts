@@ -36,6 +36,26 @@ export const rulesShape = {
   ignore_case: z.boolean().default(false).describe("Match plain strings (and regexes without an explicit i flag) regardless of case"),
 };
 
+/** The same lists nested as `rules: {include, exclude}`, as the GUI-OS dataset writes them; added to the top-level ones. */
+export const nestedRules = z
+  .strictObject({ include: rulesShape.include, exclude: rulesShape.exclude })
+  .optional()
+  .describe("The same lists nested as {include, exclude}, as the GUI-OS dataset writes them; added to the top-level ones");
+
+/** The include and exclude rules of arguments written with `rulesShape` and `nestedRules`, top-level ones first. */
+export function allRules(a: { include: Rule[]; exclude: Rule[]; rules?: { include: Rule[]; exclude: Rule[] } | undefined }): {
+  include: Rule[];
+  exclude: Rule[];
+} {
+  return { include: [...a.include, ...(a.rules?.include ?? [])], exclude: [...a.exclude, ...(a.rules?.exclude ?? [])] };
+}
+
+/** How many rules {@link allRules} gives. */
+export function ruleCount(a: Parameters<typeof allRules>[0]): number {
+  const r = allRules(a);
+  return r.include.length + r.exclude.length;
+}
+
 /** How a rule is written in a reason. */
 export function describeRule(rule: Rule): string {
   return typeof rule === "string" ? show(rule, 80) : `/${rule.regex}/${rule.flags ?? "m"}`;

@@ -3,7 +3,7 @@ import { basename } from "node:path";
 import { z } from "zod";
 import { defineEvaluationHelper, resolveLocal } from "../helpers.js";
 import { envArg, fail, fetchResultText, pickEnv, readLocal, show } from "./common.js";
-import { checkRules, rulesShape } from "./rules.js";
+import { allRules, checkRules, nestedRules, ruleCount, rulesShape } from "./rules.js";
 
 /** Where an uploaded check script goes on the machine (a fresh folder, removed afterwards). */
 const REMOTE_TMP = "/tmp";
@@ -34,10 +34,7 @@ export const compareScriptLogs = defineEvaluationHelper({
         .optional()
         .describe("The GUI-OS dataset's form: a script of the task, uploaded and run; then vm_eval_logs (the log it wrote) is checked"),
       vm_eval_logs: z.string().min(1).optional().describe("With eval_script: the log file on the machine the rules look at"),
-      rules: z
-        .strictObject({ include: rulesShape.include, exclude: rulesShape.exclude })
-        .optional()
-        .describe("The rules nested as {include, exclude}, as the dataset writes them; added to the top-level ones"),
+      rules: nestedRules,
       cwd: z.string().min(1).optional().describe("Working directory on the machine"),
       log: z.enum(["both", "stdout", "stderr"]).default("both").describe("Which output the rules look at (both: stdout, then stderr)"),
       exit_code: z.number().int().optional().describe("When set, the command must exit with this code"),
@@ -52,7 +49,7 @@ export const compareScriptLogs = defineEvaluationHelper({
       message: "eval_script and vm_eval_logs go together: the script writes the log the rules check",
       path: ["vm_eval_logs"],
     })
-    .refine((a) => a.include.length + a.exclude.length + (a.rules?.include.length ?? 0) + (a.rules?.exclude.length ?? 0) > 0 || a.exit_code !== undefined, {
+    .refine((a) => ruleCount(a) > 0 || a.exit_code !== undefined, {
       message: "give include or exclude rules (at the top level or under rules), or exit_code",
     }),
   async run(args, ctx) {
@@ -71,8 +68,7 @@ export const compareScriptLogs = defineEvaluationHelper({
       command = args.command!;
     }
     const what = scriptPath ?? (Array.isArray(command) ? command.join(" ") : command);
-    const include = [...args.include, ...(args.rules?.include ?? [])];
-    const exclude = [...args.exclude, ...(args.rules?.exclude ?? [])];
+    const { include, exclude } = allRules(args);
     try {
       const r = await env.process.run(command, {
         signal: ctx.signal,

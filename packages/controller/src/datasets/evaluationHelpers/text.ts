@@ -2,7 +2,7 @@ import { z } from "zod";
 import type { EvaluationOutcome } from "../helpers.js";
 import { defineEvaluationHelper } from "../helpers.js";
 import { envArg, fail, fetchResultText, oneOfEach, pass, pickEnv, readLocalText, show, splitLines } from "./common.js";
-import { checkRules, rulesShape } from "./rules.js";
+import { allRules, checkRules, nestedRules, ruleCount, rulesShape } from "./rules.js";
 import { NotFoundError } from "@pincer/shared";
 
 /** Options of {@link compareText}. */
@@ -98,24 +98,14 @@ export const checkIncludeExclude = defineEvaluationHelper({
     .strictObject({
       vm_result: z.string().min(1).describe("The file on the machine"),
       ...rulesShape,
-      rules: z
-        .strictObject({ include: rulesShape.include, exclude: rulesShape.exclude })
-        .optional()
-        .describe("The same lists nested as {include, exclude} (the older spelling); added to the top-level ones"),
+      rules: nestedRules,
       env: envArg,
     })
-    .refine((a) => a.include.length + a.exclude.length + (a.rules?.include.length ?? 0) + (a.rules?.exclude.length ?? 0) > 0, {
-      message: "give at least one include or exclude rule",
-    }),
+    .refine((a) => ruleCount(a) > 0, { message: "give at least one include or exclude rule" }),
   async run(args, ctx) {
     const result = await fetchResultText(ctx, args.env, args.vm_result);
     if (!result.ok) return result.outcome;
-    return checkRules(result.text, {
-      include: [...args.include, ...(args.rules?.include ?? [])],
-      exclude: [...args.exclude, ...(args.rules?.exclude ?? [])],
-      ignoreCase: args.ignore_case,
-      subject: args.vm_result,
-    });
+    return checkRules(result.text, { ...allRules(args), ignoreCase: args.ignore_case, subject: args.vm_result });
   },
 });
 
