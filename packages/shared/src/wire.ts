@@ -9,6 +9,7 @@ export type { MouseButton__Output as MouseButton } from "./generated/pincer/v1/M
 export type { ImageFormat__Output as ImageFormat } from "./generated/pincer/v1/ImageFormat.js";
 export type { ScreenshotRequest, ScreenshotRequest__Output } from "./generated/pincer/v1/ScreenshotRequest.js";
 export type { ScreenshotResponse, ScreenshotResponse__Output } from "./generated/pincer/v1/ScreenshotResponse.js";
+export type { WaitForSettleRequest, WaitForSettleRequest__Output } from "./generated/pincer/v1/WaitForSettleRequest.js";
 export type { SystemInfo, SystemInfo__Output } from "./generated/pincer/v1/SystemInfo.js";
 export type { FilesClient, FilesHandlers } from "./generated/pincer/v1/Files.js";
 export type { ProcessClient, ProcessHandlers } from "./generated/pincer/v1/Process.js";

@@ -4,7 +4,7 @@ export type { CallOptions, MouseButton, Point, Region, Size } from "./types.js";
 export type { ButtonOptions, ClickOptions, DragOptions, MouseApi, ScrollOptions } from "./mouse.js";
 export type { KeyboardApi, PressOptions, TypeOptions } from "./keyboard.js";
 export { screenshotToScreen } from "./screen.js";
-export type { ImageFormat, ScreenApi, Screenshot, ScreenshotOptions } from "./screen.js";
+export type { ImageFormat, ScreenApi, Screenshot, ScreenshotOptions, SettleOptions, SettleResult } from "./screen.js";
 export type { SystemApi, SystemInfo } from "./system.js";
 export type {
   DownloadOptions,

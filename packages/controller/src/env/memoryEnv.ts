@@ -69,6 +69,8 @@ export function createMemoryEnv(opts: MemoryEnvOptions = {}): MemoryEnv {
     screen: {
       screenshot: (o: ScreenshotOptions = {}) => m.op("screenshot", o, () => render(m.size, m.pointer, opts.background ?? [0, 0, 0], o)),
       size: (o?: CallOptions) => m.op("size", o, () => ({ ...m.size })),
+      // Nothing draws on the in-memory screen, so it is settled at once.
+      waitForSettle: (o?: CallOptions) => m.op("waitForSettle", o, () => ({ settled: true, waitedMs: 0, frames: 1, changes: 0, lastChangeMs: 0 })),
     },
     system: { info: (o?: CallOptions) => m.op("info", o, () => info(m.address, m.size)) },
     waitUntilReady: (o?: CallOptions) => m.op("waitUntilReady", o, () => info(m.address, m.size)),

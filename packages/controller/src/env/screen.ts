@@ -41,12 +41,43 @@ export interface Screenshot {
   screen: Size;
 }
 
+/** Options of {@link ScreenApi.waitForSettle}. */
+export interface SettleOptions extends CallOptions {
+  /** Part of the screen to watch; the whole screen when unset. */
+  region?: Region;
+  /** How long the screen must stay unchanged. @default 300 */
+  quietMs?: number;
+  /** The longest wait; the call's own deadline is set past it. @default 5000 */
+  maxMs?: number;
+  /** How long a screen that has not changed at all may stay so before it counts as settled (for programs slow to start drawing). @default quietMs */
+  initialQuietMs?: number;
+  /** Time between compared frames. @default 25 */
+  intervalMs?: number;
+}
+
+/** What {@link ScreenApi.waitForSettle} saw. */
+export interface SettleResult {
+  /** True when the screen stayed unchanged for the quiet time; false when `maxMs` passed first. */
+  settled: boolean;
+  /** Time the daemon spent waiting. */
+  waitedMs: number;
+  /** Frames compared, and how many differed from the one before. */
+  frames: number;
+  changes: number;
+  /** Time from the start of the wait to the last change; 0 when nothing changed. */
+  lastChangeMs: number;
+  /** Bounding box of everything that changed, on the screen. */
+  changed?: Region;
+}
+
 /** The screen. */
 export interface ScreenApi {
   /** Captures the screen (or a region), optionally scaled down, in the format asked for. */
   screenshot(opts?: ScreenshotOptions): Promise<Screenshot>;
   /** The screen's size in pixels. */
   size(opts?: CallOptions): Promise<Size>;
+  /** Returns once the screen (or a region) has stopped changing, or after `maxMs`; says which. */
+  waitForSettle(opts?: SettleOptions): Promise<SettleResult>;
 }
 
 const WIRE_FORMAT: Record<ImageFormat, wire.ImageFormat> = {
@@ -96,6 +127,19 @@ export function createScreenApi(screen: PromiseClient<"Screen">): ScreenApi {
     size: async (o = {}) => {
       const r = await screen.GetScreenSize({}, o);
       return { width: r.width, height: r.height };
+    },
+    waitForSettle: async (o = {}) => {
+      const maxMs = o.maxMs ?? 5000;
+      const req: wire.WaitForSettleRequest = {
+        region: o.region ?? null,
+        quietMs: o.quietMs ?? 0,
+        timeoutMs: maxMs,
+        initialQuietMs: o.initialQuietMs ?? 0,
+        intervalMs: o.intervalMs ?? 0,
+      };
+      const r = await screen.WaitForSettle(req, { ...o, timeoutMs: o.timeoutMs ?? maxMs + 10_000 });
+      const result: SettleResult = { settled: r.settled, waitedMs: r.waitedMs, frames: r.frames, changes: r.changes, lastChangeMs: r.lastChangeMs };
+      return r.changed ? { ...result, changed: { x: r.changed.x, y: r.changed.y, width: r.changed.width, height: r.changed.height } } : result;
     },
   };
 }

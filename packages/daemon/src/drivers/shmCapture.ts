@@ -45,31 +45,54 @@ export class ShmCapture {
   }
 
   /**
-   * Captures a region as packed RGBA (opaque). The X server delivers BGRX words; they are
-   * converted while copied out of the shared segment.
+   * Has the X server write a region into the segment, then hands the segment's first
+   * `width * height * 4` bytes (BGRX words) to `use`, which copies what it needs out.
    */
-  grab(region: { x: number; y: number; width: number; height: number }): Promise<{ rgba: Buffer; width: number; height: number }> {
+  private read<T>(region: { x: number; y: number; width: number; height: number }, use: (bgrx: Buffer) => T): Promise<T> {
     const run = this.queue.then(
       () =>
-        new Promise<{ rgba: Buffer; width: number; height: number }>((resolve, reject) => {
+        new Promise<T>((resolve, reject) => {
           this.segment.getImage(this.x.root, region.x, region.y, region.width, region.height, 0xffffffff, Z_PIXMAP, 0, (err, rep) => {
             if (err) return reject(err);
-            const count = region.width * region.height;
-            if (rep.size < count * 4) return reject(new Error(`MIT-SHM returned ${rep.size} bytes for ${count} pixels (depth ${rep.depth})`));
-            const src = new Uint32Array(this.segment.buffer.buffer, this.segment.buffer.byteOffset, count);
-            const rgba = Buffer.allocUnsafe(count * 4);
-            const dst = new Uint32Array(rgba.buffer, rgba.byteOffset, count);
-            for (let i = 0; i < count; i++) {
-              const v = src[i]!;
-              // Little-endian BGRX word 0xXXRRGGBB → RGBA word 0xFFBBGGRR.
-              dst[i] = (0xff000000 | ((v & 0xff) << 16) | (v & 0xff00) | ((v >>> 16) & 0xff)) >>> 0;
-            }
-            resolve({ rgba, width: region.width, height: region.height });
+            const bytes = region.width * region.height * 4;
+            if (rep.size < bytes) return reject(new Error(`MIT-SHM returned ${rep.size} bytes for ${bytes / 4} pixels (depth ${rep.depth})`));
+            resolve(use(this.segment.buffer.subarray(0, bytes)));
           });
         }),
     );
     this.queue = run.catch(() => undefined);
     return run;
+  }
+
+  /**
+   * Captures a region as packed RGBA (opaque). The X server delivers BGRX words; they are
+   * converted while copied out of the shared segment.
+   */
+  grab(region: { x: number; y: number; width: number; height: number }): Promise<{ rgba: Buffer; width: number; height: number }> {
+    return this.read(region, (bgrx) => {
+      const count = region.width * region.height;
+      const src = new Uint32Array(bgrx.buffer, bgrx.byteOffset, count);
+      const rgba = Buffer.allocUnsafe(count * 4);
+      const dst = new Uint32Array(rgba.buffer, rgba.byteOffset, count);
+      for (let i = 0; i < count; i++) {
+        const v = src[i]!;
+        // Little-endian BGRX word 0xXXRRGGBB → RGBA word 0xFFBBGGRR.
+        dst[i] = (0xff000000 | ((v & 0xff) << 16) | (v & 0xff00) | ((v >>> 16) & 0xff)) >>> 0;
+      }
+      return { rgba, width: region.width, height: region.height };
+    });
+  }
+
+  /**
+   * Captures a region as the X server delivers it (BGRX words, no conversion) into `into` when it
+   * is the right size, else into a new buffer. Used to compare frames, where a copy is all it takes.
+   */
+  grabRaw(region: { x: number; y: number; width: number; height: number }, into?: Buffer): Promise<Buffer> {
+    return this.read(region, (bgrx) => {
+      const out = into?.length === bgrx.length ? into : Buffer.allocUnsafe(bgrx.length);
+      bgrx.copy(out);
+      return out;
+    });
   }
 
   close(): void {

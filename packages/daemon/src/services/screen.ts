@@ -1,9 +1,20 @@
 import { InvalidArgumentError, ResourceExhaustedError, type wire } from "@pincer/shared";
 import type { Desktop } from "../drivers/desktop.js";
 import { capture, type CaptureMethod, type ImageFormatName } from "../drivers/screen.js";
+import { type Region, settleScreen } from "../drivers/settle.js";
 import type { Logger } from "../logger.js";
 import { defineService, type DefinedService } from "./rpc.js";
 import { intInRange } from "./validate.js";
+
+/** The requested part of the screen, checked to lie inside it; the whole screen when unset. */
+function regionOnScreen(r: wire.Region__Output | null, screen: { width: number; height: number }): Region {
+  if (!r) return { x: 0, y: 0, width: screen.width, height: screen.height };
+  if (r.width === 0 || r.height === 0) throw new InvalidArgumentError("region: width and height must be at least 1");
+  if (r.x < 0 || r.y < 0 || r.x + r.width > screen.width || r.y + r.height > screen.height) {
+    throw new InvalidArgumentError(`region: ${r.width}x${r.height}+${r.x}+${r.y} is not inside the ${screen.width}x${screen.height} screen`);
+  }
+  return { x: r.x, y: r.y, width: r.width, height: r.height };
+}
 
 /** Largest screenshot reply, in bytes; the controller accepts replies of this size. */
 export const MAX_SCREENSHOT_BYTES = 64 * 1024 * 1024;
@@ -32,15 +43,7 @@ export function screenService(desktop: Desktop, log: Logger, captureMethod: Capt
       const maxWidth = intInRange(req.maxWidth, "max_width", 0, 16384);
       const maxHeight = intInRange(req.maxHeight, "max_height", 0, 16384);
       const screen = await desktop.screenSize();
-      let region = { x: 0, y: 0, width: screen.width, height: screen.height };
-      if (req.region) {
-        const r = req.region;
-        if (r.width === 0 || r.height === 0) throw new InvalidArgumentError("region: width and height must be at least 1");
-        if (r.x < 0 || r.y < 0 || r.x + r.width > screen.width || r.y + r.height > screen.height) {
-          throw new InvalidArgumentError(`region: ${r.width}x${r.height}+${r.x}+${r.y} is not inside the ${screen.width}x${screen.height} screen`);
-        }
-        region = { x: r.x, y: r.y, width: r.width, height: r.height };
-      }
+      const region = regionOnScreen(req.region, screen);
       const shot = await capture(
         desktop,
         {
@@ -72,5 +75,15 @@ export function screenService(desktop: Desktop, log: Logger, captureMethod: Capt
     },
 
     GetScreenSize: async () => desktop.screenSize(),
+
+    WaitForSettle: async (req, ctx) => {
+      const timeoutMs = req.timeoutMs === 0 ? 5000 : intInRange(req.timeoutMs, "timeout_ms", 1, 120_000);
+      const quietMs = req.quietMs === 0 ? 300 : intInRange(req.quietMs, "quiet_ms", 1, timeoutMs);
+      const initialQuietMs = req.initialQuietMs === 0 ? quietMs : intInRange(req.initialQuietMs, "initial_quiet_ms", 1, timeoutMs);
+      const intervalMs = req.intervalMs === 0 ? 25 : intInRange(req.intervalMs, "interval_ms", 1, 10_000);
+      const region = regionOnScreen(req.region, await desktop.screenSize());
+      const r = await settleScreen(desktop, { region, quietMs, timeoutMs, initialQuietMs, intervalMs, signal: ctx.signal });
+      return { settled: r.settled, waitedMs: r.waitedMs, frames: r.frames, changes: r.changes, lastChangeMs: r.lastChangeMs, changed: r.changed ?? null };
+    },
   });
 }

@@ -8,6 +8,8 @@ import type { ScreenClient as _pincer_v1_ScreenClient, ScreenDefinition as _pinc
 import type { ScreenshotRequest as _pincer_v1_ScreenshotRequest, ScreenshotRequest__Output as _pincer_v1_ScreenshotRequest__Output } from './pincer/v1/ScreenshotRequest.js';
 import type { ScreenshotResponse as _pincer_v1_ScreenshotResponse, ScreenshotResponse__Output as _pincer_v1_ScreenshotResponse__Output } from './pincer/v1/ScreenshotResponse.js';
 import type { Size as _pincer_v1_Size, Size__Output as _pincer_v1_Size__Output } from './pincer/v1/Size.js';
+import type { WaitForSettleRequest as _pincer_v1_WaitForSettleRequest, WaitForSettleRequest__Output as _pincer_v1_WaitForSettleRequest__Output } from './pincer/v1/WaitForSettleRequest.js';
+import type { WaitForSettleResponse as _pincer_v1_WaitForSettleResponse, WaitForSettleResponse__Output as _pincer_v1_WaitForSettleResponse__Output } from './pincer/v1/WaitForSettleResponse.js';
 
 type SubtypeConstructor<Constructor extends new (...args: any) => any, Subtype> = {
   new(...args: ConstructorParameters<Constructor>): Subtype;
@@ -27,6 +29,8 @@ export interface ProtoGrpcType {
       ScreenshotRequest: MessageTypeDefinition<_pincer_v1_ScreenshotRequest, _pincer_v1_ScreenshotRequest__Output>
       ScreenshotResponse: MessageTypeDefinition<_pincer_v1_ScreenshotResponse, _pincer_v1_ScreenshotResponse__Output>
       Size: MessageTypeDefinition<_pincer_v1_Size, _pincer_v1_Size__Output>
+      WaitForSettleRequest: MessageTypeDefinition<_pincer_v1_WaitForSettleRequest, _pincer_v1_WaitForSettleRequest__Output>
+      WaitForSettleResponse: MessageTypeDefinition<_pincer_v1_WaitForSettleResponse, _pincer_v1_WaitForSettleResponse__Output>
     }
   }
 }

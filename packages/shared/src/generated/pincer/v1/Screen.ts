@@ -6,6 +6,8 @@ import type { GetScreenSizeRequest as _pincer_v1_GetScreenSizeRequest, GetScreen
 import type { ScreenshotRequest as _pincer_v1_ScreenshotRequest, ScreenshotRequest__Output as _pincer_v1_ScreenshotRequest__Output } from '../../pincer/v1/ScreenshotRequest.js';
 import type { ScreenshotResponse as _pincer_v1_ScreenshotResponse, ScreenshotResponse__Output as _pincer_v1_ScreenshotResponse__Output } from '../../pincer/v1/ScreenshotResponse.js';
 import type { Size as _pincer_v1_Size, Size__Output as _pincer_v1_Size__Output } from '../../pincer/v1/Size.js';
+import type { WaitForSettleRequest as _pincer_v1_WaitForSettleRequest, WaitForSettleRequest__Output as _pincer_v1_WaitForSettleRequest__Output } from '../../pincer/v1/WaitForSettleRequest.js';
+import type { WaitForSettleResponse as _pincer_v1_WaitForSettleResponse, WaitForSettleResponse__Output as _pincer_v1_WaitForSettleResponse__Output } from '../../pincer/v1/WaitForSettleResponse.js';
 
 /**
  * Screenshots of the machine's display, captured in-process and encoded with sharp.
@@ -29,6 +31,23 @@ export interface ScreenClient extends grpc.Client {
   screenshot(argument: _pincer_v1_ScreenshotRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_pincer_v1_ScreenshotResponse__Output>): grpc.ClientUnaryCall;
   screenshot(argument: _pincer_v1_ScreenshotRequest, callback: grpc.requestCallback<_pincer_v1_ScreenshotResponse__Output>): grpc.ClientUnaryCall;
   
+  /**
+   * Returns once the screen (or a region) has stopped changing for quiet_ms, or when timeout_ms
+   * has passed, and says which and how long it waited. Frames are compared in the daemon.
+   */
+  WaitForSettle(argument: _pincer_v1_WaitForSettleRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_pincer_v1_WaitForSettleResponse__Output>): grpc.ClientUnaryCall;
+  WaitForSettle(argument: _pincer_v1_WaitForSettleRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_pincer_v1_WaitForSettleResponse__Output>): grpc.ClientUnaryCall;
+  WaitForSettle(argument: _pincer_v1_WaitForSettleRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_pincer_v1_WaitForSettleResponse__Output>): grpc.ClientUnaryCall;
+  WaitForSettle(argument: _pincer_v1_WaitForSettleRequest, callback: grpc.requestCallback<_pincer_v1_WaitForSettleResponse__Output>): grpc.ClientUnaryCall;
+  /**
+   * Returns once the screen (or a region) has stopped changing for quiet_ms, or when timeout_ms
+   * has passed, and says which and how long it waited. Frames are compared in the daemon.
+   */
+  waitForSettle(argument: _pincer_v1_WaitForSettleRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_pincer_v1_WaitForSettleResponse__Output>): grpc.ClientUnaryCall;
+  waitForSettle(argument: _pincer_v1_WaitForSettleRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_pincer_v1_WaitForSettleResponse__Output>): grpc.ClientUnaryCall;
+  waitForSettle(argument: _pincer_v1_WaitForSettleRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_pincer_v1_WaitForSettleResponse__Output>): grpc.ClientUnaryCall;
+  waitForSettle(argument: _pincer_v1_WaitForSettleRequest, callback: grpc.requestCallback<_pincer_v1_WaitForSettleResponse__Output>): grpc.ClientUnaryCall;
+  
 }
 
 /**
@@ -39,9 +58,16 @@ export interface ScreenHandlers extends grpc.UntypedServiceImplementation {
   
   Screenshot: grpc.handleUnaryCall<_pincer_v1_ScreenshotRequest__Output, _pincer_v1_ScreenshotResponse>;
   
+  /**
+   * Returns once the screen (or a region) has stopped changing for quiet_ms, or when timeout_ms
+   * has passed, and says which and how long it waited. Frames are compared in the daemon.
+   */
+  WaitForSettle: grpc.handleUnaryCall<_pincer_v1_WaitForSettleRequest__Output, _pincer_v1_WaitForSettleResponse>;
+  
 }
 
 export interface ScreenDefinition extends grpc.ServiceDefinition {
   GetScreenSize: MethodDefinition<_pincer_v1_GetScreenSizeRequest, _pincer_v1_Size, _pincer_v1_GetScreenSizeRequest__Output, _pincer_v1_Size__Output>
   Screenshot: MethodDefinition<_pincer_v1_ScreenshotRequest, _pincer_v1_ScreenshotResponse, _pincer_v1_ScreenshotRequest__Output, _pincer_v1_ScreenshotResponse__Output>
+  WaitForSettle: MethodDefinition<_pincer_v1_WaitForSettleRequest, _pincer_v1_WaitForSettleResponse, _pincer_v1_WaitForSettleRequest__Output, _pincer_v1_WaitForSettleResponse__Output>
 }
