@@ -5,13 +5,14 @@
 # the daemon from a client that is not Pincer's (python3 also serves the notebook example);
 # ImageMagick for the screenshot-desktop capture fallback and the image example; gcc for the
 # daemon's native spawner (built by npm ci); bubblewrap and util-linux (unshare) for the sandbox
-# each local machine of `pincer run` runs in.
+# each local machine of `pincer run` runs in; chromium (Debian's) for the test that opens a run's
+# report.html in a real headless browser.
 # Installs only what is missing; needs root (or sudo).
 set -euo pipefail
 packages=(
   xvfb xauth x11-xserver-utils x11-utils x11-apps xterm xdotool xclip
   python3 python3-grpcio protobuf-compiler protobuf-compiler-grpc imagemagick openssl systemd
-  gcc libc6-dev bubblewrap util-linux
+  gcc libc6-dev bubblewrap util-linux chromium
 )
 # `install-system-deps.sh bench` adds what npm run bench compares against (sshd for ssh/scp).
 [ "${1:-}" = "bench" ] && packages+=(openssh-server openssh-client)
