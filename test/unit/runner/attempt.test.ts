@@ -211,7 +211,13 @@ describe("the agent loop", () => {
       .trim()
       .split("\n")
       .map((l) => JSON.parse(l));
-    expect(lines.at(-1)).toEqual({ turn: 3, screenshots: { desktop: "screenshots/turn-003-desktop.jpg" }, final: true });
+    expect(lines.at(-1)).toEqual({
+      turn: 3,
+      screenshots: { desktop: "screenshots/turn-003-desktop.jpg" },
+      // Where the image's pixels lie on the screen, for drawing actions over it (the run viewer).
+      screenshot_geometry: { desktop: expect.objectContaining({ width: 1280, height: 800, scale: 1, source: { x: 0, y: 0, width: 1280, height: 800 } }) },
+      final: true,
+    });
     expect(readFileSync(join(dir, "screenshots/turn-003-desktop.jpg")).subarray(1, 4).toString()).toBe("PNG");
   });
 

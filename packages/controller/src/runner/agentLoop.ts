@@ -7,6 +7,7 @@ import { classifyFailure } from "../benchmark/failures.js";
 import type { StepResult } from "../benchmark/types.js";
 import type { Env, Screenshot } from "../env/index.js";
 import type { ResultStore } from "./results.js";
+import { screenshotGeometry, type TurnModelRecord, type TurnScreens } from "./trajectory.js";
 import { turnTokens, turnUsageRecord, type AttemptUsage } from "./usage.js";
 
 /** What the agent loop works with. */
@@ -61,14 +62,14 @@ function summarizeResult(value: unknown): unknown {
 }
 
 /** The agent said it is done: a final evaluation decides between success and a plain agent_complete. */
-async function finishByAgent(input: AgentLoopInput, turn: number, files: Record<string, string>, tokens: number): Promise<void> {
+async function finishByAgent(input: AgentLoopInput, turn: number, seen: TurnScreens, model: TurnModelRecord, tokens: number): Promise<void> {
   const { bench, signal } = input;
   if (tokens > 0) bench.addTokens(tokens);
   const e0 = performance.now();
   await bench.evaluate({ signal });
   input.usage.addEnvTime(performance.now() - e0);
   if (!bench.state().ended) bench.end("agent_complete");
-  await input.store.appendTrajectory(input.dir, { turn, screenshots: files, done: true, evaluation: bench.state() });
+  await input.store.appendTrajectory(input.dir, { turn, ...seen, ...model, done: true, evaluation: bench.state() });
 }
 
 const EXTENSIONS: Record<string, string> = { "image/png": "png", "image/jpeg": "jpg", "image/webp": "webp" };
@@ -96,8 +97,8 @@ async function recordResult(input: AgentLoopInput, r: StepResult & { ok: true })
 async function runCalls(
   input: AgentLoopInput,
   turn: number,
-  files: Record<string, string>,
-  agentTurn: AgentTurn,
+  seen: TurnScreens,
+  { turn: agentTurn, model }: { turn: AgentTurn; model: TurnModelRecord },
   onLastActed: () => void,
 ): Promise<StepResult[]> {
   const results: StepResult[] = [];
@@ -120,7 +121,8 @@ async function runCalls(
       evaluation: r.evaluation,
       reason: r.reason,
       duration_ms: Math.round(r.durationMs),
-      screenshots: files,
+      ...seen,
+      ...(i === 0 ? model : {}),
     });
     if (r.reason) break;
   }
@@ -131,9 +133,9 @@ async function runCalls(
 async function act(
   input: AgentLoopInput,
   turn: number,
-  files: Record<string, string>,
+  seen: TurnScreens,
   observation: AgentObservation,
-): Promise<{ turn: AgentTurn } | { error: string }> {
+): Promise<{ turn: AgentTurn; model: TurnModelRecord } | { error: string }> {
   const m0 = performance.now();
   let agentTurn: AgentTurn;
   try {
@@ -142,7 +144,7 @@ async function act(
     input.usage.addTurn(undefined, performance.now() - m0);
     input.bench.end("agent_error", err);
     const error = `agent: ${(err as Error).message}`;
-    await input.store.appendTrajectory(input.dir, { turn, screenshots: files, agent_error: error });
+    await input.store.appendTrajectory(input.dir, { turn, ...seen, agent_error: error });
     return { error };
   }
   const modelMs = performance.now() - m0;
@@ -156,7 +158,8 @@ async function act(
     model_ms: Math.round(modelMs),
     ...(usage ? { usage } : {}),
   });
-  return { turn: agentTurn };
+  const model = { ...(agentTurn.message ? { message: agentTurn.message } : {}), model_ms: Math.round(modelMs), ...(usage ? { usage } : {}) };
+  return { turn: agentTurn, model };
 }
 
 /**
@@ -178,22 +181,26 @@ export async function runAgentLoop(input: AgentLoopInput): Promise<string | null
       turn += 1;
       const { screenshots, files } = await (next ?? observe(input, turn));
       next = undefined;
-      const acted = await act(input, turn, files, { step: bench.state().step, screenshots, lastResults, signal });
+      const seen = { screenshots: files, screenshot_geometry: screenshotGeometry(screenshots) };
+      const acted = await act(input, turn, seen, { step: bench.state().step, screenshots, lastResults, signal });
       if ("error" in acted) return acted.error;
       lastResults = [];
       if (acted.turn.calls.length === 0) {
-        await finishByAgent(input, turn, files, turnTokens(acted.turn.usage));
+        await finishByAgent(input, turn, seen, acted.model, turnTokens(acted.turn.usage));
         break;
       }
       const upcoming = turn + 1;
-      lastResults = await runCalls(input, turn, files, acted.turn, () => {
+      lastResults = await runCalls(input, turn, seen, acted, () => {
         next = observe(input, upcoming);
         next.catch(() => undefined);
       });
     }
     // The step ended the episode: what the screen showed after the last action.
-    const final = next && (await next).files;
-    if (final && Object.keys(final).length > 0) await input.store.appendTrajectory(input.dir, { turn: turn + 1, screenshots: final, final: true });
+    const final = next && (await next);
+    if (final && Object.keys(final.files).length > 0) {
+      const geometry = screenshotGeometry(final.screenshots);
+      await input.store.appendTrajectory(input.dir, { turn: turn + 1, screenshots: final.files, screenshot_geometry: geometry, final: true });
+    }
   } catch (err) {
     // Nothing of the attempt is written after it ends.
     await next?.catch(() => undefined);
