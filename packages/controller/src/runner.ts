@@ -6,4 +6,7 @@ export { maxStepsFor, runTasks } from "./runner/runner.js";
 export type { RunnerOptions, RunProgress } from "./runner/runner.js";
 export { buildReport, reportMarkdown } from "./runner/report.js";
 export type { Report } from "./runner/report.js";
+/** Rebuilds report.json, report.md and report.html of an existing run folder (what `pincer report RUN_DIR` does). */
+export { rebuildRunReport } from "./runner/runReport.js";
+export type { ScreenshotGeometry, TrajectoryLine } from "./runner/trajectory.js";
 export type { AgentState, Summary, TaskResults, TaskState } from "./runner/results.js";

@@ -24,6 +24,7 @@ import { selectTasks } from "../datasets/select.js";
 import { checkTasksBuild } from "./buildCheck.js";
 import { weakChecks } from "./weakChecks.js";
 import { registerMcpCommand } from "./mcp.js";
+import { registerReportCommand } from "./reportCommand.js";
 import { createProgressPrinter } from "./progress.js";
 import { importTaskModule } from "./taskModules.js";
 
@@ -197,6 +198,7 @@ async function runCommand(dir: string, o: RunCliOptions): Promise<number> {
     printer.end();
     if (o.printReport) process.stdout.write(`\n${reportMarkdown(report)}`);
     process.stdout.write(`\nresults: ${relative(process.cwd(), runDir) || runDir}\n`);
+    process.stdout.write(`viewer: ${relative(process.cwd(), join(runDir, "report.html"))} (each task step by step, in a browser)\n`);
     process.stdout.write(
       `tasks ${report.tasks}: passed ${report.passed}, failed ${report.failed}, errors ${report.errors}; success rate ` +
         `${(report.successRate * 100).toFixed(1)}%, mean score ${report.meanScore.toFixed(3)}\n`,
@@ -376,6 +378,7 @@ const checkCommandCli = program
   });
 addCredentialOptions(checkCommandCli);
 
+registerReportCommand(program);
 registerMcpCommand(program);
 
 program.parseAsync().catch((err: unknown) => {

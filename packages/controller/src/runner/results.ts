@@ -6,7 +6,7 @@ import type { EndReason } from "../benchmark/types.js";
 
 /**
  * The result folder of one run:
- * `<runDir>/manifest.json`, `<runDir>/report.json`, `<runDir>/report.md`, and per task attempt
+ * `<runDir>/manifest.json`, `<runDir>/report.json`, `<runDir>/report.md`, `<runDir>/report.html` (the run viewer), and per task attempt
  * `<runDir>/<tool>/<id>/attempt-<n>/{summary.json, trajectory.jsonl, screenshots/}`.
  * An attempt counts as finished only once its summary.json exists; summaries are written
  * atomically (temporary file, fsync, rename), so a crash never leaves half of one.

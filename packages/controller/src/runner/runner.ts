@@ -8,8 +8,9 @@ import type { ConfigRegistry, EvaluationRegistry } from "../datasets/helpers.js"
 import { environmentsOf, runAttempt } from "./attempt.js";
 import type { EnvironmentPool, EnvironmentSlot } from "../machines/provider.js";
 import { ProgressTracker, type RunProgress } from "./progress.js";
-import { buildReport, reportMarkdown, type Report } from "./report.js";
+import type { Report } from "./report.js";
 import { isInfraState, ResultStore, type Summary } from "./results.js";
+import { writeRunReport } from "./runReport.js";
 
 export type { RunProgress } from "./progress.js";
 
@@ -229,20 +230,6 @@ async function runSlot(ctx: RunContext, slot: EnvironmentSlot, queue: DatasetTas
   }
 }
 
-/** Writes report.json and report.md from every task's last finished attempt. */
-async function writeReport(opts: RunnerOptions, store: ResultStore, runId: string): Promise<Report> {
-  const finals: Array<{ tool: string; summary: Summary; attempts: number }> = [];
-  for (const task of opts.tasks) {
-    const finished = await store.finishedAttempts(task.tool, task.id);
-    const last = finished.at(-1);
-    if (last) finals.push({ tool: task.tool, summary: last.summary, attempts: finished.length });
-  }
-  const report = buildReport(runId, finals);
-  await store.writeJsonAtomic(join(store.runDir, "report.json"), report);
-  await store.writeTextAtomic(join(store.runDir, "report.md"), reportMarkdown(report));
-  return report;
-}
-
 /**
  * Runs tasks over the pool's slots (one task per slot at a time), retrying infrastructure errors up
  * to `attempts`, writing one result folder per run, and a report at the end.
@@ -262,7 +249,7 @@ export async function runTasks(opts: RunnerOptions): Promise<{ runDir: string; r
   const ctx: RunContext = { opts, store, attempts, signal };
   await Promise.all(opts.pool.slots.map((slot) => runSlot(ctx, slot, queue, progress)));
 
-  const report = await writeReport(opts, store, runId);
+  const report = await writeRunReport(store, runId, opts.tasks);
   await store.writeJsonAtomic(join(runDir, "manifest.json"), { ...manifest, finished_at: new Date().toISOString() });
   return { runDir, report };
 }

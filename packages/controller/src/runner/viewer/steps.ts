@@ -1,0 +1,159 @@
+/**
+ * report.html's script, part 2: a task's trajectory, one frame per step (then "done", an agent
+ * error, or the final screen): the screenshots the agent saw with the action drawn on them (part
+ * 3), the model's text, the tool call and its result or error, the evaluator graph's nodes after
+ * the step, time and tokens.
+ */
+export const VIEWER_STEPS_SCRIPT = `
+/** The trajectory lines the viewer steps through. */
+function framesOf(t) {
+  return t.trajectory.filter(function (l) { return typeof l.step === "number" || l.done || l.agent_error || l.final; });
+}
+
+function frameLabel(f) {
+  if (typeof f.step === "number") return f.step + " " + String(f.tool || "").replace(/^[^_]*__/, "");
+  if (f.done) return "done (agent)";
+  if (f.agent_error) return "agent error";
+  return "final screen";
+}
+
+function frameClass(f) {
+  if (f.ok === false || f.agent_error) return "bad";
+  return typeof f.step === "number" ? "" : "other";
+}
+
+function openTask(t, step) {
+  if (ui.task !== t) {
+    ui.task = t;
+    ui.frames = framesOf(t);
+    renderTaskHead(t);
+    renderStepList();
+  }
+  showStep(isFinite(step) && step > 0 ? step - 1 : 0, true);
+}
+
+function renderTaskHead(t) {
+  var head = $("task-head");
+  clear(head);
+  head.appendChild(el("h2", {}, [t.key + " ", stateBadge(t.state)]));
+  head.appendChild(el("p", { "class": "instruction", text: t.instruction }));
+  var meta = [
+    "score " + num(t.score, 2),
+    t.steps + " of " + t.maxSteps + " steps",
+    num(t.timing.total_ms / 1000, 1) + " s (model " + num(t.timing.model_ms / 1000, 1) + " s, machines " + num(t.timing.env_ms / 1000, 1) + " s)",
+    t.inputTokens + " in / " + t.outputTokens + " out tokens",
+    t.costUsd === null ? null : "$" + num(t.costUsd, 4),
+    "agent " + t.agent + (t.model ? " (" + t.model + ")" : ""),
+    "attempt " + t.attempt + " of " + t.attempts,
+    t.endReason ? "ended: " + t.endReason : null,
+  ].filter(Boolean);
+  head.appendChild(el("p", { "class": "meta", text: meta.join(" · ") }));
+  if (t.tags.length || t.apps.length) head.appendChild(el("p", { "class": "meta", text: "tags: " + t.tags.join(", ") + " · apps: " + t.apps.join(", ") }));
+  if (t.evalReason) head.appendChild(el("p", { text: "evaluation: " + t.evalReason }));
+  if (t.error) head.appendChild(el("pre", { "class": "error", text: t.error }));
+}
+
+function renderStepList() {
+  var list = $("step-list");
+  clear(list);
+  ui.frames.forEach(function (f, i) {
+    var b = el("button", { type: "button", "class": frameClass(f), "data-index": i, text: frameLabel(f) });
+    b.addEventListener("click", function () { showStep(i); });
+    list.appendChild(el("li", {}, [b]));
+  });
+  if (ui.frames.length === 0) list.appendChild(el("li", { "class": "empty", text: "no steps recorded" }));
+}
+
+function showStep(i, fromRoute) {
+  var n = ui.frames.length;
+  ui.index = Math.max(0, Math.min(n - 1, i));
+  if (!fromRoute) {
+    try { history.replaceState(null, "", taskHref(ui.task.key, ui.index + 1)); } catch (e) { /* some browsers refuse it on file: pages */ }
+  }
+  $("prev").disabled = ui.index <= 0;
+  $("next").disabled = ui.index >= n - 1;
+  $("step-pos").textContent = n ? "step " + (ui.index + 1) + " of " + n : "";
+  document.querySelectorAll("#step-list button").forEach(function (b) {
+    if (Number(b.getAttribute("data-index")) === ui.index) {
+      b.setAttribute("aria-current", "step");
+      if (b.scrollIntoView) b.scrollIntoView({ block: "nearest" });
+    } else b.removeAttribute("aria-current");
+  });
+  renderStep(ui.task, ui.frames[ui.index]);
+}
+
+/** The turn's model record: on the turn's first line. */
+function turnModel(t, f) {
+  for (var i = 0; i < t.trajectory.length; i++) {
+    var l = t.trajectory[i];
+    if (l.turn === f.turn && typeof l.model_ms === "number") return l;
+  }
+  return null;
+}
+
+function json(v) { return JSON.stringify(v, null, 2); }
+
+function section(title, nodes) { return el("div", { "class": "section" }, [el("h3", { text: title })].concat(nodes)); }
+
+function modelSection(t, f) {
+  var m = turnModel(t, f);
+  if (!m) return section("Model", [el("p", { "class": "empty", text: f.final ? "the screen after the last action" : "no model turn recorded" })]);
+  var u = m.usage;
+  var facts = ["model time " + num(m.model_ms / 1000, 2) + " s"];
+  if (u) facts.push(u.input_tokens + " in / " + u.output_tokens + " out tokens" + (u.requests > 1 ? " in " + u.requests + " requests" : ""));
+  if (u && typeof u.cost_usd === "number") facts.push("$" + num(u.cost_usd, 4));
+  if (m !== f) facts.push("(turn " + f.turn + ", shown with its first step)");
+  return section("Model", [
+    m.message ? el("pre", { "class": "message", text: m.message }) : el("p", { "class": "empty", text: "no text" }),
+    el("p", { "class": "meta", text: facts.join(" · ") }),
+  ]);
+}
+
+function errorText(e) {
+  if (e && typeof e.message === "string") return (e.type ? e.type + ": " : "") + e.message;
+  return typeof e === "string" ? e : json(e);
+}
+
+function callSection(t, f) {
+  if (typeof f.step !== "number") {
+    if (f.agent_error) return section("Agent error", [el("pre", { "class": "error", text: f.agent_error })]);
+    return null;
+  }
+  var result = f.result === undefined ? el("p", { "class": "empty", text: "nothing returned" }) : el("pre", { "class": "result", text: json(f.result) });
+  var timing = "action and evaluation " + num((f.duration_ms || 0) / 1000, 2) + " s" + (f.reason ? " · episode ended: " + f.reason : "");
+  var out = [
+    section("Tool call", [el("pre", { "class": "call", text: f.tool + " " + json(f.args || {}) })]),
+    f.ok ? section("Result", [result]) : section("Error", [el("pre", { "class": "error", text: errorText(f.error) })]),
+    el("p", { "class": "meta", text: timing }),
+  ];
+  if (f.result && typeof f.result.file === "string") {
+    out.push(section("Screenshot the tool returned", [el("img", { src: fileUrl(t.dir, f.result.file), alt: "returned screenshot", "class": "returned" })]));
+  }
+  return el("div", {}, out);
+}
+
+function evaluationSection(f) {
+  var e = f.evaluation;
+  if (!e || !e.nodes) return null;
+  var chips = Object.keys(e.nodes).map(function (id) {
+    return el("span", { "class": "node node-" + e.nodes[id], "data-node": id, "data-status": e.nodes[id], text: id + ": " + e.nodes[id] });
+  });
+  var facts = ["completion " + num((e.completionRatio || 0) * 100, 0) + "%", e.success ? "goal reached" : "goal not reached"];
+  var nodes = [el("div", { "class": "nodes" }, chips), el("p", { "class": "meta", text: facts.join(" · ") })];
+  if (e.errors && e.errors.length) nodes.push(el("pre", { "class": "error", text: json(e.errors) }));
+  return section("Evaluator graph after the step", nodes);
+}
+
+function renderStep(t, f) {
+  var view = $("step-view");
+  clear(view);
+  if (!f) {
+    view.appendChild(el("p", { "class": "empty", text: "This attempt recorded no steps." }));
+    return;
+  }
+  var title = typeof f.step === "number" ? "Step " + f.step + " · " + f.tool + " · turn " + f.turn + (f.ok ? "" : " · failed") : frameLabel(f);
+  view.appendChild(el("div", { "class": "step-title", text: title }));
+  view.appendChild(shotsOf(t, f));
+  view.appendChild(el("div", { "class": "details" }, [modelSection(t, f), callSection(t, f), evaluationSection(f)]));
+}
+`;
