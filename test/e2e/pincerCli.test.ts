@@ -17,6 +17,8 @@ describe("pincer CLI", () => {
       // Plain progress lines when not on a terminal, one per finished task.
       expect(r.stderr.split("\n").filter((l) => /: passed \(score 1\.00, attempt 1\)/.test(l))).toHaveLength(14);
       const [runId] = readdirSync(out);
+      // The run viewer, beside report.json and report.md.
+      expect(readFileSync(join(out, runId!, "report.html"), "utf8")).toContain('<script type="application/json" id="pincer-data">');
       const summary = JSON.parse(readFileSync(join(out, runId!, "multi", "hand-over", "attempt-1", "summary.json"), "utf8"));
       expect(summary.results).toMatchObject({ state: "passed", score: 1, metrics: { completionRatio: 1, success: true } });
       expect(Object.keys(summary.results.environments)).toEqual(["desktop", "server"]);
