@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- input process transfer reset step]`: Pincer's daemon against the alternatives, measured
+ * `npm run bench [-- input settle process transfer reset step]`: Pincer's daemon against the alternatives, measured
  * side by side in one run. Input and screenshots run on one 1920x1080 Xvfb screen with realistic
  * content. Prints Markdown tables (operation, p50, p95, peer, ratio). Machines here are noisy:
  * read the medians and the ratios measured in the same run, not single figures.
@@ -10,6 +10,7 @@ import { startXvfb } from "../../test/fixtures/xvfb.js";
 import { inputRows } from "./inputBench.js";
 import { processRows } from "./processBench.js";
 import { resetRows } from "./resetBench.js";
+import { settleFigures } from "./settleBench.js";
 import { stepFigures } from "./stepBench.js";
 import { buildScene } from "./scene.js";
 import { startSshPeer } from "./sshPeer.js";
@@ -18,7 +19,7 @@ import { transferFiguresInFreshProcess } from "./transferBench.js";
 
 const WIDTH = 1920;
 const HEIGHT = 1080;
-const all = ["input", "process", "transfer", "reset", "step"];
+const all = ["input", "settle", "process", "transfer", "reset", "step"];
 const asked = process.argv.slice(2).filter((a) => all.includes(a));
 const suites = new Set(asked.length ? asked : all);
 
@@ -49,6 +50,12 @@ try {
         "240 ms per move; one that sends pickled functions to a Python server about 106 ms per move and 2 s per click; peers' PNG screenshots 180–250 " +
         "ms.\n",
     );
+  }
+  if (suites.has("settle")) {
+    console.log(
+      "## Waiting after an action\n\ntime from the end of the action to a screenshot; too early = the screenshot differs from one taken 2.5 s later\n",
+    );
+    console.log(`${(await settleFigures(daemon.env)).join("\n")}\n`);
   }
   if (suites.has("process")) {
     console.log(`## Processes\n\ncommands start through the ${chooseSpawner()} spawner (PINCER_SPAWNER=node|native to compare)\n`);

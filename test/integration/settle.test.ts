@@ -82,6 +82,21 @@ describe("waiting for the screen to settle, on a real X screen", () => {
     }
   });
 
+  test("since the last wait: a change drawn between two waits counts, so the initial quiet time does not apply", async () => {
+    await daemon.env.screen.waitForSettle({ quietMs: 100 });
+    const w = await openWitnessWindow(xs.display, { x: 40, y: 40, width: 30, height: 20, color: 0xffff00 });
+    await later(200);
+    const r = await daemon.env.screen.waitForSettle({ quietMs: 200, initialQuietMs: 1500, maxMs: 5000, sinceLastWait: true });
+    expect(r).toMatchObject({ settled: true, changes: 1, lastChangeMs: 0, changed: { x: 40, y: 40, width: 30, height: 20 } });
+    expect(r.waitedMs).toBeLessThan(1500);
+    // Without the option, the window already drawn is not a change: the initial quiet time applies.
+    w.close();
+    await later(200);
+    const plain = await daemon.env.screen.waitForSettle({ quietMs: 200, initialQuietMs: 1500, maxMs: 5000 });
+    expect(plain).toMatchObject({ settled: true, changes: 0 });
+    expect(plain.waitedMs).toBeGreaterThanOrEqual(1500);
+  });
+
   test("a one-pixel change counts: frames are compared at full resolution", async () => {
     const opening = later(300).then(() => openWitnessWindow(xs.display, { x: 901, y: 601, width: 1, height: 1, color: 0xffffff }));
     const r = await daemon.env.screen.waitForSettle({ quietMs: 200, initialQuietMs: 2000, maxMs: 4000 });

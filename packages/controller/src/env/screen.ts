@@ -53,6 +53,12 @@ export interface SettleOptions extends CallOptions {
   initialQuietMs?: number;
   /** Time between compared frames. @default 25 */
   intervalMs?: number;
+  /**
+   * Compare the first frame with the last frame of the previous wait on the same region: a
+   * difference (an action's effect drawn before this wait began) counts as a change at the start,
+   * so `initialQuietMs` does not apply. For act → wait → screenshot loops. @default false
+   */
+  sinceLastWait?: boolean;
 }
 
 /** What {@link ScreenApi.waitForSettle} saw. */
@@ -136,6 +142,7 @@ export function createScreenApi(screen: PromiseClient<"Screen">): ScreenApi {
         timeoutMs: maxMs,
         initialQuietMs: o.initialQuietMs ?? 0,
         intervalMs: o.intervalMs ?? 0,
+        sinceLastWait: o.sinceLastWait ?? false,
       };
       const r = await screen.WaitForSettle(req, { ...o, timeoutMs: o.timeoutMs ?? maxMs + 10_000 });
       const result: SettleResult = { settled: r.settled, waitedMs: r.waitedMs, frames: r.frames, changes: r.changes, lastChangeMs: r.lastChangeMs };

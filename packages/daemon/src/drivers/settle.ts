@@ -18,6 +18,12 @@ export interface SettleOptions {
   initialQuietMs: number;
   /** Time between frames, ms. */
   intervalMs: number;
+  /**
+   * The last frame of an earlier wait on the same region: when the first frame differs from it, the
+   * screen changed in between (an action's effect drawn before this wait began) and the wait counts
+   * that as a change at its start, so `initialQuietMs` does not apply.
+   */
+  baseline?: Buffer;
   signal?: AbortSignal;
 }
 
@@ -29,6 +35,8 @@ export interface SettleResult {
   lastChangeMs: number;
   /** Bounding box of what changed, in screen pixels. */
   changed?: Region;
+  /** The last frame compared, to be the next wait's baseline. */
+  lastFrame: Buffer;
 }
 
 /** A frame as the X server delivers it: 4 bytes a pixel, rows of `width` pixels, no padding. */
@@ -88,6 +96,9 @@ function union(a: Region | undefined, b: Region): Region {
 export async function waitForSettle(grab: FrameSource, opts: SettleOptions): Promise<SettleResult> {
   const { region } = opts;
   const start = performance.now();
+  // Times are those at which a frame's capture began: the quiet span counted is one that frames
+  // on both ends have shown, however long a capture takes.
+  let frameAt = start;
   let prev = await grab(region, undefined);
   let spare: Buffer | undefined;
   let frames = 1;
@@ -95,24 +106,31 @@ export async function waitForSettle(grab: FrameSource, opts: SettleOptions): Pro
   let quietSince = start;
   let lastChange = 0;
   let changed: Region | undefined;
+  const before = opts.baseline?.length === prev.length ? frameDifference(opts.baseline, prev, region.width, region.height) : undefined;
+  if (before) {
+    changes = 1;
+    changed = before;
+  }
   for (;;) {
     opts.signal?.throwIfAborted();
     const now = performance.now();
     const needed = changes === 0 ? opts.initialQuietMs : opts.quietMs;
-    const done = now - quietSince >= needed ? true : now - start >= opts.timeoutMs ? false : undefined;
+    const done = frameAt - quietSince >= needed ? true : now - start >= opts.timeoutMs ? false : undefined;
     if (done !== undefined) {
-      const result: SettleResult = { settled: done, waitedMs: Math.round(now - start), frames, changes, lastChangeMs: Math.round(lastChange) };
+      const waitedMs = Math.round(now - start);
+      const result: SettleResult = { settled: done, waitedMs, frames, changes, lastChangeMs: Math.round(lastChange), lastFrame: prev };
       return changed ? { ...result, changed: { ...changed, x: changed.x + region.x, y: changed.y + region.y } } : result;
     }
-    const untilDecision = Math.min(needed - (now - quietSince), opts.timeoutMs - (now - start));
+    const untilDecision = Math.min(quietSince + needed - now, start + opts.timeoutMs - now);
     await delay(Math.max(1, Math.min(opts.intervalMs, untilDecision)), undefined, opts.signal ? { signal: opts.signal } : {});
+    frameAt = performance.now();
     const cur = await grab(region, spare);
     frames++;
     const diff = frameDifference(prev, cur, region.width, region.height);
     if (diff) {
       changes++;
-      quietSince = performance.now();
-      lastChange = quietSince - start;
+      quietSince = frameAt;
+      lastChange = frameAt - start;
       changed = union(changed, diff);
     }
     spare = prev;
@@ -131,7 +149,18 @@ async function rawFrame(desktop: Desktop, region: Region, into: Buffer | undefin
   return img.data.subarray(0, bytes);
 }
 
-/** {@link waitForSettle} on the desktop's screen. */
-export function settleScreen(desktop: Desktop, opts: SettleOptions): Promise<SettleResult> {
-  return waitForSettle((region, into) => rawFrame(desktop, region, into), opts);
+/** The last frame of the last wait on each desktop, and its region. */
+const lastWait = new WeakMap<Desktop, { key: string; frame: Buffer }>();
+
+/**
+ * {@link waitForSettle} on the desktop's screen. With `sinceLastWait`, the last frame of the
+ * previous wait on the same region is the baseline.
+ */
+export async function settleScreen(desktop: Desktop, opts: Omit<SettleOptions, "baseline"> & { sinceLastWait: boolean }): Promise<SettleResult> {
+  const key = `${opts.region.x},${opts.region.y},${opts.region.width},${opts.region.height}`;
+  const last = lastWait.get(desktop);
+  const baseline = opts.sinceLastWait && last?.key === key ? last.frame : undefined;
+  const r = await waitForSettle((region, into) => rawFrame(desktop, region, into), { ...opts, ...(baseline ? { baseline } : {}) });
+  lastWait.set(desktop, { key, frame: r.lastFrame });
+  return r;
 }

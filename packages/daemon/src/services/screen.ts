@@ -82,7 +82,7 @@ export function screenService(desktop: Desktop, log: Logger, captureMethod: Capt
       const initialQuietMs = req.initialQuietMs === 0 ? quietMs : intInRange(req.initialQuietMs, "initial_quiet_ms", 1, timeoutMs);
       const intervalMs = req.intervalMs === 0 ? 25 : intInRange(req.intervalMs, "interval_ms", 1, 10_000);
       const region = regionOnScreen(req.region, await desktop.screenSize());
-      const r = await settleScreen(desktop, { region, quietMs, timeoutMs, initialQuietMs, intervalMs, signal: ctx.signal });
+      const r = await settleScreen(desktop, { region, quietMs, timeoutMs, initialQuietMs, intervalMs, sinceLastWait: req.sinceLastWait, signal: ctx.signal });
       return { settled: r.settled, waitedMs: r.waitedMs, frames: r.frames, changes: r.changes, lastChangeMs: r.lastChangeMs, changed: r.changed ?? null };
     },
   });

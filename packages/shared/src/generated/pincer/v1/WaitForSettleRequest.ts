@@ -24,6 +24,12 @@ export interface WaitForSettleRequest {
    * Time between frames; 0 means 25 ms.
    */
   'intervalMs'?: (number);
+  /**
+   * Compare the first frame with the last frame of the previous wait on the same region: a
+   * difference (an action's effect drawn before this wait began) counts as a change at the start,
+   * so initial_quiet_ms does not apply. Meant for act → wait → screenshot loops.
+   */
+  'sinceLastWait'?: (boolean);
 }
 
 export interface WaitForSettleRequest__Output {
@@ -48,4 +54,10 @@ export interface WaitForSettleRequest__Output {
    * Time between frames; 0 means 25 ms.
    */
   'intervalMs': (number);
+  /**
+   * Compare the first frame with the last frame of the previous wait on the same region: a
+   * difference (an action's effect drawn before this wait began) counts as a change at the start,
+   * so initial_quiet_ms does not apply. Meant for act → wait → screenshot loops.
+   */
+  'sinceLastWait': (boolean);
 }
