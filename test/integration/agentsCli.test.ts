@@ -49,6 +49,14 @@ function dataset(name: string): { root: string; out: string; target: string } {
   return { root, out: join(work, `${name}-results`), target };
 }
 
+const trajectoryOf = (out: string) => {
+  const [runId] = readdirSync(out);
+  return readFileSync(join(out, runId!, "cli", "write-ok", "attempt-1", "trajectory.jsonl"), "utf8")
+    .trim()
+    .split("\n")
+    .map((l) => JSON.parse(l));
+};
+
 const summaryOf = (out: string) => {
   const [runId] = readdirSync(out);
   return JSON.parse(readFileSync(join(out, runId!, "cli", "write-ok", "attempt-1", "summary.json"), "utf8"));
@@ -91,12 +99,16 @@ describe("pincer run with the model agents", () => {
       const s = summaryOf(ds.out);
       expect(s.results).toMatchObject({ state: "passed", agent: "openai", model: "fake-model", input_tokens: 1000, output_tokens: 50, model_requests: 1 });
       expect(s.results.cost_usd).toBeCloseTo((1000 * 2 + 50 * 8) / 1e6, 10);
+      // A model agent's screenshots wait for the screen to settle (--settle auto), and the wait is recorded.
+      const first = trajectoryOf(ds.out)[0];
+      expect(first.settle.desktop).toMatchObject({ settled: true });
+      expect(first.settle.desktop.waited_ms).toBeGreaterThanOrEqual(300);
     } finally {
       await fake.close();
     }
   });
 
-  test("--agent anthropic --base-url URL reads ANTHROPIC_API_KEY", async () => {
+  test("--agent anthropic --base-url URL reads ANTHROPIC_API_KEY; --settle off takes screenshots without waiting", async () => {
     const ds = dataset("anthropic");
     const fake = await startFakeProvider([anthropicMessage([{ tool: "desktop__run_command", input: { command: `printf ok > ${ds.target}` } }])]);
     try {
@@ -112,6 +124,8 @@ describe("pincer run with the model agents", () => {
           "claude-fake",
           "--base-url",
           fake.origin,
+          "--settle",
+          "off",
           "--strict",
           "--out",
           ds.out,
@@ -121,6 +135,8 @@ describe("pincer run with the model agents", () => {
         },
       );
       expect(r.code, r.stderr + r.stdout).toBe(0);
+      // --settle off: the screenshots are taken at once.
+      expect(trajectoryOf(ds.out)[0].settle).toBeUndefined();
       expect(fake.requests[0]!.headers["x-api-key"] ?? fake.requests[0]!.headers.authorization).toMatch(/sk-ant-cli/);
       expect(summaryOf(ds.out).results).toMatchObject({ state: "passed", agent: "anthropic", model: "claude-fake", input_tokens: 1500, cost_usd: null });
     } finally {

@@ -221,6 +221,51 @@ describe("the agent loop", () => {
     expect(readFileSync(join(dir, "screenshots/turn-003-desktop.jpg")).subarray(1, 4).toString()).toBe("PNG");
   });
 
+  test("with settle options, each screen is waited for before its screenshot and the wait is in the trajectory", async () => {
+    const log: string[] = [];
+    const env = createMemoryEnv();
+    const screen = {
+      ...env.screen,
+      waitForSettle: async (o: { quietMs?: number } = {}) => {
+        log.push(`settle ${o.quietMs}`);
+        return { settled: true, waitedMs: 42, frames: 3, changes: 1, lastChangeMs: 5 };
+      },
+      screenshot: async () => {
+        log.push("screenshot");
+        return { ...(await env.screen.screenshot({ format: "png" })), format: "jpeg" as const, mimeType: "image/jpeg" };
+      },
+    };
+    const watched: Env = Object.assign(Object.create(Object.getPrototypeOf(env)), env, { screen });
+    const bench = createBenchmark({
+      environments: [createEnvironment({ name: "desktop", env: watched })],
+      tasks: [createTask({ id: "t", description: "d", evaluator: pointerAt(5, 5), maxSteps: 5 })],
+    });
+    await bench.start("t");
+    const dir = mkdtempSync(join(work, "loop-"));
+    mkdirSync(join(dir, "screenshots"));
+    const input = {
+      bench,
+      agent: new ScriptedAgent([click(5, 5)]),
+      envs: { desktop: watched },
+      dir,
+      store: new ResultStore(work),
+      screenshots: true,
+      messages: [],
+      usage: new AttemptUsage(),
+      signal: new AbortController().signal,
+    };
+    expect(await runAgentLoop({ ...input, settle: { quietMs: 250 } })).toBeNull();
+    expect(log).toEqual(["settle 250", "screenshot", "settle 250", "screenshot"]);
+    const lines = readFileSync(join(dir, "trajectory.jsonl"), "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
+    expect(lines.map((l) => l.settle)).toEqual([
+      { desktop: { settled: true, waited_ms: 42, changes: 1 } },
+      { desktop: { settled: true, waited_ms: 42, changes: 1 } },
+    ]);
+  });
+
   test("a screenshot a tool returns is written once as a file of the attempt, and named by its path", async () => {
     const env = createMemoryEnv();
     const bench = createBenchmark({

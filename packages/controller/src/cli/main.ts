@@ -26,6 +26,8 @@ import { weakChecks } from "./weakChecks.js";
 import { registerMcpCommand } from "./mcp.js";
 import { registerReportCommand } from "./reportCommand.js";
 import { createProgressPrinter } from "./progress.js";
+import { parseSettle } from "./settleOption.js";
+import type { SettleOptions } from "../env/index.js";
 import { importTaskModule } from "./taskModules.js";
 
 const positiveInt = (name: string) => (v: string) => {
@@ -148,6 +150,7 @@ interface RunCliOptions extends AgentCliOptions, MachineCliOptions, SelectionCli
   attempts: number;
   taskTimeout: number;
   screenshots: boolean;
+  settle: SettleOptions | false | "auto";
   screen: { width: number; height: number };
   strict: boolean;
   printReport: boolean;
@@ -191,6 +194,7 @@ async function runCommand(dir: string, o: RunCliOptions): Promise<number> {
       maxSteps,
       taskTimeoutMs: o.taskTimeout * 1000,
       screenshots: o.screenshots,
+      settle: o.settle,
       signal: controller.signal,
       onProgress: (p) => printer.update(p),
     };
@@ -328,6 +332,15 @@ const runCommandCli = program
   .option("--attempts <k>", "attempts per task; only infrastructure errors are retried", positiveInt("--attempts"), 1)
   .option("--task-timeout <seconds>", "wall-clock limit of the agent's part of a task", positiveInt("--task-timeout"), 600)
   .option("--no-screenshots", "do not save a screenshot before each turn")
+  .addOption(
+    new Option(
+      "--settle <auto|off|quiet[:initial[:max]]>",
+      "before each turn's screenshots, wait until the screen has not changed for QUIET ms (INITIAL ms while nothing has changed since the last " +
+        "screenshot), at most MAX ms; auto = 300:1500:5000 for model agents, off for the scripted one",
+    )
+      .argParser(parseSettle)
+      .default("auto"),
+  )
   .addOption(screenOption())
   .option("--strict", "exit with 1 unless every task passed", false)
   .addOption(taskOption())

@@ -5,9 +5,9 @@ import type { Agent, AgentObservation, AgentTurn } from "../agents/types.js";
 import type { Benchmark } from "../benchmark/benchmark.js";
 import { classifyFailure } from "../benchmark/failures.js";
 import type { StepResult } from "../benchmark/types.js";
-import type { Env, Screenshot } from "../env/index.js";
+import type { Env, Screenshot, SettleOptions } from "../env/index.js";
 import type { ResultStore } from "./results.js";
-import { screenshotGeometry, type TurnModelRecord, type TurnScreens } from "./trajectory.js";
+import { type SettleRecord, screenshotGeometry, type TurnModelRecord, type TurnScreens } from "./trajectory.js";
 import { turnTokens, turnUsageRecord, type AttemptUsage } from "./usage.js";
 
 /** What the agent loop works with. */
@@ -20,15 +20,28 @@ export interface AgentLoopInput {
   store: ResultStore;
   /** Save a JPEG screenshot of each environment before each turn. */
   screenshots: boolean;
+  /** Before each turn's screenshots, wait for each screen to stop changing. @default false: take them at once */
+  settle?: SettleOptions | false;
   /** Receives the agent's turns and the tool results. */
   messages: unknown[];
   usage: AttemptUsage;
   signal: AbortSignal;
 }
 
-async function screenshotAll(envs: Readonly<Record<string, Env>>, signal: AbortSignal): Promise<Record<string, Screenshot>> {
+interface Observation {
+  screenshots: Record<string, Screenshot>;
+  settle: Record<string, SettleRecord>;
+}
+
+async function screenshotAll(envs: Readonly<Record<string, Env>>, settle: SettleOptions | false, signal: AbortSignal): Promise<Observation> {
+  const waits: Record<string, SettleRecord> = {};
   const shots = await Promise.all(
     Object.entries(envs).map(async ([name, env]) => {
+      if (settle) {
+        // A screen that cannot be watched is photographed as it is.
+        const r = await env.screen.waitForSettle({ ...settle, signal }).catch(() => undefined);
+        if (r) waits[name] = { settled: r.settled, waited_ms: r.waitedMs, changes: r.changes };
+      }
       // At most 1280x800 (about 1 megapixel, under what vision APIs take without resizing them
       // themselves, which would shift the coordinates models give back).
       const shot = await env.screen
@@ -37,19 +50,26 @@ async function screenshotAll(envs: Readonly<Record<string, Env>>, signal: AbortS
       return [name, shot] as const;
     }),
   );
-  return Object.fromEntries(shots.filter((s): s is readonly [string, Screenshot] => s[1] !== undefined));
+  return { screenshots: Object.fromEntries(shots.filter((s): s is readonly [string, Screenshot] => s[1] !== undefined)), settle: waits };
 }
 
 /** Takes the turn's screenshots (when anyone needs them) and saves them; `files` are their paths in the attempt folder. */
-async function observe(input: AgentLoopInput, turn: number): Promise<{ screenshots: Record<string, Screenshot>; files: Record<string, string> }> {
-  const screenshots = input.screenshots || input.agent.wantsScreenshots ? await screenshotAll(input.envs, input.signal) : {};
+async function observe(input: AgentLoopInput, turn: number): Promise<Observation & { files: Record<string, string> }> {
+  const wanted = input.screenshots || input.agent.wantsScreenshots;
+  const { screenshots, settle } = wanted ? await screenshotAll(input.envs, input.settle ?? false, input.signal) : { screenshots: {}, settle: {} };
   const files: Record<string, string> = {};
   for (const [name, shot] of Object.entries(screenshots)) {
     const file = join("screenshots", `turn-${String(turn).padStart(3, "0")}-${name}.jpg`);
     await writeFile(join(input.dir, file), shot.data);
     files[name] = file;
   }
-  return { screenshots, files };
+  return { screenshots, files, settle };
+}
+
+/** The trajectory's record of an observation. */
+function seenIn(o: Observation & { files: Record<string, string> }): TurnScreens {
+  const seen: TurnScreens = { screenshots: o.files, screenshot_geometry: screenshotGeometry(o.screenshots) };
+  return Object.keys(o.settle).length > 0 ? { ...seen, settle: o.settle } : seen;
 }
 
 /** Keeps results readable in trajectories: binary data (screenshots) becomes its size. */
@@ -179,9 +199,10 @@ export async function runAgentLoop(input: AgentLoopInput): Promise<string | null
     while (!bench.state().ended) {
       signal.throwIfAborted();
       turn += 1;
-      const { screenshots, files } = await (next ?? observe(input, turn));
+      const observed = await (next ?? observe(input, turn));
+      const { screenshots } = observed;
       next = undefined;
-      const seen = { screenshots: files, screenshot_geometry: screenshotGeometry(screenshots) };
+      const seen = seenIn(observed);
       const acted = await act(input, turn, seen, { step: bench.state().step, screenshots, lastResults, signal });
       if ("error" in acted) return acted.error;
       lastResults = [];
@@ -198,8 +219,7 @@ export async function runAgentLoop(input: AgentLoopInput): Promise<string | null
     // The step ended the episode: what the screen showed after the last action.
     const final = next && (await next);
     if (final && Object.keys(final.files).length > 0) {
-      const geometry = screenshotGeometry(final.screenshots);
-      await input.store.appendTrajectory(input.dir, { turn: turn + 1, screenshots: final.files, screenshot_geometry: geometry, final: true });
+      await input.store.appendTrajectory(input.dir, { turn: turn + 1, ...seenIn(final), final: true });
     }
   } catch (err) {
     // Nothing of the attempt is written after it ends.

@@ -1,6 +1,6 @@
 import type { Agent } from "../agents/types.js";
 import type { Benchmark } from "../benchmark/benchmark.js";
-import type { Env } from "../env/index.js";
+import type { Env, SettleOptions } from "../env/index.js";
 import type { Task } from "../tasks/task.js";
 import { runAgentLoop } from "./agentLoop.js";
 import type { ResultStore, TaskResults } from "./results.js";
@@ -23,6 +23,8 @@ export interface AttemptOptions extends TaskBuildInput {
   store: ResultStore;
   /** Take a JPEG screenshot of each environment before each turn and save it. @default true */
   screenshots: boolean;
+  /** Wait for each screen to settle before those screenshots. @default false */
+  settle?: SettleOptions | false;
   signal: AbortSignal;
 }
 
@@ -75,6 +77,7 @@ async function runEpisode(opts: AttemptOptions, dir: string, record: AttemptReco
     dir,
     store: opts.store,
     screenshots: opts.screenshots,
+    settle: opts.settle ?? false,
     messages: record.messages,
     usage: record.usage,
     signal,

@@ -5,6 +5,7 @@ import { InvalidArgumentError } from "@pincer/shared";
 import type { Agent } from "../agents/types.js";
 import type { DatasetTask } from "../datasets/loader.js";
 import type { ConfigRegistry, EvaluationRegistry } from "../datasets/helpers.js";
+import type { SettleOptions } from "../env/index.js";
 import { environmentsOf, runAttempt } from "./attempt.js";
 import type { EnvironmentPool, EnvironmentSlot } from "../machines/provider.js";
 import { ProgressTracker, type RunProgress } from "./progress.js";
@@ -35,9 +36,22 @@ export interface RunnerOptions {
   taskTimeoutMs?: number;
   /** Save a JPEG screenshot per environment before each turn. @default true */
   screenshots?: boolean;
+  /**
+   * Before each turn's screenshots, wait for each screen to stop changing (`env.screen.waitForSettle`)
+   * with these options, or not at all (false). "auto": {@link DEFAULT_SETTLE} for agents that look
+   * at screenshots, no wait for those that do not (a scripted agent). @default "auto"
+   */
+  settle?: SettleOptions | false | "auto";
   signal?: AbortSignal;
   onProgress?(p: RunProgress): void;
 }
+
+/**
+ * The wait before each turn's screenshots for agents that look at them: 300 ms without a change;
+ * while nothing has changed since the screen the agent last saw, up to 1.5 s for a program slow to
+ * start drawing; at most 5 s. `npm run bench -- settle` measures it against a fixed 2 s sleep.
+ */
+export const DEFAULT_SETTLE: SettleOptions = { quietMs: 300, initialQuietMs: 1500, maxMs: 5000, sinceLastWait: true };
 
 /** The documented max-steps rule. */
 export function maxStepsFor(task: DatasetTask, rule: number | "auto"): { maxSteps: number; rule: string } {
@@ -174,6 +188,7 @@ async function runTaskAttempts(ctx: RunContext, slot: EnvironmentSlot, task: Dat
     const { maxSteps, rule } = maxStepsFor(task, opts.maxSteps ?? "auto");
     // A clean machine for every attempt; a failed reset is the machine's failure (setup_error, retried).
     const reset = await resetSlot(slot, environmentsOf(task), signal);
+    const agent = opts.agentFor(task);
     const results = await runAttempt(
       {
         task,
@@ -183,7 +198,8 @@ async function runTaskAttempts(ctx: RunContext, slot: EnvironmentSlot, task: Dat
         addresses: only(slot.addresses, environmentsOf(task)),
         ...(reset.ok ? { reset: reset.machines } : { resetError: reset.error }),
         registries: opts.registries,
-        agent: opts.agentFor(task),
+        agent,
+        settle: opts.settle === undefined || opts.settle === "auto" ? agent.wantsScreenshots && DEFAULT_SETTLE : opts.settle,
         maxSteps,
         maxStepsRule: rule,
         timeLimitMs: opts.taskTimeoutMs ?? 600_000,

@@ -32,10 +32,21 @@ export function screenshotGeometry(shots: Readonly<Record<string, Screenshot>>):
   );
 }
 
+/** How long a screen was waited for before its screenshot (see `env.screen.waitForSettle`). */
+export interface SettleRecord {
+  /** False when the screen was still changing at the maximum wait. */
+  settled: boolean;
+  waited_ms: number;
+  /** Changes seen while waiting (one for a change drawn before the wait began). */
+  changes: number;
+}
+
 /** What the agent saw before a turn: its screenshot files (paths in the attempt folder) and their geometry. */
 export interface TurnScreens {
   screenshots: Record<string, string>;
   screenshot_geometry: Record<string, ScreenshotGeometry>;
+  /** Per environment, the wait for its screen to settle before the screenshot, when the run waits. */
+  settle?: Record<string, SettleRecord>;
 }
 
 /** What the model gave for a turn, recorded on the turn's first trajectory line. */
