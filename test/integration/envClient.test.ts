@@ -45,7 +45,8 @@ function everyCall(env: Env, dir: string): Record<string, Record<string, () => P
       up: () => env.keyboard.up("a"),
       type: () => env.keyboard.type("x"),
     },
-    screen: { screenshot: () => env.screen.screenshot(), size: () => env.screen.size() },
+    screen: { screenshot: () => env.screen.screenshot(), size: () => env.screen.size(), waitForSettle: () => env.screen.waitForSettle() },
+    accessibility: { tree: () => env.accessibility.tree() },
     system: { info: () => env.system.info() },
     files: {
       upload: () => env.files.upload(join(dir, "local.txt"), "/tmp/pincer-closed-upload"),
@@ -77,7 +78,7 @@ test("after close(), every env call, unary and streaming, rejects with Unavailab
   await env.system.info({ timeoutMs: 10_000 }); // connected for real before closing
   env.close();
   const calls = everyCall(env, work);
-  const apis = ["mouse", "keyboard", "screen", "system", "files", "process", "clipboard", "windows"] as const;
+  const apis = ["mouse", "keyboard", "screen", "system", "files", "process", "clipboard", "windows", "accessibility"] as const;
   for (const api of apis) expect(Object.keys(calls[api]!).sort(), `env.${api}`).toEqual(Object.keys(env[api]).sort());
   const outcomes: string[] = [];
   for (const [api, methods] of Object.entries(calls)) {
@@ -91,7 +92,7 @@ test("after close(), every env call, unary and streaming, rejects with Unavailab
     }
   }
   expect(outcomes.filter((o) => !o.endsWith(": UnavailableError"))).toEqual([]);
-  expect(outcomes).toHaveLength(35);
+  expect(outcomes).toHaveLength(37);
   await expect(env.waitUntilReady({ timeoutMs: 1000 })).rejects.toBeInstanceOf(UnavailableError);
   // Nothing reached the daemon: the upload's and write's destinations were never made.
   expect(await daemon.env.files.exists("/tmp/pincer-closed-upload")).toBe(false);

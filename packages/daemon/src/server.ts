@@ -9,6 +9,7 @@ import { createLogger, type Logger } from "./logger.js";
 import { inputService } from "./services/input.js";
 import type { DefinedService } from "./services/rpc.js";
 import { screenService } from "./services/screen.js";
+import { accessibilityService } from "./services/accessibility.js";
 import { systemService } from "./services/system.js";
 import { filesService } from "./services/files.js";
 import { defaultJournalDir, UploadJournal } from "./services/uploadJournal.js";
@@ -227,6 +228,7 @@ function pincerServices(opts: DaemonOptions, r: Resolved, desktop: Desktop, proc
   const services = [
     inputService(desktop, log),
     screenService(desktop, log, opts.captureMethod),
+    accessibilityService(desktop, log),
     systemService(desktop, log, r.warnings),
     filesService(log, {
       ...(r.fileRoot ? { jail: fileRoot(r.fileRoot) } : {}),

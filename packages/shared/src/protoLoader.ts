@@ -9,11 +9,17 @@ import type { ProtoGrpcType as ScreenProto } from "./generated/screen.js";
 import type { ProtoGrpcType as SystemProto } from "./generated/system.js";
 import type { ProtoGrpcType as FilesProto } from "./generated/files.js";
 import type { ProtoGrpcType as ProcessProto } from "./generated/process.js";
+import type { ProtoGrpcType as AccessibilityProto } from "./generated/accessibility.js";
 
 /** The typed gRPC object of the whole `pincer.v1` package. */
 export type PincerProto = {
   pincer: {
-    v1: InputProto["pincer"]["v1"] & ScreenProto["pincer"]["v1"] & SystemProto["pincer"]["v1"] & FilesProto["pincer"]["v1"] & ProcessProto["pincer"]["v1"];
+    v1: InputProto["pincer"]["v1"] &
+      ScreenProto["pincer"]["v1"] &
+      SystemProto["pincer"]["v1"] &
+      FilesProto["pincer"]["v1"] &
+      ProcessProto["pincer"]["v1"] &
+      AccessibilityProto["pincer"]["v1"];
   };
 };
 
@@ -37,6 +43,7 @@ export const PROTO_FILES = [
   "pincer/v1/system.proto",
   "pincer/v1/files.proto",
   "pincer/v1/process.proto",
+  "pincer/v1/accessibility.proto",
 ] as const;
 
 function findProtoRoot(): string {

@@ -11,7 +11,7 @@ import { loadProtocol, type PincerProto } from "./protoLoader.js";
 
 type V1 = PincerProto["pincer"]["v1"];
 
-/** The short names of the `pincer.v1` services: "Input", "Screen", "System", "Files", "Process". */
+/** The short names of the `pincer.v1` services: "Input", "Screen", "System", "Files", "Process", "Accessibility". */
 export type ServiceName = { [K in keyof V1]: V1[K] extends { service: grpc.ServiceDefinition } ? K : never }[keyof V1] & string;
 
 /** The generated client interface of a service. */

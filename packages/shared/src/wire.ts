@@ -26,3 +26,5 @@ export type { ProcessInfo__Output } from "./generated/pincer/v1/ProcessInfo.js";
 export type { LaunchRequest__Output } from "./generated/pincer/v1/LaunchRequest.js";
 export type { LaunchResponse, LaunchResponse__Output } from "./generated/pincer/v1/LaunchResponse.js";
 export type { Window, Window__Output } from "./generated/pincer/v1/Window.js";
+export type { AccessibleNode__Output } from "./generated/pincer/v1/AccessibleNode.js";
+export type { GetTreeResponse, GetTreeResponse__Output } from "./generated/pincer/v1/GetTreeResponse.js";

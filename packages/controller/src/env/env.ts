@@ -1,3 +1,4 @@
+import type { AccessibilityApi } from "./accessibility.js";
 import type { ClipboardApi } from "./clipboard.js";
 import type { FilesApi } from "./files.js";
 import type { KeyboardApi } from "./keyboard.js";
@@ -31,6 +32,8 @@ export interface Env {
   readonly clipboard: ClipboardApi;
   /** Top-level windows: list, focus, close. */
   readonly windows: WindowsApi;
+  /** The desktop's accessibility tree (AT-SPI): widgets with roles, names, states and bounds. */
+  readonly accessibility: AccessibilityApi;
   /** Waits until the daemon answers (it may still be starting), then returns its info. */
   waitUntilReady(opts?: CallOptions): Promise<SystemInfo>;
   /** Closes the connection. Calls after close fail with UnavailableError. */

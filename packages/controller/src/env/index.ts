@@ -41,3 +41,4 @@ export type { ConnectOptions, TlsConnectOptions } from "./remoteEnvironment.js";
 export { createMemoryEnv } from "./memoryEnv.js";
 export type { MemoryEnv, MemoryEnvEvent, MemoryEnvOptions } from "./memoryEnv.js";
 export { noMachineEnv } from "./noMachineEnv.js";
+export type { AccessibilityApi, AccessibilityTree, AccessibilityTreeOptions, AccessibleNode } from "./accessibility.js";

@@ -8,6 +8,7 @@ import { createMouseApi, type MouseApi } from "./mouse.js";
 import { createProcessApi, type ProcessApi } from "./process.js";
 import { createPromiseClient, type RpcChannel } from "./rpc.js";
 import { createScreenApi, type ScreenApi } from "./screen.js";
+import { type AccessibilityApi, createAccessibilityApi } from "./accessibility.js";
 import { createSystemApi, type SystemApi, type SystemInfo } from "./system.js";
 import type { Env } from "./env.js";
 import type { CallOptions } from "./types.js";
@@ -162,6 +163,7 @@ export class RemoteEnvironment implements Env {
   readonly process: ProcessApi;
   readonly clipboard: ClipboardApi;
   readonly windows: WindowsApi;
+  readonly accessibility: AccessibilityApi;
   #client: grpc.Client;
   readonly #defaultTimeoutMs: number;
   #closed = false;
@@ -205,6 +207,7 @@ export class RemoteEnvironment implements Env {
     this.process = createProcessApi(createPromiseClient("Process", channel));
     this.clipboard = createClipboardApi(system);
     this.windows = createWindowsApi(system);
+    this.accessibility = createAccessibilityApi(createPromiseClient("Accessibility", channel));
   }
 
   /** Waits until the daemon answers (it may still be starting), then returns its info. */
