@@ -115,8 +115,10 @@ describe("package boundaries", () => {
 
   test("only daemon drivers import nut-js, sharp, execa, x11 or screenshot-desktop (and compare_images, sharp)", () => {
     const native = ["@nut-tree-fork/nut-js", "sharp", "execa", "x11", "screenshot-desktop"];
-    // The compare_images evaluation helper decodes images on the controller; it loads sharp on first use.
-    const allowed = (f: string, i: string) => i === "sharp" && f.endsWith("/controller/src/datasets/evaluationHelpers/images.ts");
+    // The compare_images evaluation helper decodes images on the controller, and set-of-marks draws
+    // on screenshots there; both load sharp on first use.
+    const drawers = ["/controller/src/datasets/evaluationHelpers/images.ts", "/controller/src/runner/accessibilityObservation.ts"];
+    const allowed = (f: string, i: string) => i === "sharp" && drawers.some((d) => f.endsWith(d));
     const offending = ["shared", "daemon", "controller"].flatMap((pkg) =>
       sources(join(ROOT, "packages", pkg, "src"))
         .filter((f) => !f.includes("/daemon/src/drivers/"))

@@ -2,7 +2,7 @@
  * `@pincer/controller/runner`: runs a dataset's tasks with an agent, with bounded concurrency and
  * retries, and writes summary.json, trajectories, screenshots and a report per run.
  */
-export { maxStepsFor, runTasks } from "./runner/runner.js";
+export { DEFAULT_SETTLE, maxStepsFor, runTasks } from "./runner/runner.js";
 export type { RunnerOptions, RunProgress } from "./runner/runner.js";
 export { buildReport, reportMarkdown } from "./runner/report.js";
 export type { Report } from "./runner/report.js";
@@ -10,3 +10,4 @@ export type { Report } from "./runner/report.js";
 export { rebuildRunReport } from "./runner/runReport.js";
 export type { ScreenshotGeometry, TrajectoryLine } from "./runner/trajectory.js";
 export type { AgentState, Summary, TaskResults, TaskState } from "./runner/results.js";
+export { drawMarks, marksOf, type AccessibilityMode } from "./runner/accessibilityObservation.js";

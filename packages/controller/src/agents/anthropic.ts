@@ -19,6 +19,7 @@ import {
   environmentsOfTools,
   NOT_RUN,
   resultText,
+  accessibilityCaption,
   screenshotCaption,
   screenToShot,
   systemPrompt,
@@ -185,6 +186,7 @@ export class AnthropicAgent implements Agent {
       if (env === this.#computerEnv && answeredWithImage) continue;
       content.push({ type: "text", text: screenshotCaption(env, shot) }, image(shot));
     }
+    for (const [env, tree] of Object.entries(obs.accessibility ?? {})) content.push({ type: "text", text: accessibilityCaption(env, tree) });
     if (content.length === 0) content.push({ type: "text", text: "(no new observation)" });
     if (turn === 0) this.#history.pin({ role: "user", content }, turn);
     else this.#history.add({ role: "user", content }, turn);

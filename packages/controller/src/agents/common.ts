@@ -135,6 +135,11 @@ export function screenshotCaption(env: string, shot: Screenshot): string {
   return `Screenshot of ${env} (${shot.width}×${shot.height} pixels).`;
 }
 
+/** An environment's accessibility tree as a text part of an observation. */
+export function accessibilityCaption(env: string, tree: string): string {
+  return `Accessibility tree of ${env} (one widget per line, tab-separated; positions and sizes in screen pixels):\n${tree}`;
+}
+
 /** `data:` URL of a screenshot, for OpenAI image parts. */
 export function dataUrl(shot: Screenshot): string {
   return `data:${shot.mimeType};base64,${shot.data.toString("base64")}`;

@@ -9,6 +9,7 @@ import {
   dataUrl,
   NOT_RUN,
   resultText,
+  accessibilityCaption,
   screenshotCaption,
   systemPrompt,
   UsageMeter,
@@ -120,7 +121,7 @@ export class OpenAIAgent implements Agent {
     } else {
       this.#answerPending(obs, shots);
     }
-    const observation = this.#observationMessage(turn === 0 ? `Task: ${ctx.instruction}` : results.join("\n"), obs.screenshots);
+    const observation = this.#observationMessage(turn === 0 ? `Task: ${ctx.instruction}` : results.join("\n"), obs.screenshots, obs.accessibility);
     if (turn === 0) this.#history.pin(observation, turn);
     else this.#history.add(observation, turn);
 
@@ -184,9 +185,10 @@ export class OpenAIAgent implements Agent {
     this.#rejected = [];
   }
 
-  #observationMessage(text: string, screenshots: Readonly<Record<string, Screenshot>>): Message {
+  #observationMessage(text: string, screenshots: Readonly<Record<string, Screenshot>>, trees: Readonly<Record<string, string>> = {}): Message {
     const parts: ChatCompletionContentPart[] = [];
     if (text) parts.push({ type: "text", text });
+    for (const [env, tree] of Object.entries(trees)) parts.push({ type: "text", text: accessibilityCaption(env, tree) });
     if (this.#opts.images !== false) {
       for (const [env, shot] of Object.entries(screenshots)) {
         parts.push({ type: "text", text: screenshotCaption(env, shot) });

@@ -25,6 +25,11 @@ export interface AgentObservation {
   step: number;
   /** The newest screenshot of each environment that has one, with its scale. */
   screenshots: Readonly<Record<string, Screenshot>>;
+  /**
+   * Environment → its accessibility tree as text (OSWorld's linearised form; numbered lines whose
+   * boxes are drawn on the screenshot in set-of-marks mode), when the run sends it (`--a11y`).
+   */
+  accessibility?: Readonly<Record<string, string>>;
   /** Results of the previous turn's calls, in order (errors included: the agent should read them). */
   lastResults: readonly StepResult[];
   signal: AbortSignal;

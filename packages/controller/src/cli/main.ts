@@ -151,6 +151,7 @@ interface RunCliOptions extends AgentCliOptions, MachineCliOptions, SelectionCli
   taskTimeout: number;
   screenshots: boolean;
   settle: SettleOptions | false | "auto";
+  a11y?: true | "text" | "marks";
   screen: { width: number; height: number };
   strict: boolean;
   printReport: boolean;
@@ -195,6 +196,7 @@ async function runCommand(dir: string, o: RunCliOptions): Promise<number> {
       taskTimeoutMs: o.taskTimeout * 1000,
       screenshots: o.screenshots,
       settle: o.settle,
+      ...(o.a11y ? { accessibility: o.a11y === true ? "text" : o.a11y } : {}),
       signal: controller.signal,
       onProgress: (p) => printer.update(p),
     };
@@ -332,6 +334,13 @@ const runCommandCli = program
   .option("--attempts <k>", "attempts per task; only infrastructure errors are retried", positiveInt("--attempts"), 1)
   .option("--task-timeout <seconds>", "wall-clock limit of the agent's part of a task", positiveInt("--task-timeout"), 600)
   .option("--no-screenshots", "do not save a screenshot before each turn")
+  .addOption(
+    new Option(
+      "--a11y [mode]",
+      "send each machine's accessibility tree (AT-SPI, linearised) with every observation; marks: also number the widgets and draw their boxes " +
+        "on the screenshots (set-of-marks)",
+    ).choices(["text", "marks"]),
+  )
   .addOption(
     new Option(
       "--settle <auto|off|quiet[:initial[:max]]>",

@@ -6,6 +6,7 @@ import type { Benchmark } from "../benchmark/benchmark.js";
 import { classifyFailure } from "../benchmark/failures.js";
 import type { StepResult } from "../benchmark/types.js";
 import type { Env, Screenshot, SettleOptions } from "../env/index.js";
+import { type AccessibilityMode, observeAccessibility } from "./accessibilityObservation.js";
 import type { ResultStore } from "./results.js";
 import { type SettleRecord, screenshotGeometry, type TurnModelRecord, type TurnScreens } from "./trajectory.js";
 import { turnTokens, turnUsageRecord, type AttemptUsage } from "./usage.js";
@@ -20,6 +21,8 @@ export interface AgentLoopInput {
   store: ResultStore;
   /** Save a JPEG screenshot of each environment before each turn. */
   screenshots: boolean;
+  /** Send each environment's accessibility tree with each observation (see {@link AccessibilityMode}). @default undefined: not sent */
+  accessibility?: AccessibilityMode;
   /** Before each turn's screenshots, wait for each screen to stop changing. @default false: take them at once */
   settle?: SettleOptions | false;
   /** Receives the agent's turns and the tool results. */
@@ -31,7 +34,12 @@ export interface AgentLoopInput {
 interface Observation {
   screenshots: Record<string, Screenshot>;
   settle: Record<string, SettleRecord>;
+  /** Environment → the linearised accessibility tree, when the run sends it. */
+  accessibility?: Record<string, string>;
 }
+
+/** An observation as saved: `files` and `treeFiles` are paths in the attempt folder. */
+type Observed = Observation & { files: Record<string, string>; treeFiles?: Record<string, string> };
 
 async function screenshotAll(envs: Readonly<Record<string, Env>>, settle: SettleOptions | false, signal: AbortSignal): Promise<Observation> {
   const waits: Record<string, SettleRecord> = {};
@@ -54,22 +62,34 @@ async function screenshotAll(envs: Readonly<Record<string, Env>>, settle: Settle
 }
 
 /** Takes the turn's screenshots (when anyone needs them) and saves them; `files` are their paths in the attempt folder. */
-async function observe(input: AgentLoopInput, turn: number): Promise<Observation & { files: Record<string, string> }> {
+async function observe(input: AgentLoopInput, turn: number): Promise<Observed> {
   const wanted = input.screenshots || input.agent.wantsScreenshots;
-  const { screenshots, settle } = wanted ? await screenshotAll(input.envs, input.settle ?? false, input.signal) : { screenshots: {}, settle: {} };
+  const shot = wanted ? await screenshotAll(input.envs, input.settle ?? false, input.signal) : { screenshots: {}, settle: {} };
+  const a11y = input.accessibility ? await observeAccessibility(input.envs, shot.screenshots, input.accessibility, input.signal) : undefined;
+  const { screenshots, settle } = a11y ? { ...shot, screenshots: a11y.screenshots } : shot;
+  const prefix = join("screenshots", `turn-${String(turn).padStart(3, "0")}`);
   const files: Record<string, string> = {};
   for (const [name, shot] of Object.entries(screenshots)) {
-    const file = join("screenshots", `turn-${String(turn).padStart(3, "0")}-${name}.jpg`);
-    await writeFile(join(input.dir, file), shot.data);
-    files[name] = file;
+    files[name] = `${prefix}-${name}.jpg`;
+    await writeFile(join(input.dir, files[name]), shot.data);
   }
-  return { screenshots, files, settle };
+  if (!a11y) return { screenshots, files, settle };
+  const treeFiles: Record<string, string> = {};
+  for (const [name, text] of Object.entries(a11y.text)) {
+    treeFiles[name] = `${prefix}-${name}.a11y.txt`;
+    await writeFile(join(input.dir, treeFiles[name]), text);
+  }
+  return { screenshots, files, settle, accessibility: a11y.text, treeFiles };
 }
 
 /** The trajectory's record of an observation. */
-function seenIn(o: Observation & { files: Record<string, string> }): TurnScreens {
+function seenIn(o: Observed): TurnScreens {
   const seen: TurnScreens = { screenshots: o.files, screenshot_geometry: screenshotGeometry(o.screenshots) };
-  return Object.keys(o.settle).length > 0 ? { ...seen, settle: o.settle } : seen;
+  return {
+    ...seen,
+    ...(Object.keys(o.settle).length > 0 ? { settle: o.settle } : {}),
+    ...(o.treeFiles ? { accessibility: o.treeFiles } : {}),
+  };
 }
 
 /** Keeps results readable in trajectories: binary data (screenshots) becomes its size. */
@@ -203,7 +223,9 @@ export async function runAgentLoop(input: AgentLoopInput): Promise<string | null
       const { screenshots } = observed;
       next = undefined;
       const seen = seenIn(observed);
-      const acted = await act(input, turn, seen, { step: bench.state().step, screenshots, lastResults, signal });
+      const { accessibility } = observed;
+      const obs = { step: bench.state().step, screenshots, lastResults, signal, ...(accessibility ? { accessibility } : {}) };
+      const acted = await act(input, turn, seen, obs);
       if ("error" in acted) return acted.error;
       lastResults = [];
       if (acted.turn.calls.length === 0) {

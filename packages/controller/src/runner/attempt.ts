@@ -2,6 +2,7 @@ import type { Agent } from "../agents/types.js";
 import type { Benchmark } from "../benchmark/benchmark.js";
 import type { Env, SettleOptions } from "../env/index.js";
 import type { Task } from "../tasks/task.js";
+import type { AccessibilityMode } from "./accessibilityObservation.js";
 import { runAgentLoop } from "./agentLoop.js";
 import type { ResultStore, TaskResults } from "./results.js";
 import { attemptResults, endsInVerdict, type AttemptEnd, type AttemptRecord, type SummarySettings } from "./summary.js";
@@ -25,6 +26,8 @@ export interface AttemptOptions extends TaskBuildInput {
   screenshots: boolean;
   /** Wait for each screen to settle before those screenshots. @default false */
   settle?: SettleOptions | false;
+  /** Send each environment's accessibility tree with each observation. @default undefined: not sent */
+  accessibility?: AccessibilityMode;
   signal: AbortSignal;
 }
 
@@ -78,6 +81,7 @@ async function runEpisode(opts: AttemptOptions, dir: string, record: AttemptReco
     store: opts.store,
     screenshots: opts.screenshots,
     settle: opts.settle ?? false,
+    ...(opts.accessibility ? { accessibility: opts.accessibility } : {}),
     messages: record.messages,
     usage: record.usage,
     signal,

@@ -6,6 +6,7 @@ import type { Agent } from "../agents/types.js";
 import type { DatasetTask } from "../datasets/loader.js";
 import type { ConfigRegistry, EvaluationRegistry } from "../datasets/helpers.js";
 import type { SettleOptions } from "../env/index.js";
+import type { AccessibilityMode } from "./accessibilityObservation.js";
 import { environmentsOf, runAttempt } from "./attempt.js";
 import type { EnvironmentPool, EnvironmentSlot } from "../machines/provider.js";
 import { ProgressTracker, type RunProgress } from "./progress.js";
@@ -42,6 +43,8 @@ export interface RunnerOptions {
    * at screenshots, no wait for those that do not (a scripted agent). @default "auto"
    */
   settle?: SettleOptions | false | "auto";
+  /** Send each environment's accessibility tree with each observation: as text, or also as numbered boxes on the screenshots. */
+  accessibility?: AccessibilityMode;
   signal?: AbortSignal;
   onProgress?(p: RunProgress): void;
 }
@@ -199,6 +202,7 @@ async function runTaskAttempts(ctx: RunContext, slot: EnvironmentSlot, task: Dat
         ...(reset.ok ? { reset: reset.machines } : { resetError: reset.error }),
         registries: opts.registries,
         agent,
+        ...(opts.accessibility ? { accessibility: opts.accessibility } : {}),
         settle: opts.settle === undefined || opts.settle === "auto" ? agent.wantsScreenshots && DEFAULT_SETTLE : opts.settle,
         maxSteps,
         maxStepsRule: rule,

@@ -47,6 +47,8 @@ export interface TurnScreens {
   screenshot_geometry: Record<string, ScreenshotGeometry>;
   /** Per environment, the wait for its screen to settle before the screenshot, when the run waits. */
   settle?: Record<string, SettleRecord>;
+  /** Per environment, the file holding the accessibility tree sent with the screenshots, when the run sends it. */
+  accessibility?: Record<string, string>;
 }
 
 /** What the model gave for a turn, recorded on the turn's first trajectory line. */

@@ -1,0 +1,95 @@
+import { toErrorInfo } from "../actions/errors.js";
+import type { Env, Screenshot } from "../env/index.js";
+
+/**
+ * What a model gets of the accessibility tree with each observation: `text`, the linearised tree
+ * (OSWorld's form: a header, then one tab-separated line per widget); `marks`, the same lines
+ * numbered, and each widget's box drawn with its number on the screenshot (set-of-marks).
+ */
+export type AccessibilityMode = "text" | "marks";
+
+export interface AccessibilityObservation {
+  /** Environment → the tree as text, or why it could not be read. */
+  text: Record<string, string>;
+  /** The screenshots, with numbered boxes drawn in `marks` mode. */
+  screenshots: Record<string, Screenshot>;
+}
+
+interface Mark {
+  n: number;
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
+
+/** The boxes of a linearised tree's lines (position and size are its last two fields), numbered from 1. */
+export function marksOf(linearized: string): { numbered: string; marks: Mark[] } {
+  const [header = "", ...rows] = linearized.split("\n");
+  const marks: Mark[] = [];
+  const numbered = rows.map((row, i) => {
+    const m = /\((-?\d+), (-?\d+)\)\t\((\d+), (\d+)\)$/.exec(row);
+    if (m) marks.push({ n: i + 1, x: Number(m[1]), y: Number(m[2]), width: Number(m[3]), height: Number(m[4]) });
+    return `${i + 1}\t${row}`;
+  });
+  return { numbered: [`mark\t${header}`, ...numbered].join("\n"), marks };
+}
+
+const escapeXml = (s: string) => s.replace(/[<>&]/g, (c) => (c === "<" ? "&lt;" : c === ">" ? "&gt;" : "&amp;"));
+
+/** Draws each mark's box and number over the screenshot, in image pixels; the format is kept. */
+export async function drawMarks(shot: Screenshot, marks: readonly Mark[]): Promise<Screenshot> {
+  if (marks.length === 0 || (shot.format !== "jpeg" && shot.format !== "png" && shot.format !== "webp")) return shot;
+  const s = shot.scale;
+  const shapes = marks.map((m) => {
+    const x = Math.round((m.x - shot.source.x) * s);
+    const y = Math.round((m.y - shot.source.y) * s);
+    const w = Math.max(1, Math.round(m.width * s));
+    const h = Math.max(1, Math.round(m.height * s));
+    const label = escapeXml(String(m.n));
+    const lw = 7 * label.length + 6;
+    return (
+      `<rect x="${x}" y="${y}" width="${w}" height="${h}" fill="none" stroke="#e0007a" stroke-width="2"/>` +
+      `<rect x="${x}" y="${Math.max(0, y - 14)}" width="${lw}" height="14" fill="#e0007a"/>` +
+      `<text x="${x + 3}" y="${Math.max(0, y - 14) + 11}" font-family="sans-serif" font-size="11" fill="#fff">${label}</text>`
+    );
+  });
+  const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${shot.width}" height="${shot.height}">${shapes.join("")}</svg>`;
+  // Loaded on first use: only runs with set-of-marks draw.
+  const { default: sharp } = await import("sharp");
+  const img = sharp(shot.data).composite([{ input: Buffer.from(svg), left: 0, top: 0 }]);
+  const data = await (shot.format === "jpeg" ? img.jpeg({ quality: 80 }) : shot.format === "png" ? img.png() : img.webp()).toBuffer();
+  return { ...shot, data };
+}
+
+/** Reads each environment's tree (linearised, in the daemon) and, in `marks` mode, draws it on the screenshots. */
+export async function observeAccessibility(
+  envs: Readonly<Record<string, Env>>,
+  screenshots: Readonly<Record<string, Screenshot>>,
+  mode: AccessibilityMode,
+  signal: AbortSignal,
+): Promise<AccessibilityObservation> {
+  const out: AccessibilityObservation = { text: {}, screenshots: { ...screenshots } };
+  await Promise.all(
+    Object.entries(envs).map(async ([name, env]) => {
+      let linearized: string;
+      try {
+        linearized = (await env.accessibility.tree({ linearized: true, signal })).linearized ?? "";
+      } catch (err) {
+        signal.throwIfAborted();
+        const e = toErrorInfo(err);
+        out.text[name] = `(accessibility tree unavailable: ${e.type}: ${e.message})`;
+        return;
+      }
+      if (mode === "text") {
+        out.text[name] = linearized;
+        return;
+      }
+      const { numbered, marks } = marksOf(linearized);
+      out.text[name] = numbered;
+      const shot = screenshots[name];
+      if (shot) out.screenshots[name] = await drawMarks(shot, marks);
+    }),
+  );
+  return out;
+}
