@@ -106,6 +106,7 @@ beforeAll(async () => {
       outDir: join(work, "results"),
       runId: "viewer-run",
       screenshots: true,
+      settle: { quietMs: 100, maxMs: 2000 },
       maxSteps: 10,
     });
     runDir = run.runDir;
@@ -183,6 +184,8 @@ describe("report.html, the run viewer, in headless Chromium", () => {
     expect(await page.evaluate(() => (globalThis as { pwned?: number }).pwned)).toBeUndefined();
     expect(await page.locator('.node[data-node="clicked"]').getAttribute("data-status")).toBe("passed");
     expect(await page.locator('.node[data-node="dragged"]').getAttribute("data-status")).toBe("failed");
+    // How long the screen was waited for before the screenshot the model saw.
+    expect(await page.locator('[data-settle="desktop"]').textContent()).toMatch(/^desktop: screen settled after \d+\.\d\d s, \d+ changes seen$/);
 
     // The marker of the click, over the screenshot as displayed (image pixels = screen pixels × 1280/1600).
     const img = page.locator('figure.shot[data-env="desktop"] img');

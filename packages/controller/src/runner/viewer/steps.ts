@@ -144,6 +144,20 @@ function evaluationSection(f) {
   return section("Evaluator graph after the step", nodes);
 }
 
+/** How long each screen was waited for before its screenshot, and the accessibility tree sent with it. */
+function observationSection(t, f) {
+  var parts = [];
+  Object.keys(f.settle || {}).forEach(function (env) {
+    var s = f.settle[env];
+    var what = (s.settled ? "settled" : "still changing") + " after " + num(s.waited_ms / 1000, 2) + " s, " + s.changes + " changes seen";
+    parts.push(el("p", { "class": "meta", "data-settle": env, text: env + ": screen " + what }));
+  });
+  Object.keys(f.accessibility || {}).forEach(function (env) {
+    parts.push(el("p", {}, [el("a", { href: fileUrl(t.dir, f.accessibility[env]), text: env + ": accessibility tree sent with the screenshot" })]));
+  });
+  return parts.length ? section("Before the screenshot", parts) : null;
+}
+
 function renderStep(t, f) {
   var view = $("step-view");
   clear(view);
@@ -154,6 +168,6 @@ function renderStep(t, f) {
   var title = typeof f.step === "number" ? "Step " + f.step + " · " + f.tool + " · turn " + f.turn + (f.ok ? "" : " · failed") : frameLabel(f);
   view.appendChild(el("div", { "class": "step-title", text: title }));
   view.appendChild(shotsOf(t, f));
-  view.appendChild(el("div", { "class": "details" }, [modelSection(t, f), callSection(t, f), evaluationSection(f)]));
+  view.appendChild(el("div", { "class": "details" }, [modelSection(t, f), callSection(t, f), evaluationSection(f), observationSection(t, f)]));
 }
 `;
