@@ -82,6 +82,39 @@ describe("screenshots of a real X screen", () => {
     expect(press.rootY).toBe(target.y);
   });
 
+  test("a shot shrunk to 1/2 or 2/3 is the area average of the full-size one, edges included", async () => {
+    /** Each output pixel: the source pixels it covers, weighted by the overlap. */
+    function areaAverage(raw: Buffer, w: number, h: number, ow: number, oh: number): number[] {
+      const f = w / ow;
+      const overlap = (o: number, s: number) => Math.max(0, Math.min((o + 1) * f, s + 1) - Math.max(o * f, s));
+      const out: number[] = [];
+      for (let oy = 0; oy < oh; oy++)
+        for (let ox = 0; ox < ow; ox++)
+          for (let c = 0; c < 3; c++) {
+            let sum = 0;
+            for (let sy = Math.floor(oy * f); sy < Math.min(h, Math.ceil((oy + 1) * f)); sy++)
+              for (let sx = Math.floor(ox * f); sx < Math.min(w, Math.ceil((ox + 1) * f)); sx++)
+                sum += raw[(sy * w + sx) * 3 + c]! * overlap(ox, sx) * overlap(oy, sy);
+            out.push(sum / (f * f));
+          }
+      return out;
+    }
+    // The window's top-left corner falls inside the blocks, so edge pixels mix black and red.
+    for (const { region, maxWidth } of [
+      { region: { x: 181, y: 130, width: 60, height: 45 }, maxWidth: 40 },
+      { region: { x: 181, y: 131, width: 40, height: 40 }, maxWidth: 20 },
+    ]) {
+      const full = await daemon.env.screen.screenshot({ region, format: "raw" });
+      const small = await daemon.env.screen.screenshot({ region, format: "raw", maxWidth });
+      expect(small.scale).toBe(maxWidth / region.width);
+      const expected = areaAverage(full.data, region.width, region.height, small.width, small.height);
+      expect(small.data.length).toBe(expected.length);
+      expect(expected.some((v) => v > 10 && v < 245)).toBe(true);
+      const worst = Math.max(...expected.map((v, i) => Math.abs(v - small.data[i]!)));
+      expect(worst).toBeLessThanOrEqual(1);
+    }
+  });
+
   test("JPEG, WebP and raw RGB have their formats and sizes", async () => {
     const jpeg = await daemon.env.screen.screenshot({ format: "jpeg", quality: 60 });
     expect(jpeg.data.subarray(0, 3)).toEqual(Buffer.from([0xff, 0xd8, 0xff]));
@@ -107,6 +140,14 @@ describe("screenshots of a real X screen", () => {
     expect(changed).toBeGreaterThan(30);
     // Nothing is drawn above or left of the hot spot.
     expect(drawn.at(2, 2)).toEqual([0, 0, 0]);
+    // In a downscaled shot the pointer is drawn at the shot's scale, its hot spot mapped there.
+    const small = await daemon.env.screen.screenshot({ region, includeCursor: true, maxWidth: 15 });
+    const smallPlain = await pixels((await daemon.env.screen.screenshot({ region, maxWidth: 15 })).data);
+    const smallDrawn = await pixels(small.data);
+    let smallChanged = 0;
+    for (let y = 0; y < small.height; y++) for (let x = 0; x < small.width; x++) if (smallDrawn.at(x, y).join() !== smallPlain.at(x, y).join()) smallChanged++;
+    expect(smallChanged).toBeGreaterThan(8);
+    expect(smallDrawn.at(1, 1)).toEqual([0, 0, 0]);
   });
 
   test("screen size", async () => {

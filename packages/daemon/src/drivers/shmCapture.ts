@@ -46,9 +46,11 @@ export class ShmCapture {
 
   /**
    * Has the X server write a region into the segment, then hands the segment's first
-   * `width * height * 4` bytes (BGRX words) to `use`, which copies what it needs out.
+   * `width * height * 4` bytes (BGRX words, the top byte undefined) to `use`, which copies what it
+   * needs out: they are valid only until `use` returns. A caller can convert (and shrink) the
+   * pixels in the one pass that reads them.
    */
-  private read<T>(region: { x: number; y: number; width: number; height: number }, use: (bgrx: Buffer) => T): Promise<T> {
+  read<T>(region: { x: number; y: number; width: number; height: number }, use: (bgrx: Buffer) => T): Promise<T> {
     const run = this.queue.then(
       () =>
         new Promise<T>((resolve, reject) => {
@@ -56,7 +58,11 @@ export class ShmCapture {
             if (err) return reject(err);
             const bytes = region.width * region.height * 4;
             if (rep.size < bytes) return reject(new Error(`MIT-SHM returned ${rep.size} bytes for ${bytes / 4} pixels (depth ${rep.depth})`));
-            resolve(use(this.segment.buffer.subarray(0, bytes)));
+            try {
+              resolve(use(this.segment.buffer.subarray(0, bytes)));
+            } catch (e) {
+              reject(e);
+            }
           });
         }),
     );
