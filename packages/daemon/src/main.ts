@@ -55,6 +55,12 @@ const program = new Command("pincer-daemon")
   )
   .addOption(
     new Option(
+      "--accessibility-bus",
+      "with --xvfb: start a private D-Bus session bus and the AT-SPI accessibility bus for it (Accessibility/GetTree; commands run get them)",
+    ).env("PINCER_ACCESSIBILITY_BUS"),
+  )
+  .addOption(
+    new Option(
       "--capture <method>",
       "how screenshots are read: auto (X shared memory, else getimage), getimage (GetImage over the X connection) or screenshot-desktop (ImageMagick, slow)",
     )
@@ -123,6 +129,7 @@ Boolean environment variables take 1/0 (true/false, yes/no). Sizes take bytes or
 Examples:
   pincer-daemon                                             # 127.0.0.1:50051, $DISPLAY
   pincer-daemon --xvfb 1920x1080x24                         # headless: its own X server
+  pincer-daemon --xvfb 1920x1080x24 --accessibility-bus     # … with an accessibility bus for Accessibility/GetTree
   PINCER_TOKEN=$(cat token) pincer-daemon --host 0.0.0.0 --tls-cert c.pem --tls-key k.pem
   pincer-daemon --host 0.0.0.0 --token-file /etc/pincer/token --file-root /srv/tasks --exec-allow ls,python3`,
   )
@@ -135,6 +142,7 @@ type Opts = {
   display?: string;
   xvfb?: string;
   xvfbDisplay?: number;
+  accessibilityBus?: boolean;
   capture: CaptureMethod;
   tokenFile?: string;
   healthAuth?: boolean;
@@ -157,6 +165,7 @@ type Opts = {
 
 const BOOLEAN_ENV: Record<string, string> = {
   healthAuth: "PINCER_HEALTH_AUTH",
+  accessibilityBus: "PINCER_ACCESSIBILITY_BUS",
   insecure: "PINCER_INSECURE",
   exec: "PINCER_NO_EXEC",
   auditDebug: "PINCER_AUDIT_DEBUG",
@@ -218,6 +227,7 @@ function daemonOptions(o: Opts, log: ReturnType<typeof createLogger>): DaemonOpt
     display: o.display,
     xvfb: o.xvfb,
     ...(o.xvfbDisplay !== undefined ? { xvfbDisplay: o.xvfbDisplay } : {}),
+    ...(o.accessibilityBus ? { accessibilityBus: true } : {}),
     captureMethod: o.capture,
     logger: log,
     security: {
@@ -295,6 +305,11 @@ try {
     if (stopping) return;
     log.error("the daemon's own Xvfb exited; stopping (a service manager will restart both)");
     stop("xvfb-exit", 1);
+  });
+  void daemon.accessibilityBus?.exited.then((what) => {
+    if (stopping) return;
+    log.error("the daemon's own accessibility bus exited; stopping (a service manager will restart the daemon)", { exited: what });
+    stop("accessibility-bus-exit", 1);
   });
 } catch (err) {
   process.stderr.write(`pincer-daemon: cannot start: ${(err as Error).message}\n`);

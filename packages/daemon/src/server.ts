@@ -17,6 +17,7 @@ import { MAX_OUTPUT_BYTES, processService } from "./services/process.js";
 import { ProcessTable } from "./drivers/processes.js";
 import { raiseConnectionWindow, raiseStreamWindow } from "./flowControl.js";
 import { startOwnXServer, type OwnXServer } from "./drivers/xvfb.js";
+import { type AccessibilityBuses, applyBusEnvironment, startAccessibilityBuses } from "./drivers/accessibilityBus.js";
 import { auditInterceptor, type AuditSink } from "./security/audit.js";
 import { fileRoot } from "./security/jail.js";
 import { authInterceptor, denyInterceptor, keepDuplicateAuthorization } from "./security/auth.js";
@@ -37,6 +38,12 @@ export interface DaemonOptions {
   xvfb?: string;
   /** Display number of the own Xvfb (`xvfb`); the first free one when not given. */
   xvfbDisplay?: number;
+  /**
+   * With `xvfb`: start a private D-Bus session bus and the AT-SPI accessibility bus on it, and put
+   * them into this process's environment (DBUS_SESSION_BUS_ADDRESS, XDG_RUNTIME_DIR), where the
+   * Accessibility service and every command run find them; stopped by close().
+   */
+  accessibilityBus?: boolean;
   logger?: Logger;
   /** Who may call. With no token and no mutual TLS, anyone who reaches the port may. */
   security?: SecurityOptions;
@@ -87,6 +94,8 @@ export interface Daemon {
   readonly display: string;
   /** The Xvfb this daemon owns, if any; `exited` resolves if it dies or is stopped. */
   readonly xserver?: { pid: number; exited: Promise<unknown> };
+  /** The accessibility bus this daemon owns, if any; `exited` resolves, saying what, if its session bus or launcher dies or is stopped. */
+  readonly accessibilityBus?: { sessionBusAddress: string; exited: Promise<string> };
   readonly security: SecuritySummary;
   /** Stops accepting calls, waits for running ones up to `graceMs`, then cancels them. */
   close(graceMs?: number): Promise<void>;
@@ -110,6 +119,12 @@ export async function startDaemon(opts: DaemonOptions = {}): Promise<Daemon> {
   if (limits.maxProcesses < 1) throw new Error("--max-processes: must be at least 1 (use --no-exec to refuse all commands)");
   if (limits.maxMessageBytes < 1024) throw new Error("--max-message-bytes: must be at least 1K (uploads need 1M plus a little)");
   if (opts.xvfb && opts.display) throw new Error("--xvfb and --display exclude each other: --xvfb starts its own display");
+  if (opts.accessibilityBus && !opts.xvfb) {
+    throw new Error(
+      "--accessibility-bus needs --xvfb: it starts the buses for the daemon's own display; on an existing desktop, give the daemon " +
+        "that session's DBUS_SESSION_BUS_ADDRESS instead",
+    );
+  }
 
   const xserver = opts.xvfb ? await startOwnXServer(opts.xvfb, opts.xvfbDisplay !== undefined ? { displayNumber: opts.xvfbDisplay } : {}) : undefined;
   if (xserver) {
@@ -122,12 +137,26 @@ export async function startDaemon(opts: DaemonOptions = {}): Promise<Daemon> {
     });
   }
   const display = xserver?.display ?? opts.display ?? process.env.DISPLAY ?? "";
+  let buses: AccessibilityBuses | undefined;
   try {
-    return await serve(opts, { host, log, sec, limits, mtls, warnings, fileRoot, exec, allowlist, display, xserver });
+    buses = opts.accessibilityBus ? await ownAccessibilityBus(display, log) : undefined;
+    return await serve(opts, { host, log, sec, limits, mtls, warnings, fileRoot, exec, allowlist, display, xserver, buses });
   } catch (err) {
+    await buses?.stop().catch(() => undefined);
     await xserver?.stop();
     throw err;
   }
+}
+
+/** Starts the buses for the daemon's own display and makes them the daemon's (its environment, so its commands' too). */
+async function ownAccessibilityBus(display: string, log: Logger): Promise<AccessibilityBuses> {
+  const t0 = performance.now();
+  const buses = await startAccessibilityBuses({ display });
+  applyBusEnvironment(process.env, buses);
+  log.info("accessibility bus started", { sessionBus: buses.sessionBusAddress, a11yBus: buses.a11yBusAddress, ms: Math.round(performance.now() - t0) });
+  // Should the daemon die without close(), the buses must not outlive it (at-spi2-registryd never exits by itself).
+  process.once("exit", () => buses.killNow());
+  return buses;
 }
 
 interface Resolved {
@@ -142,10 +171,11 @@ interface Resolved {
   allowlist?: ExecAllowlist;
   display: string;
   xserver?: OwnXServer;
+  buses?: AccessibilityBuses;
 }
 
 async function serve(opts: DaemonOptions, r: Resolved): Promise<Daemon> {
-  const { host, log, sec, xserver } = r;
+  const { host, log, sec, xserver, buses } = r;
   const desktop = new Desktop(r.display);
   const server = createServer(opts, r);
   // Commands see the display the daemon drives.
@@ -172,6 +202,7 @@ async function serve(opts: DaemonOptions, r: Resolved): Promise<Daemon> {
     port,
     display: r.display,
     ...(xserver ? { xserver: { pid: xserver.pid, exited: xserver.exited } } : {}),
+    ...(buses ? { accessibilityBus: { sessionBusAddress: buses.sessionBusAddress, exited: buses.exited } } : {}),
     security: securitySummary(r, `${bindHost}:${port}`),
     async close(graceMs = 2_000) {
       if (closed) return;
@@ -180,6 +211,7 @@ async function serve(opts: DaemonOptions, r: Resolved): Promise<Daemon> {
       await shutdown(server, graceMs);
       processes.stopAll();
       await desktop.close();
+      await buses?.stop().catch((err: unknown) => log.warn("could not stop the accessibility bus", { error: String(err) }));
       await xserver?.stop();
       await opts.audit?.sink.close();
     },

@@ -111,7 +111,7 @@ function unixStream(address: string): Duplex | undefined {
 }
 
 /** One connection to a bus: promise calls with a shared deadline and a cap on calls in flight. */
-class Bus {
+export class Bus {
   private readonly client: DBusNativeClient;
   private readonly pending = new Set<(err: Error) => void>();
   private readonly queue: Array<() => void> = [];

@@ -56,6 +56,7 @@ const CONFIG_KEYS: Record<string, { kind: Kind; attr?: string; invert?: boolean 
   capture: { kind: "string" },
   quiet: { kind: "boolean" },
   xvfb: { kind: "string" },
+  accessibilityBus: { kind: "boolean" },
   tokenFile: { kind: "path" },
   healthAuth: { kind: "boolean" },
   tlsCert: { kind: "path" },
