@@ -106,7 +106,7 @@ async function openCliPool(
   tasks: readonly DatasetTask[],
   o: MachineCliOptions,
   concurrency: number,
-  screen: { width: number; height: number },
+  local: { width: number; height: number; accessibilityBus?: boolean },
 ): Promise<EnvironmentPool> {
   const remote = remoteProviderOf(o);
   if (remote) {
@@ -126,8 +126,9 @@ async function openCliPool(
     return pool;
   }
   const names = [...new Set(tasks.flatMap(environmentsOf))];
-  process.stderr.write(`starting ${concurrency} local slot(s) with ${names.join(", ")} (an Xvfb display and a pincer-daemon each)\n`);
-  return openPool(localProvider(screen), names, concurrency);
+  const each = `an Xvfb display and a pincer-daemon${local.accessibilityBus ? " with an accessibility bus" : ""} each`;
+  process.stderr.write(`starting ${concurrency} local slot(s) with ${names.join(", ")} (${each})\n`);
+  return openPool(localProvider(local), names, concurrency);
 }
 
 /** Says which valid tasks a run leaves out because they need functions Pincer lacks (never silently). */
@@ -179,7 +180,8 @@ async function runCommand(dir: string, o: RunCliOptions): Promise<number> {
   };
   process.once("SIGINT", onSignal);
   process.once("SIGTERM", onSignal);
-  const pool = await openCliPool(dataset.tasks, o, o.concurrency, o.screen);
+  // --a11y: local machines get the buses the accessibility tree is read from.
+  const pool = await openCliPool(dataset.tasks, o, o.concurrency, { ...o.screen, ...(o.a11y ? { accessibilityBus: true } : {}) });
   const printer = createProgressPrinter();
   const runId = o.runId ?? `run-${new Date().toISOString().replace(/[-:]/g, "").replace(/\..+/, "").replace("T", "-")}`;
   try {

@@ -29,6 +29,12 @@ export interface LocalMachineOptions {
   daemonCommand?: string[];
   /** How the machine is isolated from this computer. @default the best available ({@link sandboxSupport}) */
   sandbox?: SandboxMode;
+  /**
+   * Give the machine a D-Bus session bus and the AT-SPI accessibility bus (the daemon's
+   * `--accessibility-bus`), so that `env.accessibility.tree()` sees the applications it runs.
+   * Needs the dbus and at-spi2-core packages. @default false
+   */
+  accessibilityBus?: boolean;
 }
 
 /** The installed daemon's entry point: @pincer/daemon's dist/main.js (run `npm run build` if missing). */
@@ -93,6 +99,7 @@ export async function startLocalMachine(opts: LocalMachineOptions = {}): Promise
     screen,
     "--exit-with-stdin",
     "--quiet",
+    ...(opts.accessibilityBus ? ["--accessibility-bus"] : []),
   ];
   const mode = opts.sandbox ?? sandboxSupport().mode;
   // In a sandbox the display number must be unique on this computer (see reserveDisplay).

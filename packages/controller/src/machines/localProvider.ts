@@ -23,6 +23,7 @@ export function localProvider(opts: LocalMachineOptions = {}): EnvironmentProvid
       sandbox: mode,
       screen: `${opts.width ?? 1280}x${opts.height ?? 800}`,
       ...(opts.daemonCommand ? { daemon_command: opts.daemonCommand } : {}),
+      ...(opts.accessibilityBus ? { accessibility_bus: true } : {}),
     }),
     acquire: () => make(),
     reset: async (machine) => {
