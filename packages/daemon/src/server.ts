@@ -17,7 +17,7 @@ import { MAX_OUTPUT_BYTES, processService } from "./services/process.js";
 import { ProcessTable } from "./drivers/processes.js";
 import { raiseConnectionWindow, raiseStreamWindow } from "./flowControl.js";
 import { startOwnXServer, type OwnXServer } from "./drivers/xvfb.js";
-import { type AccessibilityBuses, applyBusEnvironment, startAccessibilityBuses } from "./drivers/accessibilityBus.js";
+import { type AccessibilityBuses, accessibilityBusPrograms, applyBusEnvironment, startAccessibilityBuses } from "./drivers/accessibilityBus.js";
 import { auditInterceptor, type AuditSink } from "./security/audit.js";
 import { fileRoot } from "./security/jail.js";
 import { authInterceptor, denyInterceptor, keepDuplicateAuthorization } from "./security/auth.js";
@@ -125,6 +125,7 @@ export async function startDaemon(opts: DaemonOptions = {}): Promise<Daemon> {
         "that session's DBUS_SESSION_BUS_ADDRESS instead",
     );
   }
+  if (opts.accessibilityBus) accessibilityBusPrograms();
 
   const xserver = opts.xvfb ? await startOwnXServer(opts.xvfb, opts.xvfbDisplay !== undefined ? { displayNumber: opts.xvfbDisplay } : {}) : undefined;
   if (xserver) {

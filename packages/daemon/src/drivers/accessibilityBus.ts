@@ -71,7 +71,7 @@ const executable = (path: string) => {
 };
 
 /** The programs the buses need, or an error naming the Debian package to install. */
-function programs(): { dbusDaemon: string; launcher: string } {
+export function accessibilityBusPrograms(): { dbusDaemon: string; launcher: string } {
   const hint = "(bash scripts/install-system-deps.sh installs it)";
   const dbusDaemon = onPath("dbus-daemon");
   if (!dbusDaemon) throw new Error(`the accessibility bus needs dbus-daemon, which is not on PATH: install the Debian package dbus ${hint}`);
@@ -191,7 +191,7 @@ async function a11yAddress(sessionBus: string, launcher: Child, deadline: number
  * stop() ends whole: at-spi2-registryd does not exit by itself.
  */
 export async function startAccessibilityBuses(opts: { display: string; env?: NodeJS.ProcessEnv; timeoutMs?: number }): Promise<AccessibilityBuses> {
-  const { dbusDaemon, launcher: launcherPath } = programs();
+  const { dbusDaemon, launcher: launcherPath } = accessibilityBusPrograms();
   const deadline = Date.now() + (opts.timeoutMs ?? 10_000);
   // The launcher puts the bus's socket in $XDG_RUNTIME_DIR/at-spi; GLib wants that directory 0700 (mkdtemp makes it so).
   const runtimeDir = mkdtempSync(join(tmpdir(), "pincer-a11y-"));
