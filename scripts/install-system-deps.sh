@@ -8,13 +8,14 @@
 # each local machine of `pincer run` runs in; chromium (Debian's) for the test that opens a run's
 # report.html in a real headless browser; dbus (dbus-daemon, dbus-send) and at-spi2-core
 # (at-spi-bus-launcher, at-spi2-registryd) for the accessibility tree, and zenity, a small GTK 3
-# program whose dialog the accessibility test reads.
+# program whose dialog the accessibility test reads; ffmpeg, with which a machine records its screen
+# (`pincer run --record`).
 # Installs only what is missing; needs root (or sudo).
 set -euo pipefail
 packages=(
   xvfb xauth x11-xserver-utils x11-utils x11-apps xterm xdotool xclip
   python3 python3-grpcio protobuf-compiler protobuf-compiler-grpc imagemagick openssl systemd
-  gcc libc6-dev bubblewrap util-linux chromium dbus at-spi2-core zenity
+  gcc libc6-dev bubblewrap util-linux chromium dbus at-spi2-core zenity ffmpeg
 )
 # `install-system-deps.sh bench` adds what npm run bench compares against (sshd for ssh/scp).
 [ "${1:-}" = "bench" ] && packages+=(openssh-server openssh-client)

@@ -107,6 +107,7 @@ beforeAll(async () => {
       runId: "viewer-run",
       screenshots: true,
       settle: { quietMs: 100, maxMs: 2000 },
+      record: true,
       maxSteps: 10,
     });
     runDir = run.runDir;
@@ -184,6 +185,9 @@ describe("report.html, the run viewer, in headless Chromium", () => {
     expect(await page.evaluate(() => (globalThis as { pwned?: number }).pwned)).toBeUndefined();
     expect(await page.locator('.node[data-node="clicked"]').getAttribute("data-status")).toBe("passed");
     expect(await page.locator('.node[data-node="dragged"]').getAttribute("data-status")).toBe("failed");
+    // The task's screen recording, playable from the page.
+    const video = page.locator('[data-recording="desktop"] video');
+    expect(await video.getAttribute("src")).toMatch(/viewer\/pointing\/attempt-1\/recording-desktop\.mp4$/);
     // How long the screen was waited for before the screenshot the model saw.
     expect(await page.locator('[data-settle="desktop"]').textContent()).toMatch(/^desktop: screen settled after \d+\.\d\d s, \d+ changes seen$/);
 

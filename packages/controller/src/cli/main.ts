@@ -153,6 +153,7 @@ interface RunCliOptions extends AgentCliOptions, MachineCliOptions, SelectionCli
   screenshots: boolean;
   settle: SettleOptions | false | "auto";
   a11y?: true | "text" | "marks";
+  record: boolean;
   screen: { width: number; height: number };
   strict: boolean;
   printReport: boolean;
@@ -198,6 +199,7 @@ async function runCommand(dir: string, o: RunCliOptions): Promise<number> {
       taskTimeoutMs: o.taskTimeout * 1000,
       screenshots: o.screenshots,
       settle: o.settle,
+      record: o.record,
       ...(o.a11y ? { accessibility: o.a11y === true ? "text" : o.a11y } : {}),
       signal: controller.signal,
       onProgress: (p) => printer.update(p),
@@ -336,6 +338,7 @@ const runCommandCli = program
   .option("--attempts <k>", "attempts per task; only infrastructure errors are retried", positiveInt("--attempts"), 1)
   .option("--task-timeout <seconds>", "wall-clock limit of the agent's part of a task", positiveInt("--task-timeout"), 600)
   .option("--no-screenshots", "do not save a screenshot before each turn")
+  .option("--record", "record each machine's screen while the agent works (ffmpeg on the machine) into recording-<env>.mp4 per attempt", false)
   .addOption(
     new Option(
       "--a11y [mode]",

@@ -4,6 +4,7 @@ import type { Env, SettleOptions } from "../env/index.js";
 import type { Task } from "../tasks/task.js";
 import type { AccessibilityMode } from "./accessibilityObservation.js";
 import { runAgentLoop } from "./agentLoop.js";
+import { startRecordings } from "./recording.js";
 import type { ResultStore, TaskResults } from "./results.js";
 import { attemptResults, endsInVerdict, type AttemptEnd, type AttemptRecord, type SummarySettings } from "./summary.js";
 import { buildBenchmark, type TaskBuildInput } from "./taskBuilder.js";
@@ -28,6 +29,8 @@ export interface AttemptOptions extends TaskBuildInput {
   settle?: SettleOptions | false;
   /** Send each environment's accessibility tree with each observation. @default undefined: not sent */
   accessibility?: AccessibilityMode;
+  /** Record each machine's screen while the agent works, into `recording-<env>.mp4`. @default false */
+  record?: boolean;
   signal: AbortSignal;
 }
 
@@ -73,6 +76,7 @@ async function runEpisode(opts: AttemptOptions, dir: string, record: AttemptReco
   }
   const tools = bench.tools("mcp").map((t) => ({ name: t.name, description: t.description ?? "", parameters: t.inputSchema as Record<string, unknown> }));
   await opts.agent.start({ taskId: task.id, instruction: task.description, tools, maxSteps: task.maxSteps, signal });
+  const recorder = opts.record ? await startRecordings(opts.envs, dir, { lifetimeMs: opts.timeLimitMs + 60_000, signal }) : undefined;
   const loopError = await runAgentLoop({
     bench,
     agent: opts.agent,
@@ -85,6 +89,8 @@ async function runEpisode(opts: AttemptOptions, dir: string, record: AttemptReco
     messages: record.messages,
     usage: record.usage,
     signal,
+  }).finally(async () => {
+    if (recorder) record.recordings = await recorder.stop();
   });
   await closeEpisode(bench, record, signal);
   const st = bench.state();

@@ -27,6 +27,8 @@ export interface ViewerTask extends ReportRow {
   inputTokens: number;
   outputTokens: number;
   timing: { total_ms: number; setup_ms: number; model_ms: number; env_ms: number };
+  /** Screen recordings (`--record`): file in the attempt folder, or why there is none. */
+  recordings: Record<string, { file: string } | { error: string }>;
   trajectory: TrajectoryLine[];
 }
 
@@ -95,7 +97,7 @@ const BODY = `
 </main>`;
 
 /** Nothing is fetched: scripts and styles are inline, images come from the run folder only. */
-const CSP = "default-src 'none'; img-src 'self' file: data:; style-src 'unsafe-inline'; script-src 'unsafe-inline'";
+const CSP = "default-src 'none'; img-src 'self' file: data:; media-src 'self' file:; style-src 'unsafe-inline'; script-src 'unsafe-inline'";
 
 /**
  * report.html of a run: one self-contained page (no server, nothing from the network) with the

@@ -100,6 +100,8 @@ export interface TaskResults {
   /** Infrastructure error of setup, environment or agent, when there was one. */
   error: string | null;
   teardown_error: string | null;
+  /** With `--record`: per environment, its screen recording (`recording-<env>.mp4` in the attempt folder) or why there is none. */
+  recordings?: Record<string, { file: string } | { error: string }>;
   messages: unknown[];
   total_tokens: number;
   input_tokens: number;

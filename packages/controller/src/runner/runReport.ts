@@ -52,6 +52,7 @@ function viewerTask(row: Report["perTask"][number], summary: Summary, attempt: n
     inputTokens: r.input_tokens,
     outputTokens: r.output_tokens,
     timing: r.total_timing,
+    recordings: r.recordings ?? {},
     trajectory,
   };
 }

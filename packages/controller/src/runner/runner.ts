@@ -45,6 +45,8 @@ export interface RunnerOptions {
   settle?: SettleOptions | false | "auto";
   /** Send each environment's accessibility tree with each observation: as text, or also as numbered boxes on the screenshots. */
   accessibility?: AccessibilityMode;
+  /** Record each machine's screen while the agent works (ffmpeg on the machine), into each attempt's `recording-<env>.mp4`. @default false */
+  record?: boolean;
   signal?: AbortSignal;
   onProgress?(p: RunProgress): void;
 }
@@ -203,6 +205,7 @@ async function runTaskAttempts(ctx: RunContext, slot: EnvironmentSlot, task: Dat
         registries: opts.registries,
         agent,
         ...(opts.accessibility ? { accessibility: opts.accessibility } : {}),
+        ...(opts.record ? { record: true } : {}),
         settle: opts.settle === undefined || opts.settle === "auto" ? agent.wantsScreenshots && DEFAULT_SETTLE : opts.settle,
         maxSteps,
         maxStepsRule: rule,

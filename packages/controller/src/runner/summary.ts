@@ -1,6 +1,7 @@
 import type { EndReason } from "../benchmark/types.js";
 import type { EvaluationOutcome } from "../datasets/helpers.js";
 import type { AgentState, InfraState, TaskResults, TaskState } from "./results.js";
+import type { RecordingResults } from "./recording.js";
 import type { AttemptUsage } from "./usage.js";
 
 /**
@@ -43,6 +44,8 @@ export interface AttemptRecord {
   /** The latest evaluation of a JSON task. */
   lastOutcome?: EvaluationOutcome | undefined;
   teardownError: string | null;
+  /** Screen recordings of the agent's part, when the run records. */
+  recordings?: RecordingResults;
 }
 
 /** How an attempt ended. */
@@ -90,6 +93,7 @@ export function attemptResults(settings: SummarySettings, record: AttemptRecord,
     eval_reason: evalReason,
     error: state === "eval_error" ? null : end.error,
     teardown_error: record.teardownError,
+    ...(record.recordings ? { recordings: record.recordings } : {}),
     messages: record.messages,
     total_tokens: usage.input + usage.output,
     input_tokens: usage.input,

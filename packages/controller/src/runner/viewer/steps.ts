@@ -51,6 +51,15 @@ function renderTaskHead(t) {
   if (t.tags.length || t.apps.length) head.appendChild(el("p", { "class": "meta", text: "tags: " + t.tags.join(", ") + " · apps: " + t.apps.join(", ") }));
   if (t.evalReason) head.appendChild(el("p", { text: "evaluation: " + t.evalReason }));
   if (t.error) head.appendChild(el("pre", { "class": "error", text: t.error }));
+  Object.keys(t.recordings || {}).forEach(function (env) {
+    var r = t.recordings[env];
+    if (r.file) {
+      head.appendChild(el("details", { "class": "recording", "data-recording": env }, [
+        el("summary", { text: "screen recording of " + env }),
+        el("video", { src: fileUrl(t.dir, r.file), controls: "controls", preload: "none", width: "640" }),
+      ]));
+    } else head.appendChild(el("p", { "class": "meta", text: "no recording of " + env + ": " + r.error }));
+  });
 }
 
 function renderStepList() {

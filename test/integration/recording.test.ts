@@ -1,0 +1,120 @@
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { evaluator } from "@pincer/controller";
+import type { Agent, AgentTurn } from "@pincer/controller/agents";
+import { createRegistries, defineTask } from "@pincer/controller/datasets";
+import { remotePool } from "@pincer/controller/machines";
+import { runTasks, type Summary } from "@pincer/controller/runner";
+import { spawnDaemon, type RunningDaemon } from "../fixtures/daemon.js";
+import { moduleTask } from "../fixtures/tasks.js";
+import { startXvfb, type XServer } from "../fixtures/xvfb.js";
+
+// `pincer run --record`: ffmpeg runs on the machine as a command while the agent works; the MP4
+// ends up in the attempt folder, and a machine without ffmpeg is reported without failing the task.
+
+let xs: XServer;
+let daemon: RunningDaemon;
+let noFfmpeg: RunningDaemon;
+let work: string;
+
+const moved = evaluator({
+  name: "pointer_moved",
+  description: "The pointer is at (300, 200).",
+  run: async (_p, { env, signal }) => {
+    const p = await env.mouse.position({ signal });
+    return p.x === 300 && p.y === 200;
+  },
+});
+const task = defineTask({ id: "point", instruction: "Move the pointer to (300, 200).", build: () => ({ evaluator: moved }) });
+
+/** Moves the pointer in a few steps (so the screen changes while it is recorded), then says done. */
+class Mover implements Agent {
+  readonly name = "mover";
+  readonly model = "fixed";
+  readonly wantsScreenshots = false;
+  #turn = 0;
+  start(): void {
+    this.#turn = 0;
+  }
+  async act(): Promise<AgentTurn> {
+    const targets = [
+      { x: 900, y: 500 },
+      { x: 100, y: 600 },
+      { x: 300, y: 200 },
+    ];
+    const t = targets[this.#turn++];
+    if (!t) return { calls: [], done: true };
+    await new Promise((r) => setTimeout(r, 400));
+    return { calls: [{ tool: "desktop__move", args: t }] };
+  }
+}
+
+beforeAll(async () => {
+  work = mkdtempSync(join(tmpdir(), "pincer-record-"));
+  xs = await startXvfb({ width: 1280, height: 800 });
+  daemon = await spawnDaemon({ display: xs.display });
+  // A machine whose commands find a shell but no ffmpeg.
+  const bin = join(work, "bin");
+  mkdirSync(bin);
+  symlinkSync("/bin/sh", join(bin, "sh"));
+  noFfmpeg = await spawnDaemon({ display: xs.display, env: { PATH: bin } });
+  await daemon.env.waitUntilReady({ timeoutMs: 20_000 });
+  await noFfmpeg.env.waitUntilReady({ timeoutMs: 20_000 });
+});
+
+afterAll(async () => {
+  await daemon?.close();
+  await noFfmpeg?.close();
+  await xs?.close();
+  if (work) rmSync(work, { recursive: true, force: true });
+});
+
+async function runRecorded(address: string, out: string): Promise<{ summary: Summary; attemptDir: string }> {
+  const pool = await remotePool([`desktop=${address}`]);
+  try {
+    const { runDir } = await runTasks({
+      tasks: [moduleTask(task, work, "rec")],
+      registries: createRegistries(),
+      pool,
+      agentFor: () => new Mover(),
+      outDir: join(work, out),
+      runId: "run",
+      record: true,
+    });
+    const attemptDir = join(runDir, "rec", "point", "attempt-1");
+    const summary = JSON.parse(readFileSync(join(attemptDir, "summary.json"), "utf8")) as Summary;
+    return { summary, attemptDir };
+  } finally {
+    await pool.close();
+  }
+}
+
+describe("screen recordings of a run", () => {
+  test("--record: an MP4 of the machine's screen for the agent's part, in the attempt folder; nothing left on the machine", async () => {
+    const { summary, attemptDir } = await runRecorded(daemon.address, "ok");
+    expect(summary.results.state).toBe("passed");
+    expect(summary.results.recordings).toEqual({ desktop: { file: "recording-desktop.mp4" } });
+    const mp4 = join(attemptDir, "recording-desktop.mp4");
+    const probe = JSON.parse(
+      execFileSync("ffprobe", ["-v", "error", "-count_frames", "-show_entries", "stream=width,height,codec_name,nb_read_frames", "-of", "json", mp4], {
+        encoding: "utf8",
+      }),
+    );
+    expect(probe.streams[0]).toMatchObject({ codec_name: "h264", width: 1280, height: 800 });
+    // Three turns 0.4 s apart at 5 frames a second.
+    expect(Number(probe.streams[0].nb_read_frames)).toBeGreaterThanOrEqual(3);
+    expect(readdirSync("/tmp").filter((f) => f.startsWith("pincer-recording-"))).toEqual([]);
+    expect(await daemon.env.process.list()).toEqual([]);
+  });
+
+  test("a machine without ffmpeg: the task still runs and passes; the summary says why there is no recording", async () => {
+    const { summary, attemptDir } = await runRecorded(noFfmpeg.address, "missing");
+    expect(summary.results.state).toBe("passed");
+    const rec = summary.results.recordings?.desktop;
+    expect(rec && "error" in rec ? rec.error : rec).toMatch(/ffmpeg exited with 127: .*ffmpeg: not found.*is ffmpeg installed/);
+    expect(existsSync(join(attemptDir, "recording-desktop.mp4"))).toBe(false);
+  });
+});
