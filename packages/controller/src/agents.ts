@@ -6,6 +6,8 @@ export { ScriptedAgent } from "./agents/scripted.js";
 export type { Agent, AgentObservation, AgentTaskContext, AgentTool, AgentTurn, TokenUsage } from "./agents/types.js";
 export { OpenAIAgent } from "./agents/openai.js";
 export type { OpenAIAgentOptions } from "./agents/openai.js";
+export { OpenAIResponsesAgent } from "./agents/openaiResponses.js";
+export type { OpenAIResponsesAgentOptions } from "./agents/openaiResponses.js";
 export { ANTHROPIC_COMPUTER_TOOLS, AnthropicAgent } from "./agents/anthropic.js";
 export type { AnthropicAgentOptions } from "./agents/anthropic.js";
 export type { ProviderAgentOptions } from "./agents/common.js";

@@ -5,6 +5,7 @@ import type { StepCall } from "../benchmark/types.js";
 import { screenshotToScreen } from "../env/index.js";
 import type { Point, Screenshot } from "../env/index.js";
 import { anthropicComputerInput, type AnthropicComputerInput } from "./computerUse.js";
+import { openaiComputerInput } from "./openaiComputerUse.js";
 
 /**
  * What one computer-use action of the model becomes in a benchmark: the step calls to run, and
@@ -118,4 +119,26 @@ function forwarded(a: AnthropicComputerInput, toScreen: (c: number[]) => Point):
     out.region = [p.x, p.y, q.x, q.y];
   }
   return out;
+}
+
+/** The name of the agent's OpenAI-vocabulary action (`createComputerAction({ vocabulary: "openai", display: "screen" })`). */
+export const OPENAI_COMPUTER_ACTION_NAME = "openai_computer";
+
+/**
+ * Plans one action of OpenAI's computer-use vocabulary (a `computer_call`'s `action`) as a call of
+ * the {@link OPENAI_COMPUTER_ACTION_NAME} action on environment `env`, its coordinates scaled from
+ * the screenshot the model saw (`shot`) to the screen. Fields the API sends as `null` are dropped.
+ * `screenshot` becomes a zero-second wait: the observation taken before the next turn answers it.
+ */
+export function planOpenAIComputerAction(input: unknown, env: string, shot: Screenshot | undefined): ComputerCallPlan {
+  const cleaned = input && typeof input === "object" ? Object.fromEntries(Object.entries(input).filter(([, v]) => v !== null)) : input;
+  const parsed = openaiComputerInput.safeParse(cleaned);
+  if (!parsed.success) return { error: `invalid computer action: ${z.prettifyError(parsed.error)}` };
+  const a = parsed.data;
+  if (a.type === "screenshot") return { calls: [{ tool: encodeToolName(env, "wait"), args: { seconds: 0 } }], answer: "screenshot" };
+  const toScreen = (p: Point): Point => (shot ? screenshotToScreen(shot, p) : { x: Math.round(p.x), y: Math.round(p.y) });
+  const args = { ...a };
+  if (a.x !== undefined && a.y !== undefined) Object.assign(args, toScreen({ x: a.x, y: a.y }));
+  if (a.path) args.path = a.path.map(toScreen);
+  return { calls: [{ tool: encodeToolName(env, OPENAI_COMPUTER_ACTION_NAME), args }] };
 }

@@ -3,17 +3,19 @@ import { AnthropicAgent } from "./anthropic.js";
 import type { ProviderAgentOptions } from "./common.js";
 import type { HistoryOptions } from "./history.js";
 import { OpenAIAgent } from "./openai.js";
+import { OpenAIResponsesAgent } from "./openaiResponses.js";
 import type { Agent } from "./types.js";
 
 /**
  * The model-provider agents by the name `pincer run --agent` takes:
  * - `openai`: OpenAI-compatible chat completions with tool calling;
  * - `openai-json`: the same endpoint for models without tool calling (one fenced JSON object per reply);
+ * - `openai-cu`: OpenAI's Responses API with its computer-use tool (computer_use_preview);
  * - `anthropic`: Anthropic Messages with the benchmark's tools;
  * - `anthropic-cu`: Anthropic's computer-use tool (computer_20250124);
  * - `anthropic-cu-20251124`: the computer_20251124 tool (adds zoom).
  */
-export const PROVIDER_AGENTS = ["openai", "openai-json", "anthropic", "anthropic-cu", "anthropic-cu-20251124"] as const;
+export const PROVIDER_AGENTS = ["openai", "openai-json", "openai-cu", "anthropic", "anthropic-cu", "anthropic-cu-20251124"] as const;
 
 /** One of {@link PROVIDER_AGENTS}. */
 export type ProviderAgentKind = (typeof PROVIDER_AGENTS)[number];
@@ -30,6 +32,8 @@ export function createProviderAgent(kind: ProviderAgentKind, opts: ProviderAgent
       return new OpenAIAgent(opts);
     case "openai-json":
       return new OpenAIAgent({ ...opts, mode: "json" });
+    case "openai-cu":
+      return new OpenAIResponsesAgent(opts);
     case "anthropic":
       return new AnthropicAgent(opts);
     case "anthropic-cu":

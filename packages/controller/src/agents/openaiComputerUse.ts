@@ -23,7 +23,10 @@ export const openaiComputerInput = z.object({
     .min(2)
     .optional()
     .describe("For drag: the points the pointer passes, pressed at the first"),
-  keys: z.array(z.string()).min(1).optional().describe('For keypress: keys pressed together, e.g. ["CTRL", "A"]'),
+  keys: z
+    .array(z.string())
+    .optional()
+    .describe('For keypress: keys pressed together, e.g. ["CTRL", "A"]; for click, double_click, drag and scroll: keys held meanwhile'),
   scroll_x: z.number().optional().describe("For scroll: pixels to the right (negative: left)"),
   scroll_y: z.number().optional().describe("For scroll: pixels down (negative: up)"),
   text: z.string().optional().describe("For type"),
@@ -60,6 +63,8 @@ export async function runOpenAIComputerAction(
   opts: ComputerRunOptions = {},
 ): Promise<ComputerActionResult> {
   const { signal } = opts;
+  // Keys held during a pointer action (OpenAI's names; Pincer matches them ignoring case).
+  const held = input.type !== "keypress" && input.keys?.length ? { modifiers: input.keys } : {};
   const at = (): Point => {
     if (input.x === undefined || input.y === undefined) throw new InvalidArgumentError(`${input.type} needs x and y`);
     return mapping.toScreen({ x: input.x, y: input.y });
@@ -73,22 +78,22 @@ export async function runOpenAIComputerAction(
         return null;
       }
       const b: MouseButton = button === "wheel" ? "middle" : button;
-      await env.mouse.click({ at: at(), button: b, signal });
+      await env.mouse.click({ at: at(), button: b, signal, ...held });
       return null;
     }
     case "double_click":
-      await env.mouse.click({ at: at(), count: 2, signal });
+      await env.mouse.click({ at: at(), count: 2, signal, ...held });
       return null;
     case "drag": {
       if (!input.path) throw new InvalidArgumentError("drag needs path");
       await env.mouse.drag(
         input.path.map((p) => mapping.toScreen(p)),
-        { signal },
+        { signal, ...held },
       );
       return null;
     }
     case "keypress":
-      if (!input.keys) throw new InvalidArgumentError("keypress needs keys");
+      if (!input.keys?.length) throw new InvalidArgumentError("keypress needs keys");
       await env.keyboard.press(openaiKeysToChord(input.keys), { signal });
       return null;
     case "move":
@@ -96,7 +101,7 @@ export async function runOpenAIComputerAction(
       return null;
     case "scroll": {
       const where = input.x !== undefined && input.y !== undefined ? { at: at() } : {};
-      await env.mouse.scroll({ dx: scrollNotches(input.scroll_x), dy: scrollNotches(input.scroll_y), signal, ...where });
+      await env.mouse.scroll({ dx: scrollNotches(input.scroll_x), dy: scrollNotches(input.scroll_y), signal, ...where, ...held });
       return null;
     }
     case "type":
