@@ -8,6 +8,7 @@ import { createRegistries, defineTask, type DatasetTask, type TaskModule } from 
 import { evaluator } from "@pincer/controller";
 import { remotePool } from "@pincer/controller/machines";
 import { runTasks, type Summary } from "@pincer/controller/runner";
+import { sdkBodyErrors } from "../fixtures/sdkTypes.js";
 import { spawnDaemon, type RunningDaemon } from "../fixtures/daemon.js";
 import { moduleTask } from "../fixtures/tasks.js";
 import { anthropicError, anthropicMessage, startFakeProvider, type FakeProvider, type RecordedRequest, type Reply } from "../fixtures/fakeProviders.js";
@@ -20,6 +21,8 @@ let daemon: RunningDaemon;
 let w: WitnessWindow;
 let work: string;
 let fake: FakeProvider | undefined;
+/** Every request of this file, for the SDK type check at the end. */
+const recorded: RecordedRequest[] = [];
 
 beforeAll(async () => {
   xs = await startXvfb({ width: 1920, height: 1080 });
@@ -57,6 +60,7 @@ async function run(task: DatasetTask, script: Reply[], opts: Partial<AnthropicAg
     });
     const summary = JSON.parse(readFileSync(join(runDir, "agents", task.id, "attempt-1", "summary.json"), "utf8")) as Summary;
     expect(fake.remaining()).toBe(0);
+    recorded.push(...fake.requests);
     return { summary, requests: fake.requests };
   } finally {
     await pool.close();
@@ -254,5 +258,12 @@ describe("Anthropic agent against a local Messages API server, acting on a real 
     expect(zoom.type).toBe("image");
     const meta = await sharp(Buffer.from(zoom.source.data, "base64")).metadata();
     expect([meta.width, meta.height]).toEqual([150, 150]);
+  });
+
+  test("every request body of this file matches the SDK's MessageCreateParamsNonStreaming (the beta one for computer use)", () => {
+    expect(recorded.length).toBeGreaterThan(5);
+    expect(
+      sdkBodyErrors(recorded.map((r) => ({ kind: r.headers["anthropic-beta"] ? ("anthropic-beta" as const) : ("anthropic" as const), body: r.body }))),
+    ).toEqual([]);
   });
 });

@@ -8,6 +8,7 @@ import { evaluator } from "@pincer/controller";
 import { OpenAIAgent, type OpenAIAgentOptions } from "@pincer/controller/agents";
 import { remotePool } from "@pincer/controller/machines";
 import { runTasks, type Summary } from "@pincer/controller/runner";
+import { sdkBodyErrors } from "../fixtures/sdkTypes.js";
 import { spawnDaemon, type RunningDaemon } from "../fixtures/daemon.js";
 import { moduleTask } from "../fixtures/tasks.js";
 import { openaiError, openaiText, openaiToolCalls, startFakeProvider, type FakeProvider, type RecordedRequest, type Reply } from "../fixtures/fakeProviders.js";
@@ -21,6 +22,8 @@ let daemon: RunningDaemon;
 let w: WitnessWindow;
 let work: string;
 let fake: FakeProvider | undefined;
+/** Every request of this file, for the SDK type check at the end. */
+const recorded: RecordedRequest[] = [];
 
 beforeAll(async () => {
   xs = await startXvfb({ width: 1920, height: 1080 });
@@ -63,6 +66,7 @@ async function run(task: DatasetTask, script: Reply[], opts: Partial<OpenAIAgent
     });
     const summary = JSON.parse(readFileSync(join(runDir, "agents", task.id, "attempt-1", "summary.json"), "utf8")) as Summary;
     expect(fake.remaining()).toBe(0);
+    recorded.push(...fake.requests);
     return { summary, requests: fake.requests };
   } finally {
     await pool.close();
@@ -242,5 +246,10 @@ describe("OpenAI-compatible agent against a local chat-completions server, actin
     const bad = () => openaiToolCalls([{ name: "desktop__click", args: { raw: "{x:1" } }]);
     const { summary } = await run(task, [bad(), bad(), bad()]);
     expect(summary.results).toMatchObject({ state: "agent_error", steps: 0, error: expect.stringMatching(/3 unusable replies in a row.*not valid JSON/) });
+  });
+
+  test("every request body of this file matches the SDK's ChatCompletionCreateParamsNonStreaming", () => {
+    expect(recorded.length).toBeGreaterThan(5);
+    expect(sdkBodyErrors(recorded.map((r) => ({ kind: "openai-chat" as const, body: r.body })))).toEqual([]);
   });
 });
