@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { runPincer, type CliResult } from "../fixtures/cli.js";
 import { spawnDaemon, type RunningDaemon } from "../fixtures/daemon.js";
-import { anthropicMessage, openaiToolCalls, startFakeProvider } from "../fixtures/fakeProviders.js";
+import { anthropicMessage, openaiResponse, openaiToolCalls, startFakeProvider } from "../fixtures/fakeProviders.js";
 import { startXvfb, type XServer } from "../fixtures/xvfb.js";
 
 let xs: XServer;
@@ -144,6 +144,22 @@ describe("pincer run with the model agents", () => {
     }
   });
 
+  test("--agent openai-cu --model computer-use-preview reaches the Responses API with the computer tool", async () => {
+    const ds = dataset("openai-cu");
+    const fake = await startFakeProvider([openaiResponse([{ function: "desktop__run_command", args: { command: `printf ok > ${ds.target}` } }])]);
+    try {
+      const args = ["run", ds.root, "--env", `desktop=${daemon.address}`, "--agent", "openai-cu", "--model", "computer-use-preview"];
+      const r = await pincer([...args, "--base-url", fake.url, "--strict", "--out", ds.out], { OPENAI_API_KEY: "sk-test-cu" });
+      expect(r.code, r.stderr + r.stdout).toBe(0);
+      expect(fake.requests[0]!.url).toBe("/v1/responses");
+      expect(fake.requests[0]!.headers.authorization).toBe("Bearer sk-test-cu");
+      expect(fake.requests[0]!.body.tools[0]).toEqual({ type: "computer_use_preview", display_width: 1280, display_height: 800, environment: "linux" });
+      expect(summaryOf(ds.out).results).toMatchObject({ state: "passed", agent: "openai-cu", model: "computer-use-preview", input_tokens: 2000 });
+    } finally {
+      await fake.close();
+    }
+  });
+
   test("missing settings fail before any machine starts, saying what to set", async () => {
     const ds = dataset("missing");
     const runs = await Promise.all([
@@ -156,7 +172,7 @@ describe("pincer run with the model agents", () => {
       /--agent openai needs --model/,
       /needs OPENAI_API_KEY, or --base-url/,
       /needs ANTHROPIC_API_KEY/,
-      /use scripted, openai, openai-json, anthropic, anthropic-cu/,
+      /use scripted, openai, openai-json, openai-cu, anthropic, anthropic-cu/,
     ];
     for (const [i, r] of runs.entries()) {
       expect(r.code).toBe(1);
