@@ -1,5 +1,6 @@
 export { LOADER_OPTIONS, PROTO_FILES, PROTO_ROOT, loadProtocol } from "./protoLoader.js";
 export type { PincerProto } from "./protoLoader.js";
+export { DESCRIPTOR_SET_BASE64 } from "./generated/descriptorSet.js";
 export * from "./errors.js";
 export { ChunkReader } from "./chunks.js";
 export type { EncodedChunk, ReadChunk } from "./chunks.js";
