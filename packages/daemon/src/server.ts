@@ -1,14 +1,13 @@
 import * as grpc from "@grpc/grpc-js";
-import { ReflectionService } from "@grpc/reflection";
-import * as protoLoader from "@grpc/proto-loader";
-import { HealthImplementation, protoPath as healthProtoPath } from "grpc-health-check";
-import { fullServiceName, loadProtocol, serviceNames, type ServiceName } from "@pincer/shared";
+import { HealthImplementation } from "grpc-health-check";
+import { DESCRIPTOR_SET_BASE64, fullServiceName, serviceNames, type ServiceName } from "@pincer/shared";
 import { Desktop } from "./drivers/desktop.js";
 import type { CaptureMethod } from "./drivers/screen.js";
 import { createLogger, type Logger } from "./logger.js";
 import { inputService } from "./services/input.js";
 import type { DefinedService } from "./services/rpc.js";
 import { screenService } from "./services/screen.js";
+import { addReflection } from "./services/reflection.js";
 import { accessibilityService } from "./services/accessibility.js";
 import { systemService } from "./services/system.js";
 import { filesService } from "./services/files.js";
@@ -285,9 +284,9 @@ function addHealthAndReflection(server: grpc.Server): HealthImplementation {
   const names = serviceNames().map(fullServiceName);
   const health = new HealthImplementation(Object.fromEntries([["", "SERVING"], ...names.map((s) => [s, "SERVING"])]));
   health.addToServer(server);
-  // Reflection describes every service this server has, the standard health service included.
-  const healthDefinition = protoLoader.loadSync(healthProtoPath, { keepCase: true });
-  new ReflectionService({ ...loadProtocol().definition, ...healthDefinition }).addToServer(server);
+  // Reflection serves the descriptors protoc built from proto/ (scripts/gen.ts): every service this
+  // server has, the health and reflection services included, with the .proto files' names and comments.
+  addReflection(server, Buffer.from(DESCRIPTOR_SET_BASE64, "base64"));
   return health;
 }
 
