@@ -4,7 +4,6 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { promisify } from "node:util";
 import * as grpc from "@grpc/grpc-js";
-import * as protoLoader from "@grpc/proto-loader";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { spawnDaemon, type RunningDaemon } from "../fixtures/daemon.js";
 import { startXvfb, type XServer } from "../fixtures/xvfb.js";
@@ -49,33 +48,42 @@ describe("clients that are not Pincer's", () => {
     }
   });
 
-  test("server reflection lists the services and serves their descriptors", async () => {
-    // A generic reflection client built only from the standard grpc.reflection.v1 proto.
-    const reflectionProto = resolve(ROOT, "node_modules/@grpc/reflection/build/proto/grpc/reflection/v1/reflection.proto");
-    const def = protoLoader.loadSync(reflectionProto, { keepCase: true, defaults: true });
-    const pkg = grpc.loadPackageDefinition(def) as any;
-    const client = new pkg.grpc.reflection.v1.ServerReflection(daemon.address, grpc.credentials.createInsecure());
+  test("a client with no .proto of Pincer's learns it by reflection, compiles it with protoc and calls it with snake_case JSON", async () => {
+    const out = mkdtempSync(join(tmpdir(), "pincer-reflect-"));
     try {
-      const call = client.ServerReflectionInfo();
-      const replies: any[] = [];
-      const done = new Promise<void>((res, rej) => {
-        call.on("data", (d: any) => {
-          replies.push(d);
-          if (replies.length === 2) call.end();
-        });
-        call.on("end", res);
-        call.on("error", rej);
+      // The client brings only the standard reflection schema, compiled to a top-level module.
+      await run("protoc", ["-I", "packages/daemon/proto/grpc/reflection/v1", `--python_out=${out}`, "reflection.proto"], { cwd: ROOT });
+      const { stdout } = await run("/usr/bin/python3", [join(ROOT, "test/fixtures/reflectionClient.py"), out, daemon.address, out], { timeout: 60_000 });
+      const got = JSON.parse(stdout);
+      expect(got.services).toEqual(
+        expect.arrayContaining([
+          "pincer.v1.Screen",
+          "pincer.v1.Process",
+          "grpc.health.v1.Health",
+          "grpc.reflection.v1.ServerReflection",
+          "grpc.reflection.v1alpha.ServerReflection",
+        ]),
+      );
+      // One file per .proto, named as in proto/, imports included.
+      expect(got.files).toEqual(expect.arrayContaining(["pincer/v1/common.proto", "pincer/v1/screen.proto", "pincer/v1/process.proto"]));
+      expect(got.unknown_symbol_error).toBe(grpc.status.NOT_FOUND);
+      // protoc accepts what reflection served (no .proto on the path) and compiles it.
+      await run("protoc", [`--descriptor_set_in=${join(out, "reflected.pb")}`, `--python_out=${out}`, "pincer/v1/screen.proto", "pincer/v1/process.proto"], {
+        cwd: out,
       });
-      call.write({ list_services: "" });
-      call.write({ file_containing_symbol: "pincer.v1.Screen" });
-      await done;
-      const names = replies[0].list_services_response.service.map((s: any) => s.name);
-      expect(names).toEqual(expect.arrayContaining(["pincer.v1.Input", "pincer.v1.Screen", "pincer.v1.System", "grpc.health.v1.Health"]));
-      const files = replies[1].file_descriptor_response.file_descriptor_proto as Buffer[];
-      expect(files.length).toBeGreaterThan(0);
-      expect(Buffer.concat(files).toString("latin1")).toContain("Screenshot");
+      // Field names as the .proto writes them; map entries as protoc makes them; comments kept.
+      expect(got.screenshot_request_fields).toContain("max_width");
+      expect(got.run_request_fields).toEqual(expect.arrayContaining(["timeout_ms", "max_output_bytes", "env"]));
+      expect(got.run_request_nested).toEqual([["EnvEntry", true]]);
+      expect(got.screen_comment).toContain("Screenshots of the machine's display");
+      expect(got.max_width_comment).toContain("Downscale (never upscale)");
+      // The two calls, made with JSON bodies in the .proto's own field names.
+      expect(got.shot).toMatchObject({ format: "IMAGE_FORMAT_PNG", width: 640, height: 480 });
+      expect(got.shot.data).toBe("iVBORw0K");
+      expect(got.ran).toMatchObject({ exit_code: 0 });
+      expect(Buffer.from(got.ran.stdout, "base64").toString()).toBe("hello from reflection");
     } finally {
-      client.close();
+      rmSync(out, { recursive: true, force: true });
     }
   });
 
