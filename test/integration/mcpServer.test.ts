@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { McpError } from "@modelcontextprotocol/sdk/types.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
@@ -113,5 +114,37 @@ describe("pincer mcp: one machine's actions over stdio, through a token-protecte
     expect((bad.content as Array<{ text: string }>)[0]!.text).toMatch(/ActionArgumentsError: click: invalid arguments/);
     const cmd = await client.callTool({ name: "run_command", arguments: { command: "echo from-mcp" } });
     expect((cmd.content as Array<{ text: string }>)[0]!.text).toMatch(/from-mcp/);
+  });
+
+  test("titles and annotations, resource templates, JPEG as image/jpeg, and the specification's error codes", async () => {
+    const { tools } = await client.listTools();
+    const byName = new Map(tools.map((t) => [t.name, t]));
+    expect(byName.get("screenshot")).toMatchObject({ title: "Take a screenshot", annotations: { readOnlyHint: true, openWorldHint: false } });
+    expect(byName.get("run_command")?.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true, openWorldHint: false });
+    expect(byName.get("move")?.annotations).toMatchObject({ destructiveHint: false, idempotentHint: true });
+    expect(tools.every((t) => t.title && t.annotations?.openWorldHint === false)).toBe(true);
+
+    const { resourceTemplates } = await client.listResourceTemplates();
+    expect(resourceTemplates).toEqual([expect.objectContaining({ uriTemplate: "pincer://screen/screenshot{?format,max_width}" })]);
+    // A client expanding the template leaves out what it does not set.
+    const small = await client.readResource({ uri: "pincer://screen/screenshot?max_width=640" });
+    const smallBlob = small.contents[0] as { blob: string; mimeType: string };
+    expect(smallBlob.mimeType).toBe("image/png");
+    expect((await sharp(Buffer.from(smallBlob.blob, "base64")).metadata()).width).toBe(640);
+    const jpegRes = await client.readResource({ uri: "pincer://screen/screenshot?format=jpeg&max_width=320" });
+    expect(jpegRes.contents[0]).toMatchObject({ mimeType: "image/jpeg" });
+
+    const shot = await client.callTool({ name: "screenshot", arguments: { format: "jpeg" } });
+    const img = (shot.content as Array<{ type: string; data?: string; mimeType?: string }>).find((c) => c.type === "image")!;
+    expect(img.mimeType).toBe("image/jpeg");
+    expect([...Buffer.from(img.data!, "base64").subarray(0, 3)]).toEqual([0xff, 0xd8, 0xff]);
+
+    const unknownTool = await client.callTool({ name: "no_such_tool", arguments: {} }).catch((e: unknown) => e);
+    expect(unknownTool).toBeInstanceOf(McpError);
+    expect(unknownTool).toMatchObject({ code: -32602, message: expect.stringMatching(/Unknown tool: no_such_tool/) });
+    const unknownResource = await client.readResource({ uri: "pincer://screen/nothing" }).catch((e: unknown) => e);
+    expect(unknownResource).toMatchObject({ code: -32002, message: expect.stringMatching(/Resource not found/) });
+    const badVariant = await client.readResource({ uri: "pincer://screen/screenshot?format=gif" }).catch((e: unknown) => e);
+    expect(badVariant).toMatchObject({ code: -32602 });
   });
 });
