@@ -1,4 +1,5 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
@@ -38,6 +39,17 @@ afterAll(async () => {
   certs?.remove();
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
+
+/** A TCP port nothing listens on (it was free a moment ago). */
+function freePort(): Promise<number> {
+  return new Promise((res, rej) => {
+    const srv = createServer().listen(0, "127.0.0.1", () => {
+      const { port } = srv.address() as { port: number };
+      srv.close(() => res(port));
+    });
+    srv.once("error", rej);
+  });
+}
 
 /** The run's summary of the task, read from the only run folder under `out`. */
 function summaryIn(out: string): { results: { state: string; score: number } } {
@@ -116,38 +128,53 @@ describe("pincer check and pincer mcp against secured daemons", () => {
     expect(r.stdout).toContain("1 of 1 tasks check out");
   });
 
-  test("mcp: a client runs a command on the mutual-TLS daemon; a wrong CA or token is refused at once, naming the flag", async () => {
+  test("mcp: a client runs a command on the mutual-TLS daemon; a wrong CA, a wrong token or no daemon is a tool error naming the fix", async () => {
     const flags = ["--tls-ca", certs.caCert, "--tls-cert", certs.clientCert, "--tls-key", certs.clientKey];
-    const transport = new StdioClientTransport({
-      command: process.execPath,
-      args: ["--conditions=@pincer/source", "--import", "tsx", CLI, "mcp", "--env", server.address, ...flags, "--token-file", tokenFile],
-      cwd: ROOT,
-      env: { ...(process.env as Record<string, string>), PINCER_TOKEN: "" },
-      stderr: "pipe",
-    });
-    const client = new Client({ name: "pincer-test", version: "0.0.0" });
-    await client.connect(transport);
+    const mcpClient = async (address: string, args: string[]) => {
+      const transport = new StdioClientTransport({
+        command: process.execPath,
+        args: ["--conditions=@pincer/source", "--import", "tsx", CLI, "mcp", "--env", address, ...args],
+        cwd: ROOT,
+        env: { ...(process.env as Record<string, string>), PINCER_TOKEN: "" },
+        stderr: "pipe",
+      });
+      const client = new Client({ name: "pincer-test", version: "0.0.0" });
+      await client.connect(transport);
+      return client;
+    };
+    const ok = await mcpClient(server.address, [...flags, "--token-file", tokenFile]);
     try {
-      const r = await client.callTool({ name: "run_command", arguments: { command: "echo over-mtls" } });
+      const r = await ok.callTool({ name: "run_command", arguments: { command: "echo over-mtls" } });
       expect(r.isError ?? false).toBe(false);
       expect(JSON.stringify(r.content)).toContain("over-mtls");
     } finally {
-      await client.close();
+      await ok.close();
     }
     const wrongToken = join(dir, "wrong-token-mcp");
     writeFileSync(wrongToken, `${"8".repeat(64)}\n`);
-    const cases: Array<[string, string[], RegExp]> = [
-      ["wrong CA", ["--tls-ca", certs.otherCaCert, ...flags.slice(2), "--token-file", tokenFile], /not signed by the CA given.*--tls-ca/],
-      ["wrong token", [...flags, "--token-file", wrongToken], /refused the token \(the token is wrong\).*--token-file/],
+    const closedPort = await freePort();
+    const cases: Array<[string, string, string[], RegExp]> = [
+      ["wrong CA", server.address, ["--tls-ca", certs.otherCaCert, ...flags.slice(2), "--token-file", tokenFile], /not signed by the CA given.*--tls-ca/],
+      ["wrong token", server.address, [...flags, "--token-file", wrongToken], /refused the token \(the token is wrong\).*--token-file/],
+      ["no daemon", `127.0.0.1:${closedPort}`, ["--token-file", tokenFile], /is unreachable .*Check that it is running \(pincer-daemon --host/],
     ];
-    for (const [what, args, expected] of cases) {
-      const t0 = performance.now();
-      const r = await pincer(["mcp", "--env", server.address, ...args]);
-      expect(r.code, what).not.toBe(0);
-      expect(r.stderr, what).toMatch(/pincer mcp: cannot use /);
-      expect(r.stderr, what).toMatch(expected);
-      // Found at the first call, not after waiting for the daemon to accept.
-      expect(performance.now() - t0, what).toBeLessThan(12_000);
+    for (const [what, address, args, expected] of cases) {
+      const client = await mcpClient(address, args);
+      try {
+        // The server starts and stays up; each call says what is wrong and which option fixes it.
+        for (const name of ["screenshot", "click"]) {
+          const t0 = performance.now();
+          const r = await client.callTool({ name, arguments: name === "click" ? { x: 1, y: 1 } : {} });
+          expect(r.isError, what).toBe(true);
+          const text = (r.content as Array<{ text: string }>)[0]!.text;
+          expect(text, what).toMatch(new RegExp(`pincer mcp: cannot use the machine at ${address.replace(/\./g, "\\.")}: `));
+          expect(text, what).toMatch(expected);
+          expect(performance.now() - t0, what).toBeLessThan(12_000);
+        }
+        expect((await client.listTools()).tools.length, what).toBeGreaterThan(5);
+      } finally {
+        await client.close();
+      }
     }
   });
 });

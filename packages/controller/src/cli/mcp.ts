@@ -1,8 +1,8 @@
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { Option, type Command } from "commander";
 import { connect } from "../env/index.js";
-import { FailedPreconditionError, UnauthenticatedError, UnavailableError } from "@pincer/shared";
-import { connectOptionsOf, diagnoseTls, machineOfFlags, type CredentialFlags } from "../machines/credentials.js";
+import { UnauthenticatedError, UnavailableError } from "@pincer/shared";
+import { connectOptionsOf, machineOfFlags, type CredentialFlags, type MachineSpec } from "../machines/credentials.js";
 import { machineProblem } from "../machines/remoteProvider.js";
 import { addCredentialOptions, credentialFlags } from "./credentials.js";
 import { createMcpServer } from "../mcp/server.js";
@@ -18,32 +18,44 @@ export interface McpCommandOptions {
 }
 
 /**
+ * Why `address` cannot be used, with the option that fixes it, when `err` says the daemon is down or
+ * refused the handshake or the token; undefined for any other error.
+ */
+async function unusableMachine(err: Error, spec: MachineSpec, address: string): Promise<string | undefined> {
+  if (!(err instanceof UnauthenticatedError || err instanceof UnavailableError)) return undefined;
+  return `pincer mcp: cannot use the machine at ${address}: ${await machineProblem(err, spec, address)}`;
+}
+
+/**
  * Serves one machine's actions over MCP on stdin/stdout until the client closes the connection.
- * stdout carries only the protocol; messages go to stderr.
+ * stdout carries only the protocol; messages go to stderr. A daemon that is down or refuses the
+ * credentials does not stop the server: each call that needs the machine says what is wrong and
+ * which option fixes it, and works once the daemon accepts.
  */
 export async function runMcpServer(o: McpCommandOptions & CredentialFlags): Promise<void> {
   const spec = machineOfFlags(o.env, o);
   const env = connect(o.env, connectOptionsOf(spec));
   try {
-    // A refused handshake or token is known at the first call: say so, and which flag fixes it,
-    // rather than waiting for a daemon that will never accept.
-    const refused = await env.system.info({ timeoutMs: 5_000, waitForReady: false }).then(
-      () => undefined,
-      async (err: unknown) => (err instanceof UnauthenticatedError || (err instanceof UnavailableError && (await diagnoseTls(spec))) ? err : undefined),
-    );
-    if (refused) throw new FailedPreconditionError(`pincer mcp: cannot use ${o.env}: ${await machineProblem(refused, spec, o.env)}`);
-    const info = await env.waitUntilReady({ timeoutMs: 15_000 });
-    process.stderr.write(`pincer mcp: serving ${o.env} (${info.hostname}, display ${info.display || "none"}) over stdio\n`);
+    const explainFailure = (err: Error) => unusableMachine(err, spec, o.env);
     const server = createMcpServer({
       env,
+      explainFailure,
       ...(o.localRoot !== undefined ? { localRoot: o.localRoot } : {}),
       ...(o.computerUse ? { computerUse: o.computerUse } : {}),
     });
     const closed = new Promise<void>((resolve) => {
-      server.onclose = resolve;
+      server.server.onclose = resolve;
       process.stdin.once("end", resolve);
     });
     await server.connect(new StdioServerTransport());
+    process.stderr.write(`pincer mcp: serving ${o.env} over stdio\n`);
+    env.system.info({ timeoutMs: 5_000, waitForReady: false }).then(
+      (info) => process.stderr.write(`pincer mcp: ${o.env} is ${info.hostname}, display ${info.display || "none"}\n`),
+      async (err: unknown) => {
+        const why = err instanceof Error ? await explainFailure(err) : undefined;
+        process.stderr.write(`${why ?? `pincer mcp: ${o.env}: ${String(err)}`} (tool calls will say so until it is fixed)\n`);
+      },
+    );
     await closed;
     await server.close().catch(() => undefined);
   } finally {
