@@ -71,7 +71,14 @@ describe("server reflection over the generated descriptor set", () => {
       writeFileSync(join(dir, "base.proto"), 'syntax = "proto2";\npackage t;\nmessage Base { extensions 100 to 200; }\n');
       writeFileSync(
         join(dir, "ext.proto"),
-        'syntax = "proto2";\npackage t;\nimport "base.proto";\nextend Base { optional string note = 150; }\nmessage Holder { extend Base { optional int32 n = 120; } }\n',
+        [
+          'syntax = "proto2";',
+          "package t;",
+          'import "base.proto";',
+          "extend Base { optional string note = 150; }",
+          "message Holder { extend Base { optional int32 n = 120; } }",
+          "",
+        ].join("\n"),
       );
       execFileSync("protoc", ["-I", dir, "--include_imports", `--descriptor_set_out=${join(dir, "set.pb")}`, "ext.proto"]);
       const ext = new DescriptorIndex(readFileSync(join(dir, "set.pb")));
