@@ -1,5 +1,8 @@
 import { createServer } from "node:net";
+import * as grpc from "@grpc/grpc-js";
+import protobuf from "protobufjs";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { serviceDefinition, type RuntimeMethod } from "@pincer/shared";
 import { CancelledError, connect, FailedPreconditionError, InvalidArgumentError, TimeoutError, UnavailableError } from "@pincer/controller";
 import { spawnDaemon, type RunningDaemon } from "../fixtures/daemon.js";
 import { openWitnessWindow } from "../fixtures/xwitness.js";
@@ -146,5 +149,80 @@ describe("connection errors and deadlines", () => {
   test("a deadline shorter than the work is TimeoutError", async () => {
     const err = await daemon.env.keyboard.type("b".repeat(100), { charDelayMs: 20, timeoutMs: 100 }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(TimeoutError);
+  });
+});
+
+/**
+ * The standard messages of the gRPC richer error model, written here from google/rpc/status.proto,
+ * google/rpc/error_details.proto and google/protobuf/any.proto, so the trailer is checked the way
+ * a client in another language would read it, not with the daemon's own encoder.
+ */
+const RICH_ERROR_PROTO = [
+  'syntax = "proto3";',
+  "package google.rpc;",
+  "message Any { string type_url = 1; bytes value = 2; }",
+  "message Status { int32 code = 1; string message = 2; repeated Any details = 3; }",
+  "message BadRequest {",
+  "  message FieldViolation { string field = 1; string description = 2; string reason = 3; }",
+  "  repeated FieldViolation field_violations = 1;",
+  "}",
+].join("\n");
+
+describe("INVALID_ARGUMENT carries google.rpc.BadRequest field violations", () => {
+  const rich = protobuf.parse(RICH_ERROR_PROTO, { keepCase: true }).root;
+  const Status = rich.lookupType("google.rpc.Status");
+  const BadRequest = rich.lookupType("google.rpc.BadRequest");
+
+  /** A Screenshot call through a bare grpc-js client: the status and trailers as any gRPC client gets them. */
+  function rawScreenshot(request: Record<string, unknown>): Promise<grpc.ServiceError> {
+    const def = serviceDefinition("Screen").Screenshot as RuntimeMethod;
+    const client = new grpc.Client(daemon.address, grpc.credentials.createInsecure());
+    return new Promise<grpc.ServiceError>((resolve, reject) => {
+      client.makeUnaryRequest(def.path, def.requestSerialize, def.responseDeserialize, request, { deadline: Date.now() + 10_000 }, (err) => {
+        client.close();
+        if (err) resolve(err);
+        else reject(new Error("the screenshot succeeded"));
+      });
+    });
+  }
+
+  test("a bad quality comes back with the grpc-status-details-bin trailer naming the field", async () => {
+    const err = await rawScreenshot({ quality: 500 });
+    expect(err.code).toBe(grpc.status.INVALID_ARGUMENT);
+    const [bin] = err.metadata.get("grpc-status-details-bin");
+    expect(Buffer.isBuffer(bin)).toBe(true);
+    const st = Status.toObject(Status.decode(bin as Buffer), { defaults: true }) as {
+      code: number;
+      message: string;
+      details: Array<{ type_url: string; value: Uint8Array }>;
+    };
+    expect(st.code).toBe(3);
+    expect(st.message).toBe(err.details);
+    expect(st.message).toMatch(/^quality: 500 is out of range/);
+    expect(st.details.map((d) => d.type_url)).toEqual(["type.googleapis.com/google.rpc.BadRequest"]);
+    const br = BadRequest.toObject(BadRequest.decode(st.details[0]!.value), { defaults: true }) as { field_violations: Array<{ field: string }> };
+    expect(br.field_violations).toEqual([{ field: "quality", description: "500 is out of range; it must be an integer in 1..100", reason: "" }]);
+  });
+
+  test("the controller's typed error has the field violations and keeps its message", async () => {
+    const err = await daemon.env.screen.screenshot({ maxWidth: 20_000 }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(InvalidArgumentError);
+    expect((err as Error).message).toMatch(/max_width: 20000 is out of range/);
+    expect((err as InvalidArgumentError).fieldViolations).toEqual([
+      { field: "max_width", description: "20000 is out of range; it must be an integer in 0..16384" },
+    ]);
+    const key = await daemon.env.keyboard.press("ctrl+frobnicate").catch((e: unknown) => e);
+    expect((key as InvalidArgumentError).fieldViolations.map((v) => v.field)).toEqual(["chord[1]"]);
+    const point = await daemon.env.mouse.move({ x: 800, y: 10 }).catch((e: unknown) => e);
+    expect((point as InvalidArgumentError).fieldViolations.map((v) => v.field)).toEqual(["to.x"]);
+  });
+
+  test("a region off the screen names region", async () => {
+    const err = await rawScreenshot({ region: { x: 0, y: 0, width: 900, height: 10 } });
+    expect(err.code).toBe(grpc.status.INVALID_ARGUMENT);
+    const [bin] = err.metadata.get("grpc-status-details-bin");
+    const st = Status.decode(bin as Buffer) as unknown as { details: Array<{ value: Uint8Array }> };
+    const br = BadRequest.decode(st.details[0]!.value) as unknown as { field_violations: Array<{ field: string }> };
+    expect(br.field_violations.map((v) => v.field)).toEqual(["region"]);
   });
 });

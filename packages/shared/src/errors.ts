@@ -1,4 +1,14 @@
-import { status, type ServiceError } from "@grpc/grpc-js";
+import { Metadata, status, type ServiceError } from "@grpc/grpc-js";
+import { decodeFieldViolations, encodeBadRequestStatus, STATUS_DETAILS_KEY, type FieldViolation } from "./statusDetails.js";
+
+export type { FieldViolation } from "./statusDetails.js";
+
+/** Options every Pincer error takes. */
+export interface PincerErrorOptions {
+  cause?: unknown;
+  /** The request fields that were wrong; travel as a google.rpc.BadRequest (see {@link InvalidArgumentError}). */
+  fieldViolations?: readonly FieldViolation[];
+}
 
 /**
  * Root of every error Pincer raises on purpose. `code` is the gRPC status the error travels as;
@@ -7,16 +17,47 @@ import { status, type ServiceError } from "@grpc/grpc-js";
 export class PincerError extends Error {
   /** gRPC status code this error maps to on the wire. */
   readonly code: status = status.UNKNOWN;
+  /**
+   * The request fields that were wrong, each named as in the .proto (`max_width`, `path[1].x`);
+   * empty when the error is not about particular fields. A daemon sends them in the standard
+   * `grpc-status-details-bin` trailer (google.rpc.BadRequest), and the controller reads them back.
+   */
+  readonly fieldViolations: readonly FieldViolation[];
 
-  constructor(message: string, options?: { cause?: unknown }) {
+  constructor(message: string, options?: PincerErrorOptions) {
     super(message, options);
     this.name = new.target.name;
+    this.fieldViolations = options?.fieldViolations ?? [];
   }
 }
 
-/** The request is malformed: a field is out of range, a key name is unknown, a path is not absolute. */
+/**
+ * The request is malformed: a field is out of range, a key name is unknown, a path is not absolute.
+ * Name the bad fields with a violation or a list of them, e.g.
+ * `new InvalidArgumentError("max_width: …", { field: "max_width", description: "…" })`, or build
+ * message and violation together with {@link InvalidArgumentError.forField}.
+ */
 export class InvalidArgumentError extends PincerError {
   override readonly code = status.INVALID_ARGUMENT;
+
+  constructor(message: string, options?: PincerErrorOptions | FieldViolation | readonly FieldViolation[]) {
+    super(message, isViolations(options) ? { fieldViolations: Array.isArray(options) ? options : [options] } : options);
+  }
+
+  /** `"<field>: <description>"`, with `field` named as violated; several fields share the description. */
+  static forField(field: string | readonly string[], description: string, options?: { cause?: unknown }): InvalidArgumentError {
+    const fields = typeof field === "string" ? [field] : field;
+    return new InvalidArgumentError(`${fields.join(", ")}: ${description}`, {
+      ...options,
+      fieldViolations: fields.map((f) => ({ field: f, description })),
+    });
+  }
+}
+
+function isViolations(
+  options: PincerErrorOptions | FieldViolation | readonly FieldViolation[] | undefined,
+): options is FieldViolation | readonly FieldViolation[] {
+  return Array.isArray(options) || (typeof options === "object" && options !== null && "field" in options);
 }
 /** A path, process or window does not exist. */
 export class NotFoundError extends PincerError {
@@ -63,7 +104,7 @@ export class InternalError extends PincerError {
   override readonly code = status.INTERNAL;
 }
 
-type PincerErrorClass = new (message: string, options?: { cause?: unknown }) => PincerError;
+type PincerErrorClass = new (message: string, options?: PincerErrorOptions) => PincerError;
 
 /** One table, both directions: gRPC status ↔ error class. */
 const BY_STATUS = new Map<status, PincerErrorClass>([
@@ -86,15 +127,17 @@ const BY_STATUS = new Map<status, PincerErrorClass>([
 ]);
 
 /** Builds the typed error for a gRPC status code. */
-export function errorForStatus(code: status, message: string, cause?: unknown): PincerError {
+export function errorForStatus(code: status, message: string, cause?: unknown, fieldViolations?: readonly FieldViolation[]): PincerError {
   const ErrorClass = BY_STATUS.get(code) ?? InternalError;
-  return new ErrorClass(message, { cause });
+  return new ErrorClass(message, { cause, ...(fieldViolations?.length ? { fieldViolations } : {}) });
 }
 
 /** The wire form of a handler's failure. */
 export interface WireError {
   code: status;
   details: string;
+  /** Trailers: `grpc-status-details-bin` with a google.rpc.BadRequest when the error names fields. */
+  metadata?: Metadata;
 }
 
 /**
@@ -103,7 +146,13 @@ export interface WireError {
  * internal detail reaches the client. `isInternal` tells the caller to log the original.
  */
 export function toWireError(err: unknown, incidentId: string): WireError & { isInternal: boolean } {
-  if (err instanceof PincerError) return { code: err.code, details: err.message, isInternal: false };
+  if (err instanceof PincerError) {
+    const wire = { code: err.code, details: err.message, isInternal: false };
+    if (err.fieldViolations.length === 0) return wire;
+    const metadata = new Metadata();
+    metadata.set(STATUS_DETAILS_KEY, encodeBadRequestStatus(err.code, err.message, err.fieldViolations));
+    return { ...wire, metadata };
+  }
   return {
     code: status.INTERNAL,
     details: `internal daemon error (incident ${incidentId}; the daemon log has the detail)`,
@@ -113,6 +162,12 @@ export function toWireError(err: unknown, incidentId: string): WireError & { isI
 
 function isServiceError(err: unknown): err is ServiceError {
   return typeof err === "object" && err !== null && "code" in err && typeof (err as ServiceError).code === "number";
+}
+
+/** The field violations a failed call's `grpc-status-details-bin` trailer carries, if any. */
+function violationsOf(err: ServiceError): FieldViolation[] {
+  const values = err.metadata instanceof Metadata ? err.metadata.get(STATUS_DETAILS_KEY) : [];
+  return values.flatMap((v) => (typeof v === "string" ? [] : decodeFieldViolations(v)));
 }
 
 /**
@@ -142,7 +197,7 @@ export function fromServiceError(err: unknown, context: { method: string; addres
         { cause: err },
       );
     default:
-      return errorForStatus(err.code, `${context.method}: ${details}`, err);
+      return errorForStatus(err.code, `${context.method}: ${details}`, err, violationsOf(err));
   }
 }
 

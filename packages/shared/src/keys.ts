@@ -352,7 +352,11 @@ export function resolveKey(name: string): KeySpec | undefined {
 
 /** Thrown by {@link parseChord} and {@link resolveKeyOrThrow}; the daemon maps it to INVALID_ARGUMENT. */
 export class KeyNameError extends Error {
-  constructor(message: string) {
+  /** `field` is the request field the key name came from, as in the .proto (`chord[1]`, `modifiers[0]`). */
+  constructor(
+    message: string,
+    readonly field?: string,
+  ) {
     super(message);
     this.name = "KeyNameError";
   }
@@ -365,6 +369,7 @@ export function resolveKeyOrThrow(name: string, field = "key"): KeySpec {
     throw new KeyNameError(
       `${field}: unknown key name ${JSON.stringify(name)}; use an X keysym name (Return, Page_Up, F5), ` +
         `an alias (ctrl, shift, alt, super, enter, esc, ArrowLeft, pgdn) or a single character`,
+      field,
     );
   }
   return spec;
@@ -376,7 +381,7 @@ export function resolveKeyOrThrow(name: string, field = "key"): KeySpec {
  */
 export function parseChord(chord: string, field = "chord"): KeySpec[] {
   const text = chord.trim();
-  if (text.length === 0) throw new KeyNameError(`${field}: empty chord; give keys such as "ctrl+c" or "Return"`);
+  if (text.length === 0) throw new KeyNameError(`${field}: empty chord; give keys such as "ctrl+c" or "Return"`, field);
   const parts: string[] = [];
   let current = "";
   for (const ch of text) {
@@ -390,7 +395,7 @@ export function parseChord(chord: string, field = "chord"): KeySpec[] {
   }
   if (current.length > 0) parts.push(current);
   if (text.endsWith("+") && !text.endsWith("++") && text.length > 1) {
-    throw new KeyNameError(`${field}: ${JSON.stringify(chord)} ends with "+"; write "ctrl+plus" for the plus key`);
+    throw new KeyNameError(`${field}: ${JSON.stringify(chord)} ends with "+"; write "ctrl+plus" for the plus key`, field);
   }
   return parts.map((p, i) => resolveKeyOrThrow(p.trim() || p, `${field}[${i}]`));
 }

@@ -59,3 +59,26 @@ describe("error table", () => {
     expect(invalid.message).toBe("Input/Move: to.x: off screen");
   });
 });
+
+describe("field violations", () => {
+  test("travel as a grpc-status-details-bin trailer and come back on the typed error", () => {
+    const err = InvalidArgumentError.forField("max_width", "20000 is out of range");
+    expect(err.message).toBe("max_width: 20000 is out of range");
+    const wire = toWireError(err, "abc");
+    expect(wire.metadata?.get("grpc-status-details-bin")).toHaveLength(1);
+    const back = fromServiceError({ code: wire.code, details: wire.details, message: "", metadata: wire.metadata! }, ctx);
+    expect(back).toBeInstanceOf(InvalidArgumentError);
+    expect(back.message).toBe("Input/Move: max_width: 20000 is out of range");
+    expect(back.fieldViolations).toEqual([{ field: "max_width", description: "20000 is out of range" }]);
+  });
+
+  test("a violation or a list of them, or none: then no trailer", () => {
+    expect(new InvalidArgumentError("m", { field: "quality", description: "d" }).fieldViolations).toEqual([{ field: "quality", description: "d" }]);
+    expect(InvalidArgumentError.forField(["dx", "dy"], "both are 0").fieldViolations.map((v) => v.field)).toEqual(["dx", "dy"]);
+    const cause = new Error("x");
+    const plain = new InvalidArgumentError("m", { cause });
+    expect(plain.cause).toBe(cause);
+    expect(plain.fieldViolations).toEqual([]);
+    expect(toWireError(plain, "abc").metadata).toBeUndefined();
+  });
+});

@@ -26,7 +26,7 @@ const SHA256_HEX = /^[0-9a-f]{64}$/;
 
 function checkSha(value: string, field: string): string {
   const v = value.toLowerCase();
-  if (v && !SHA256_HEX.test(v)) throw new InvalidArgumentError(`${field}: ${JSON.stringify(value)} is not a hex sha256 (64 characters)`);
+  if (v && !SHA256_HEX.test(v)) throw InvalidArgumentError.forField(field, `${JSON.stringify(value)} is not a hex sha256 (64 characters)`);
   return v;
 }
 
@@ -43,7 +43,7 @@ export async function upload(
   const messages = call[Symbol.asyncIterator]() as AsyncIterator<wire.UploadRequest__Output>;
   const first = await messages.next();
   if (first.done || first.value.message !== "header" || !first.value.header) {
-    throw new InvalidArgumentError("header: the first message of an upload must be the header");
+    throw InvalidArgumentError.forField("header", "the first message of an upload must be the header");
   }
   const h = first.value.header;
   const anchored = anchorPath(h.path, limits.jail, { createParents: h.createParents });
@@ -96,14 +96,14 @@ async function receive(
       const next = await messages.next();
       if (next.done) break;
       const msg = next.value;
-      if (trailer) throw new InvalidArgumentError("trailer: nothing may follow the trailer");
+      if (trailer) throw InvalidArgumentError.forField("trailer", "nothing may follow the trailer");
       if (msg.message === "trailer" && msg.trailer) {
         trailer = { size: msg.trailer.size, sha256: checkSha(msg.trailer.sha256, "trailer.sha256") };
         continue;
       }
-      if (msg.message !== "chunk" || !msg.chunk) throw new InvalidArgumentError("chunk: after the header only data chunks and a trailer may come");
+      if (msg.message !== "chunk" || !msg.chunk) throw InvalidArgumentError.forField("chunk", "after the header only data chunks and a trailer may come");
       const chunk = msg.chunk;
-      if (chunk.length > MAX_CHUNK_BYTES) throw new InvalidArgumentError(`chunk: ${chunk.length} bytes is over the ${MAX_CHUNK_BYTES}-byte chunk limit`);
+      if (chunk.length > MAX_CHUNK_BYTES) throw InvalidArgumentError.forField("chunk", `${chunk.length} bytes is over the ${MAX_CHUNK_BYTES}-byte chunk limit`);
       if (sink.bytes + chunk.length > maxBytes)
         throw new ResourceExhaustedError(
           `${dest}: the upload passed this daemon's limit of ${maxBytes} bytes; nothing was written; start it with a higher --max-upload-bytes`,
@@ -150,10 +150,10 @@ function checkReceived(
   ] as const) {
     if (!want) continue;
     if (want.size !== undefined && want.size !== got.size) {
-      throw new InvalidArgumentError(`${where}.size: ${dest}: received ${got.size} bytes but ${want.size} were announced; nothing was written`);
+      throw InvalidArgumentError.forField(`${where}.size`, `${dest}: received ${got.size} bytes but ${want.size} were announced; nothing was written`);
     }
     if (want.sha256 && want.sha256 !== got.sha256) {
-      throw new InvalidArgumentError(`${where}.sha256: ${dest}: content has sha256 ${got.sha256}, not ${want.sha256}; nothing was written`);
+      throw InvalidArgumentError.forField(`${where}.sha256`, `${dest}: content has sha256 ${got.sha256}, not ${want.sha256}; nothing was written`);
     }
   }
 }
@@ -183,10 +183,10 @@ export async function download(
   limits: TransferLimits = {},
 ): Promise<void> {
   const chunkSize = call.request.chunkSize === 0 ? MAX_CHUNK_BYTES : call.request.chunkSize;
-  if (chunkSize > MAX_CHUNK_BYTES) throw new InvalidArgumentError(`chunk_size: ${chunkSize} is over ${MAX_CHUNK_BYTES}`);
+  if (chunkSize > MAX_CHUNK_BYTES) throw InvalidArgumentError.forField("chunk_size", `${chunkSize} is over ${MAX_CHUNK_BYTES}`);
   // Opened without following a symlink put in the file's place after the path was resolved.
   const { fh, path } = await withPath(call.request.path, limits.jail, { followLast: true }, async (a) => {
-    if (a.name === ".") throw new InvalidArgumentError(`path: ${a.path} is a directory; download its files one by one`);
+    if (a.name === ".") throw InvalidArgumentError.forField("path", `${a.path} is a directory; download its files one by one`);
     return {
       fh: await open(a.at, constants.O_RDONLY | (a.pinned ? constants.O_NOFOLLOW : 0)).catch((e: unknown) => Promise.reject(fsError(e, a.path))),
       path: a.path,
@@ -204,9 +204,9 @@ async function sendFile(
   chunkSize: number,
 ): Promise<void> {
   const st = await fh.stat();
-  if (st.isDirectory()) throw new InvalidArgumentError(`path: ${path} is a directory; download its files one by one`);
+  if (st.isDirectory()) throw InvalidArgumentError.forField("path", `${path} is a directory; download its files one by one`);
   const offset = call.request.offset;
-  if (offset > st.size) throw new InvalidArgumentError(`offset: ${offset} is past the end of ${path} (${st.size} bytes)`);
+  if (offset > st.size) throw InvalidArgumentError.forField("offset", `${offset} is past the end of ${path} (${st.size} bytes)`);
   // Large files are read past the page cache (see directIo.ts in @pincer/shared).
   const direct = await openDirect(fh, constants.O_RDONLY, st.size - offset);
   // The file is read into reused buffers laid out as encoded chunk messages, several reads ahead.

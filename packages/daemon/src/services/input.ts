@@ -54,8 +54,8 @@ function pointerHandlers(desktop: Desktop): Pick<InputHandlers, PointerMethod> {
     },
 
     Drag: async (req, ctx) => {
-      if (req.path.length < 2) throw new InvalidArgumentError(`path: a drag needs at least 2 points, got ${req.path.length}`);
-      if (req.path.length > MAX_DRAG_POINTS) throw new InvalidArgumentError(`path: at most ${MAX_DRAG_POINTS} points, got ${req.path.length}`);
+      if (req.path.length < 2) throw InvalidArgumentError.forField("path", `a drag needs at least 2 points, got ${req.path.length}`);
+      if (req.path.length > MAX_DRAG_POINTS) throw InvalidArgumentError.forField("path", `at most ${MAX_DRAG_POINTS} points, got ${req.path.length}`);
       const screen = await desktop.screenSize();
       const path = req.path.map((p, i) => pointOnScreen(p, `path[${i}]`, screen));
       const button = mouseButton(req.button);
@@ -67,7 +67,7 @@ function pointerHandlers(desktop: Desktop): Pick<InputHandlers, PointerMethod> {
     Scroll: async (req) => {
       const dx = intInRange(req.dx, "dx", -1000, 1000);
       const dy = intInRange(req.dy, "dy", -1000, 1000);
-      if (dx === 0 && dy === 0) throw new InvalidArgumentError("dx, dy: both are 0; give a number of notches to scroll");
+      if (dx === 0 && dy === 0) throw InvalidArgumentError.forField(["dx", "dy"], "both are 0; give a number of notches to scroll");
       const mods = modifiers(req.modifiers);
       await moveIfAsked(req.at, "at");
       await desktop.withModifiers(mods, () => desktop.scroll(dx, dy));
@@ -103,7 +103,7 @@ function keyboardHandlers(desktop: Desktop): Pick<InputHandlers, KeyboardMethod>
     TypeText: async (req, ctx) => {
       const length = [...req.text].length;
       if (length > MAX_TYPE_CHARS) {
-        throw new InvalidArgumentError(`text: ${length} characters is more than ${MAX_TYPE_CHARS}; split it into several calls or upload a file`);
+        throw InvalidArgumentError.forField("text", `${length} characters is more than ${MAX_TYPE_CHARS}; split it into several calls or upload a file`);
       }
       const delay = intInRange(req.charDelayMs, "char_delay_ms", 0, 1000);
       await (await desktop.keyboard()).type(req.text, { charDelayMs: delay, signal: ctx.signal });

@@ -16,9 +16,9 @@ import {
  * followed, else PERMISSION_DENIED naming the path.
  */
 export function absolutePath(path: string, field = "path", root?: string): string {
-  if (!path) throw new InvalidArgumentError(`${field}: a path is required`);
-  if (path.includes("\0")) throw new InvalidArgumentError(`${field}: ${JSON.stringify(path)} contains a NUL byte`);
-  if (!isAbsolute(path)) throw new InvalidArgumentError(`${field}: ${JSON.stringify(path)} is not absolute; give a full path such as /home/user/file.txt`);
+  if (!path) throw InvalidArgumentError.forField(field, "a path is required");
+  if (path.includes("\0")) throw InvalidArgumentError.forField(field, `${JSON.stringify(path)} contains a NUL byte`);
+  if (!isAbsolute(path)) throw InvalidArgumentError.forField(field, `${JSON.stringify(path)} is not absolute; give a full path such as /home/user/file.txt`);
   const normalized = resolve(path);
   if (root !== undefined) ensureInsideRoot(normalized, root, field);
   return normalized;

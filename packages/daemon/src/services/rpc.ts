@@ -176,12 +176,23 @@ function callContext(call: { on(event: "cancelled", listener: () => void): unkno
   return { signal: controller.signal, peer: call.getPeer() };
 }
 
-function wireError(method: string, log: Logger, err: unknown): { code: number; details: string } {
-  const mapped = err instanceof KeyNameError ? new InvalidArgumentError(err.message) : err;
+/** A key name the request got wrong, as INVALID_ARGUMENT naming its field when the key error knows it. */
+function keyNameError(err: KeyNameError): InvalidArgumentError {
+  const prefix = `${err.field}: `;
+  if (!err.field || !err.message.startsWith(prefix)) return new InvalidArgumentError(err.message);
+  return new InvalidArgumentError(err.message, { field: err.field, description: err.message.slice(prefix.length) });
+}
+
+/**
+ * The status a failed call ends with: code, message and, when the error names request fields, the
+ * `grpc-status-details-bin` trailer with a google.rpc.BadRequest (grpc-js sends `metadata` as trailers).
+ */
+function wireError(method: string, log: Logger, err: unknown): { code: number; details: string; metadata?: grpc.Metadata } {
+  const mapped = err instanceof KeyNameError ? keyNameError(err) : err;
   const incident = randomUUID().slice(0, 8);
   const wire = toWireError(mapped, incident);
   if (wire.isInternal) {
     log.error("internal error", { method, incident, error: err instanceof Error ? err.stack : String(err) });
   }
-  return { code: wire.code, details: wire.details };
+  return { code: wire.code, details: wire.details, ...(wire.metadata ? { metadata: wire.metadata } : {}) };
 }

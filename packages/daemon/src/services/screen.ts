@@ -9,9 +9,9 @@ import { intInRange } from "./validate.js";
 /** The requested part of the screen, checked to lie inside it; the whole screen when unset. */
 function regionOnScreen(r: wire.Region__Output | null, screen: { width: number; height: number }): Region {
   if (!r) return { x: 0, y: 0, width: screen.width, height: screen.height };
-  if (r.width === 0 || r.height === 0) throw new InvalidArgumentError("region: width and height must be at least 1");
+  if (r.width === 0 || r.height === 0) throw InvalidArgumentError.forField("region", "width and height must be at least 1");
   if (r.x < 0 || r.y < 0 || r.x + r.width > screen.width || r.y + r.height > screen.height) {
-    throw new InvalidArgumentError(`region: ${r.width}x${r.height}+${r.x}+${r.y} is not inside the ${screen.width}x${screen.height} screen`);
+    throw InvalidArgumentError.forField("region", `${r.width}x${r.height}+${r.x}+${r.y} is not inside the ${screen.width}x${screen.height} screen`);
   }
   return { x: r.x, y: r.y, width: r.width, height: r.height };
 }
@@ -37,7 +37,7 @@ export function screenService(desktop: Desktop, log: Logger, captureMethod: Capt
   return defineService("Screen", log, {
     Screenshot: async (req: wire.ScreenshotRequest__Output) => {
       const format = FORMATS[req.format];
-      if (!format) throw new InvalidArgumentError(`format: unknown image format ${JSON.stringify(req.format)}; use PNG, JPEG, WEBP or RAW_RGB`);
+      if (!format) throw InvalidArgumentError.forField("format", `unknown image format ${JSON.stringify(req.format)}; use PNG, JPEG, WEBP or RAW_RGB`);
       const quality = req.quality === 0 ? 80 : intInRange(req.quality, "quality", 1, 100);
       const pngLevel = req.pngCompressionLevel == null ? 1 : intInRange(req.pngCompressionLevel, "png_compression_level", 0, 9);
       const maxWidth = intInRange(req.maxWidth, "max_width", 0, 16384);

@@ -3,12 +3,12 @@ import type { MouseButtonName, PointXY } from "../drivers/desktop.js";
 
 /** A point that must lie on the screen. */
 export function pointOnScreen(p: { x: number; y: number } | null | undefined, field: string, screen: { width: number; height: number }): PointXY {
-  if (!p) throw new InvalidArgumentError(`${field}: a point is required`);
+  if (!p) throw InvalidArgumentError.forField(field, "a point is required");
   if (!Number.isInteger(p.x) || p.x < 0 || p.x >= screen.width) {
-    throw new InvalidArgumentError(`${field}.x: ${p.x} is off the screen; it must be in 0..${screen.width - 1}`);
+    throw InvalidArgumentError.forField(`${field}.x`, `${p.x} is off the screen; it must be in 0..${screen.width - 1}`);
   }
   if (!Number.isInteger(p.y) || p.y < 0 || p.y >= screen.height) {
-    throw new InvalidArgumentError(`${field}.y: ${p.y} is off the screen; it must be in 0..${screen.height - 1}`);
+    throw InvalidArgumentError.forField(`${field}.y`, `${p.y} is off the screen; it must be in 0..${screen.height - 1}`);
   }
   return { x: p.x, y: p.y };
 }
@@ -23,26 +23,27 @@ export function mouseButton(b: string): MouseButtonName {
     case "MOUSE_BUTTON_MIDDLE":
       return "middle";
     default:
-      throw new InvalidArgumentError(`button: unknown mouse button ${JSON.stringify(b)}; use LEFT, RIGHT or MIDDLE`);
+      throw InvalidArgumentError.forField("button", `unknown mouse button ${JSON.stringify(b)}; use LEFT, RIGHT or MIDDLE`);
   }
 }
 
 export function modifiers(names: string[], field = "modifiers"): KeySpec[] {
-  if (names.length > 8) throw new InvalidArgumentError(`${field}: at most 8 modifiers, got ${names.length}`);
+  if (names.length > 8) throw InvalidArgumentError.forField(field, `at most 8 modifiers, got ${names.length}`);
   return names.map((n, i) => resolveKeyOrThrow(n, `${field}[${i}]`));
 }
 
 export function chordKeys(chord: string, keys: string[]): KeySpec[] {
-  if (chord && keys.length) throw new InvalidArgumentError("chord, keys: set exactly one of them, not both");
-  if (!chord && keys.length === 0) throw new InvalidArgumentError('chord: empty chord; give keys such as "ctrl+c" or "Return"');
+  if (chord && keys.length) throw InvalidArgumentError.forField(["chord", "keys"], "set exactly one of them, not both");
+  if (!chord && keys.length === 0) throw InvalidArgumentError.forField("chord", 'empty chord; give keys such as "ctrl+c" or "Return"');
   const specs = chord ? parseChord(chord, "chord") : keys.map((k, i) => resolveKeyOrThrow(k, `keys[${i}]`));
-  if (specs.length > 8) throw new InvalidArgumentError(`chord: at most 8 keys at once, got ${specs.length}`);
+  if (specs.length > 8) throw InvalidArgumentError.forField("chord", `at most 8 keys at once, got ${specs.length}`);
   return specs;
 }
 
+/** `value` when it is an integer in `min..max`; else INVALID_ARGUMENT naming `field` (as in the .proto) as violated. */
 export function intInRange(value: number, field: string, min: number, max: number): number {
   if (!Number.isInteger(value) || value < min || value > max) {
-    throw new InvalidArgumentError(`${field}: ${value} is out of range; it must be an integer in ${min}..${max}`);
+    throw InvalidArgumentError.forField(field, `${value} is out of range; it must be an integer in ${min}..${max}`);
   }
   return value;
 }
