@@ -33,6 +33,7 @@ describe("clients that are not Pincer's", () => {
       await run("protoc", ["-I", "proto", `--python_out=${out}`, `--grpc_out=${out}`, "--plugin=protoc-gen-grpc=/usr/bin/grpc_python_plugin", ...protos], {
         cwd: ROOT,
       });
+      await run("protoc", ["-I", "test/fixtures", `--python_out=${out}`, "rich_error.proto"], { cwd: ROOT });
       // Debian's python3 with python3-grpcio, not a virtualenv's.
       const { stdout } = await run("/usr/bin/python3", [join(ROOT, "test/fixtures/pythonClient.py"), out, daemon.address], { timeout: 30_000 });
       const got = JSON.parse(stdout);
@@ -41,6 +42,8 @@ describe("clients that are not Pincer's", () => {
         display: xs.display,
         screen: [1024, 768],
         shot: { width: 320, height: 240, scale: 0.3125, jpeg_magic: "ffd8ff" },
+        // INVALID_ARGUMENT's field violations, read from the standard trailer.
+        bad_request: { code: "INVALID_ARGUMENT", status_code: 3, fields: ["quality"] },
       });
       expect(got.capabilities).toContain("screen.capture");
     } finally {
