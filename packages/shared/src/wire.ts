@@ -10,7 +10,7 @@ export type { ImageFormat__Output as ImageFormat } from "./generated/pincer/v1/I
 export type { ScreenshotRequest, ScreenshotRequest__Output } from "./generated/pincer/v1/ScreenshotRequest.js";
 export type { ScreenshotResponse, ScreenshotResponse__Output } from "./generated/pincer/v1/ScreenshotResponse.js";
 export type { WaitForSettleRequest, WaitForSettleRequest__Output } from "./generated/pincer/v1/WaitForSettleRequest.js";
-export type { SystemInfo, SystemInfo__Output } from "./generated/pincer/v1/SystemInfo.js";
+export type { GetInfoResponse, GetInfoResponse__Output } from "./generated/pincer/v1/GetInfoResponse.js";
 export type { FilesClient, FilesHandlers } from "./generated/pincer/v1/Files.js";
 export type { ProcessClient, ProcessHandlers } from "./generated/pincer/v1/Process.js";
 export type { FileInfo, FileInfo__Output } from "./generated/pincer/v1/FileInfo.js";
@@ -21,7 +21,7 @@ export type { DownloadRequest__Output } from "./generated/pincer/v1/DownloadRequ
 export type { DownloadResponse, DownloadResponse__Output } from "./generated/pincer/v1/DownloadResponse.js";
 export type { RunRequest, RunRequest__Output } from "./generated/pincer/v1/RunRequest.js";
 export type { RunResponse, RunResponse__Output } from "./generated/pincer/v1/RunResponse.js";
-export type { ProcessEvent, ProcessEvent__Output } from "./generated/pincer/v1/ProcessEvent.js";
+export type { StartResponse, StartResponse__Output } from "./generated/pincer/v1/StartResponse.js";
 export type { ProcessInfo__Output } from "./generated/pincer/v1/ProcessInfo.js";
 export type { LaunchRequest__Output } from "./generated/pincer/v1/LaunchRequest.js";
 export type { LaunchResponse, LaunchResponse__Output } from "./generated/pincer/v1/LaunchResponse.js";

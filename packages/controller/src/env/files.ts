@@ -111,7 +111,7 @@ export function toFileInfo(f: wire.FileInfo__Output): FileInfo {
   return {
     path: f.path,
     name: f.name,
-    type: FILE_TYPES[f.type] ?? "other",
+    type: FILE_TYPES[f.fileType] ?? "other",
     size: f.size,
     mode: f.mode,
     modifiedMs: f.modifiedMs,
@@ -157,7 +157,7 @@ export function createFilesApi(files: PromiseClient<"Files">, channel: RpcChanne
     },
     mkdir: async (path, o = {}) => ({ created: (await files.MakeDir({ path, parents: o.parents ?? false, mode: o.mode ?? 0 }, o)).created }),
     remove: async (path, o = {}) => ({ removed: (await files.Remove({ path, recursive: o.recursive ?? false, missingOk: o.missingOk ?? false }, o)).removed }),
-    move: async (from, to, o = {}) => toFileInfo(await files.Move({ from, to, overwrite: o.overwrite ?? false }, o)),
+    move: async (from, to, o = {}) => toFileInfo(await files.Move({ source: from, destination: to, overwrite: o.overwrite ?? false }, o)),
   };
   return api;
 }

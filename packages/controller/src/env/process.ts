@@ -166,7 +166,7 @@ function checkExit(command: string[] | string, result: ExecResult, opts: RunOpti
   throw new CommandExitError(`command ${describe(command)} ${how}${tail ? `:\n${tail}` : ""}`, result);
 }
 
-function toProcessEvent(ev: wire.ProcessEvent__Output): ProcessEvent | undefined {
+function toProcessEvent(ev: wire.StartResponse__Output): ProcessEvent | undefined {
   if (ev.event === "started" && ev.started) return { type: "started", pid: ev.started.pid };
   if (ev.event === "stdout" && ev.stdout) return { type: "stdout", data: ev.stdout };
   if (ev.event === "stderr" && ev.stderr) return { type: "stderr", data: ev.stderr };
@@ -191,7 +191,7 @@ function deferred<T>(): { promise: Promise<T>; resolve(v: T): void; reject(e: un
 }
 
 /** A {@link ProcessHandle} over one Start call. */
-function processHandle(call: ServerStreamCall<wire.ProcessEvent__Output>, label: string): ProcessHandle {
+function processHandle(call: ServerStreamCall<wire.StartResponse__Output>, label: string): ProcessHandle {
   const source = call[Symbol.asyncIterator]();
   const pid = deferred<number>();
   const exit = deferred<ProcessExit>();

@@ -29,7 +29,7 @@ export interface SystemApi {
   info(opts?: CallOptions): Promise<SystemInfo>;
 }
 
-function toSystemInfo(r: wire.SystemInfo__Output): SystemInfo {
+function toSystemInfo(r: wire.GetInfoResponse__Output): SystemInfo {
   return {
     hostname: r.hostname,
     os: r.os,

@@ -47,7 +47,7 @@ export function toWindowInfo(w: wire.Window__Output): WindowInfo {
     id: w.id,
     title: w.title,
     instance: w.instance,
-    class: w.class,
+    class: w.className,
     pid: w.pid,
     geometry: { x: w.geometry?.x ?? 0, y: w.geometry?.y ?? 0, width: w.geometry?.width ?? 0, height: w.geometry?.height ?? 0 },
     visible: w.visible,

@@ -34,7 +34,7 @@ async function fileInfo(path: string, at: string = path, s?: Stats): Promise<wir
   return {
     path,
     name: basename(path),
-    type: fileType(st),
+    fileType: fileType(st),
     size: st.size,
     mode: st.mode & 0o7777,
     modifiedMs: Math.round(st.mtimeMs),
@@ -51,7 +51,10 @@ export function filesService(log: Logger, limits: TransferLimits = {}): DefinedS
     List: (req) => withPath(req.path, jail, { followLast: true }, (a) => list(a, req)),
     MakeDir: (req) => withPath(req.path, jail, { createParents: req.parents }, (a) => makeDir(a, req)),
     Remove: (req) => withPath(req.path, jail, {}, (a) => remove(a, req)),
-    Move: (req) => withPath(req.from, jail, { field: "from" }, (from) => withPath(req.to, jail, { field: "to" }, (to) => move(from, to, req.overwrite))),
+    Move: (req) =>
+      withPath(req.source, jail, { field: "source" }, (from) =>
+        withPath(req.destination, jail, { field: "destination" }, (to) => move(from, to, req.overwrite)),
+      ),
   });
 }
 

@@ -13,6 +13,7 @@ import {
 import type { Desktop } from "../drivers/desktop.js";
 import { ALLOWED_SIGNALS, signalGroup, type CommandControl, type CommandSpec, type ExitInfo, type ProcessTable } from "../drivers/processes.js";
 import type { WindowInfo, XWindows } from "../drivers/windows.js";
+import { windowToWire } from "./system.js";
 import type { Logger } from "../logger.js";
 import { outputOverLimit, tooManyProcesses, type ProcessPolicy } from "../security/policy.js";
 import { absolutePath } from "./paths.js";
@@ -225,7 +226,7 @@ async function launch(p: Processes, req: RequestOutputOf<"Process", "Launch">, s
     .spawn(spec, "launch", { timeoutMs: 0, detachedIo: true })
     .catch((err: unknown) => Promise.reject(spawnError(err, spec)));
   if (!req.waitForTitle && !req.waitForClass) return { pid, window: null };
-  return { pid, window: await waitForWindow(p.table, windows, pid, exited, req, waitMs, signal) };
+  return { pid, window: windowToWire(await waitForWindow(p.table, windows, pid, exited, req, waitMs, signal)) };
 }
 
 /**
@@ -246,7 +247,7 @@ async function waitForWindow(
   const deadline = Date.now() + waitMs;
   for (;;) {
     const found = (await windows.list()).find((w) => matches(w, req.waitForTitle, req.waitForClass));
-    if (found) return { ...found, class: found.class };
+    if (found) return found;
     if (exit) {
       throw new FailedPreconditionError(
         `the program exited (${exit.exitCode === null ? exit.signal : `code ${exit.exitCode}`}) before a window ` +

@@ -7,8 +7,9 @@ import { defineService, type DefinedService } from "./rpc.js";
 
 const startedAt = Date.now();
 
-function toWire(w: WindowInfo): wire.Window {
-  return { ...w };
+/** A window as the wire has it (its WM_CLASS class in `class_name`). */
+export function windowToWire(w: WindowInfo): wire.Window {
+  return { id: w.id, title: w.title, instance: w.instance, className: w.class, pid: w.pid, geometry: w.geometry, visible: w.visible, focused: w.focused };
 }
 
 /** `warnings`: the daemon's own, e.g. that it runs without authentication (--insecure). */
@@ -60,10 +61,10 @@ export function systemService(desktop: Desktop, log: Logger, daemonWarnings: rea
     },
 
     ListWindows: async (req) => ({
-      windows: (await (await desktop.windows()).list(req.includeHidden)).map(toWire),
+      windows: (await (await desktop.windows()).list(req.includeHidden)).map(windowToWire),
     }),
 
-    FocusWindow: async (req) => toWire(await (await desktop.windows()).focus(req.id)),
+    FocusWindow: async (req) => windowToWire(await (await desktop.windows()).focus(req.id)),
 
     CloseWindow: async (req) => {
       await (await desktop.windows()).close(req.id, req.force);

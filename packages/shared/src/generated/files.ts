@@ -7,14 +7,16 @@ import type { DownloadResponse as _pincer_v1_DownloadResponse, DownloadResponse_
 import type { DownloadTrailer as _pincer_v1_DownloadTrailer, DownloadTrailer__Output as _pincer_v1_DownloadTrailer__Output } from './pincer/v1/DownloadTrailer.js';
 import type { FileInfo as _pincer_v1_FileInfo, FileInfo__Output as _pincer_v1_FileInfo__Output } from './pincer/v1/FileInfo.js';
 import type { FilesClient as _pincer_v1_FilesClient, FilesDefinition as _pincer_v1_FilesDefinition } from './pincer/v1/Files.js';
+import type { FilesMoveRequest as _pincer_v1_FilesMoveRequest, FilesMoveRequest__Output as _pincer_v1_FilesMoveRequest__Output } from './pincer/v1/FilesMoveRequest.js';
+import type { FilesMoveResponse as _pincer_v1_FilesMoveResponse, FilesMoveResponse__Output as _pincer_v1_FilesMoveResponse__Output } from './pincer/v1/FilesMoveResponse.js';
 import type { ListRequest as _pincer_v1_ListRequest, ListRequest__Output as _pincer_v1_ListRequest__Output } from './pincer/v1/ListRequest.js';
 import type { ListResponse as _pincer_v1_ListResponse, ListResponse__Output as _pincer_v1_ListResponse__Output } from './pincer/v1/ListResponse.js';
 import type { MakeDirRequest as _pincer_v1_MakeDirRequest, MakeDirRequest__Output as _pincer_v1_MakeDirRequest__Output } from './pincer/v1/MakeDirRequest.js';
 import type { MakeDirResponse as _pincer_v1_MakeDirResponse, MakeDirResponse__Output as _pincer_v1_MakeDirResponse__Output } from './pincer/v1/MakeDirResponse.js';
-import type { MovePathRequest as _pincer_v1_MovePathRequest, MovePathRequest__Output as _pincer_v1_MovePathRequest__Output } from './pincer/v1/MovePathRequest.js';
 import type { RemoveRequest as _pincer_v1_RemoveRequest, RemoveRequest__Output as _pincer_v1_RemoveRequest__Output } from './pincer/v1/RemoveRequest.js';
 import type { RemoveResponse as _pincer_v1_RemoveResponse, RemoveResponse__Output as _pincer_v1_RemoveResponse__Output } from './pincer/v1/RemoveResponse.js';
 import type { StatRequest as _pincer_v1_StatRequest, StatRequest__Output as _pincer_v1_StatRequest__Output } from './pincer/v1/StatRequest.js';
+import type { StatResponse as _pincer_v1_StatResponse, StatResponse__Output as _pincer_v1_StatResponse__Output } from './pincer/v1/StatResponse.js';
 import type { UploadHeader as _pincer_v1_UploadHeader, UploadHeader__Output as _pincer_v1_UploadHeader__Output } from './pincer/v1/UploadHeader.js';
 import type { UploadRequest as _pincer_v1_UploadRequest, UploadRequest__Output as _pincer_v1_UploadRequest__Output } from './pincer/v1/UploadRequest.js';
 import type { UploadResponse as _pincer_v1_UploadResponse, UploadResponse__Output as _pincer_v1_UploadResponse__Output } from './pincer/v1/UploadResponse.js';
@@ -40,14 +42,16 @@ export interface ProtoGrpcType {
        * each message names the path.
        */
       Files: SubtypeConstructor<typeof grpc.Client, _pincer_v1_FilesClient> & { service: _pincer_v1_FilesDefinition }
+      FilesMoveRequest: MessageTypeDefinition<_pincer_v1_FilesMoveRequest, _pincer_v1_FilesMoveRequest__Output>
+      FilesMoveResponse: MessageTypeDefinition<_pincer_v1_FilesMoveResponse, _pincer_v1_FilesMoveResponse__Output>
       ListRequest: MessageTypeDefinition<_pincer_v1_ListRequest, _pincer_v1_ListRequest__Output>
       ListResponse: MessageTypeDefinition<_pincer_v1_ListResponse, _pincer_v1_ListResponse__Output>
       MakeDirRequest: MessageTypeDefinition<_pincer_v1_MakeDirRequest, _pincer_v1_MakeDirRequest__Output>
       MakeDirResponse: MessageTypeDefinition<_pincer_v1_MakeDirResponse, _pincer_v1_MakeDirResponse__Output>
-      MovePathRequest: MessageTypeDefinition<_pincer_v1_MovePathRequest, _pincer_v1_MovePathRequest__Output>
       RemoveRequest: MessageTypeDefinition<_pincer_v1_RemoveRequest, _pincer_v1_RemoveRequest__Output>
       RemoveResponse: MessageTypeDefinition<_pincer_v1_RemoveResponse, _pincer_v1_RemoveResponse__Output>
       StatRequest: MessageTypeDefinition<_pincer_v1_StatRequest, _pincer_v1_StatRequest__Output>
+      StatResponse: MessageTypeDefinition<_pincer_v1_StatResponse, _pincer_v1_StatResponse__Output>
       UploadHeader: MessageTypeDefinition<_pincer_v1_UploadHeader, _pincer_v1_UploadHeader__Output>
       UploadRequest: MessageTypeDefinition<_pincer_v1_UploadRequest, _pincer_v1_UploadRequest__Output>
       UploadResponse: MessageTypeDefinition<_pincer_v1_UploadResponse, _pincer_v1_UploadResponse__Output>

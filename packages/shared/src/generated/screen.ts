@@ -2,6 +2,7 @@ import type * as grpc from '@grpc/grpc-js';
 import type { EnumTypeDefinition, MessageTypeDefinition } from '@grpc/proto-loader';
 
 import type { GetScreenSizeRequest as _pincer_v1_GetScreenSizeRequest, GetScreenSizeRequest__Output as _pincer_v1_GetScreenSizeRequest__Output } from './pincer/v1/GetScreenSizeRequest.js';
+import type { GetScreenSizeResponse as _pincer_v1_GetScreenSizeResponse, GetScreenSizeResponse__Output as _pincer_v1_GetScreenSizeResponse__Output } from './pincer/v1/GetScreenSizeResponse.js';
 import type { Point as _pincer_v1_Point, Point__Output as _pincer_v1_Point__Output } from './pincer/v1/Point.js';
 import type { Region as _pincer_v1_Region, Region__Output as _pincer_v1_Region__Output } from './pincer/v1/Region.js';
 import type { ScreenClient as _pincer_v1_ScreenClient, ScreenDefinition as _pincer_v1_ScreenDefinition } from './pincer/v1/Screen.js';
@@ -19,6 +20,7 @@ export interface ProtoGrpcType {
   pincer: {
     v1: {
       GetScreenSizeRequest: MessageTypeDefinition<_pincer_v1_GetScreenSizeRequest, _pincer_v1_GetScreenSizeRequest__Output>
+      GetScreenSizeResponse: MessageTypeDefinition<_pincer_v1_GetScreenSizeResponse, _pincer_v1_GetScreenSizeResponse__Output>
       ImageFormat: EnumTypeDefinition
       Point: MessageTypeDefinition<_pincer_v1_Point, _pincer_v1_Point__Output>
       Region: MessageTypeDefinition<_pincer_v1_Region, _pincer_v1_Region__Output>

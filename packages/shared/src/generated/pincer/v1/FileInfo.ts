@@ -6,7 +6,10 @@ import type { Long } from '@grpc/proto-loader';
 export interface FileInfo {
   'path'?: (string);
   'name'?: (string);
-  'type'?: (_pincer_v1_FileType);
+  /**
+   * Named file_type, not type (a keyword in Go); the field number is that of v1's first release.
+   */
+  'fileType'?: (_pincer_v1_FileType);
   'size'?: (number | string | Long);
   /**
    * Permission bits, e.g. 0o644 = 420.
@@ -22,7 +25,10 @@ export interface FileInfo {
 export interface FileInfo__Output {
   'path': (string);
   'name': (string);
-  'type': (_pincer_v1_FileType__Output);
+  /**
+   * Named file_type, not type (a keyword in Go); the field number is that of v1's first release.
+   */
+  'fileType': (_pincer_v1_FileType__Output);
   'size': (number);
   /**
    * Permission bits, e.g. 0o644 = 420.

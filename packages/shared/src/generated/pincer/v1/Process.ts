@@ -4,13 +4,14 @@ import type * as grpc from '@grpc/grpc-js'
 import type { MethodDefinition } from '@grpc/proto-loader'
 import type { LaunchRequest as _pincer_v1_LaunchRequest, LaunchRequest__Output as _pincer_v1_LaunchRequest__Output } from '../../pincer/v1/LaunchRequest.js';
 import type { LaunchResponse as _pincer_v1_LaunchResponse, LaunchResponse__Output as _pincer_v1_LaunchResponse__Output } from '../../pincer/v1/LaunchResponse.js';
-import type { ListProcessesRequest as _pincer_v1_ListProcessesRequest, ListProcessesRequest__Output as _pincer_v1_ListProcessesRequest__Output } from '../../pincer/v1/ListProcessesRequest.js';
-import type { ListProcessesResponse as _pincer_v1_ListProcessesResponse, ListProcessesResponse__Output as _pincer_v1_ListProcessesResponse__Output } from '../../pincer/v1/ListProcessesResponse.js';
-import type { ProcessEvent as _pincer_v1_ProcessEvent, ProcessEvent__Output as _pincer_v1_ProcessEvent__Output } from '../../pincer/v1/ProcessEvent.js';
+import type { ProcessListRequest as _pincer_v1_ProcessListRequest, ProcessListRequest__Output as _pincer_v1_ProcessListRequest__Output } from '../../pincer/v1/ProcessListRequest.js';
+import type { ProcessListResponse as _pincer_v1_ProcessListResponse, ProcessListResponse__Output as _pincer_v1_ProcessListResponse__Output } from '../../pincer/v1/ProcessListResponse.js';
 import type { RunRequest as _pincer_v1_RunRequest, RunRequest__Output as _pincer_v1_RunRequest__Output } from '../../pincer/v1/RunRequest.js';
 import type { RunResponse as _pincer_v1_RunResponse, RunResponse__Output as _pincer_v1_RunResponse__Output } from '../../pincer/v1/RunResponse.js';
 import type { SignalRequest as _pincer_v1_SignalRequest, SignalRequest__Output as _pincer_v1_SignalRequest__Output } from '../../pincer/v1/SignalRequest.js';
 import type { SignalResponse as _pincer_v1_SignalResponse, SignalResponse__Output as _pincer_v1_SignalResponse__Output } from '../../pincer/v1/SignalResponse.js';
+import type { StartRequest as _pincer_v1_StartRequest, StartRequest__Output as _pincer_v1_StartRequest__Output } from '../../pincer/v1/StartRequest.js';
+import type { StartResponse as _pincer_v1_StartResponse, StartResponse__Output as _pincer_v1_StartResponse__Output } from '../../pincer/v1/StartResponse.js';
 
 /**
  * Commands on the machine. Every command runs in its own process group and, where the daemon can
@@ -40,17 +41,17 @@ export interface ProcessClient extends grpc.Client {
   /**
    * Processes this daemon started that are still running.
    */
-  List(argument: _pincer_v1_ListProcessesRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_pincer_v1_ListProcessesResponse__Output>): grpc.ClientUnaryCall;
-  List(argument: _pincer_v1_ListProcessesRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_pincer_v1_ListProcessesResponse__Output>): grpc.ClientUnaryCall;
-  List(argument: _pincer_v1_ListProcessesRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_pincer_v1_ListProcessesResponse__Output>): grpc.ClientUnaryCall;
-  List(argument: _pincer_v1_ListProcessesRequest, callback: grpc.requestCallback<_pincer_v1_ListProcessesResponse__Output>): grpc.ClientUnaryCall;
+  List(argument: _pincer_v1_ProcessListRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_pincer_v1_ProcessListResponse__Output>): grpc.ClientUnaryCall;
+  List(argument: _pincer_v1_ProcessListRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_pincer_v1_ProcessListResponse__Output>): grpc.ClientUnaryCall;
+  List(argument: _pincer_v1_ProcessListRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_pincer_v1_ProcessListResponse__Output>): grpc.ClientUnaryCall;
+  List(argument: _pincer_v1_ProcessListRequest, callback: grpc.requestCallback<_pincer_v1_ProcessListResponse__Output>): grpc.ClientUnaryCall;
   /**
    * Processes this daemon started that are still running.
    */
-  list(argument: _pincer_v1_ListProcessesRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_pincer_v1_ListProcessesResponse__Output>): grpc.ClientUnaryCall;
-  list(argument: _pincer_v1_ListProcessesRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_pincer_v1_ListProcessesResponse__Output>): grpc.ClientUnaryCall;
-  list(argument: _pincer_v1_ListProcessesRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_pincer_v1_ListProcessesResponse__Output>): grpc.ClientUnaryCall;
-  list(argument: _pincer_v1_ListProcessesRequest, callback: grpc.requestCallback<_pincer_v1_ListProcessesResponse__Output>): grpc.ClientUnaryCall;
+  list(argument: _pincer_v1_ProcessListRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_pincer_v1_ProcessListResponse__Output>): grpc.ClientUnaryCall;
+  list(argument: _pincer_v1_ProcessListRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_pincer_v1_ProcessListResponse__Output>): grpc.ClientUnaryCall;
+  list(argument: _pincer_v1_ProcessListRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_pincer_v1_ProcessListResponse__Output>): grpc.ClientUnaryCall;
+  list(argument: _pincer_v1_ProcessListRequest, callback: grpc.requestCallback<_pincer_v1_ProcessListResponse__Output>): grpc.ClientUnaryCall;
   
   /**
    * Runs a command to completion. A non-zero exit is a result, not an RPC error.
@@ -87,15 +88,15 @@ export interface ProcessClient extends grpc.Client {
    * Cancelling the call kills the command and what it started. Output is read as fast as the
    * client reads it: a client that stops reading makes the command block on its next write.
    */
-  Start(argument: _pincer_v1_RunRequest, metadata: grpc.Metadata, options?: grpc.CallOptions): grpc.ClientReadableStream<_pincer_v1_ProcessEvent__Output>;
-  Start(argument: _pincer_v1_RunRequest, options?: grpc.CallOptions): grpc.ClientReadableStream<_pincer_v1_ProcessEvent__Output>;
+  Start(argument: _pincer_v1_StartRequest, metadata: grpc.Metadata, options?: grpc.CallOptions): grpc.ClientReadableStream<_pincer_v1_StartResponse__Output>;
+  Start(argument: _pincer_v1_StartRequest, options?: grpc.CallOptions): grpc.ClientReadableStream<_pincer_v1_StartResponse__Output>;
   /**
    * Runs a command and streams its events: started, output chunks in order, exited.
    * Cancelling the call kills the command and what it started. Output is read as fast as the
    * client reads it: a client that stops reading makes the command block on its next write.
    */
-  start(argument: _pincer_v1_RunRequest, metadata: grpc.Metadata, options?: grpc.CallOptions): grpc.ClientReadableStream<_pincer_v1_ProcessEvent__Output>;
-  start(argument: _pincer_v1_RunRequest, options?: grpc.CallOptions): grpc.ClientReadableStream<_pincer_v1_ProcessEvent__Output>;
+  start(argument: _pincer_v1_StartRequest, metadata: grpc.Metadata, options?: grpc.CallOptions): grpc.ClientReadableStream<_pincer_v1_StartResponse__Output>;
+  start(argument: _pincer_v1_StartRequest, options?: grpc.CallOptions): grpc.ClientReadableStream<_pincer_v1_StartResponse__Output>;
   
 }
 
@@ -117,7 +118,7 @@ export interface ProcessHandlers extends grpc.UntypedServiceImplementation {
   /**
    * Processes this daemon started that are still running.
    */
-  List: grpc.handleUnaryCall<_pincer_v1_ListProcessesRequest__Output, _pincer_v1_ListProcessesResponse>;
+  List: grpc.handleUnaryCall<_pincer_v1_ProcessListRequest__Output, _pincer_v1_ProcessListResponse>;
   
   /**
    * Runs a command to completion. A non-zero exit is a result, not an RPC error.
@@ -134,14 +135,14 @@ export interface ProcessHandlers extends grpc.UntypedServiceImplementation {
    * Cancelling the call kills the command and what it started. Output is read as fast as the
    * client reads it: a client that stops reading makes the command block on its next write.
    */
-  Start: grpc.handleServerStreamingCall<_pincer_v1_RunRequest__Output, _pincer_v1_ProcessEvent>;
+  Start: grpc.handleServerStreamingCall<_pincer_v1_StartRequest__Output, _pincer_v1_StartResponse>;
   
 }
 
 export interface ProcessDefinition extends grpc.ServiceDefinition {
   Launch: MethodDefinition<_pincer_v1_LaunchRequest, _pincer_v1_LaunchResponse, _pincer_v1_LaunchRequest__Output, _pincer_v1_LaunchResponse__Output>
-  List: MethodDefinition<_pincer_v1_ListProcessesRequest, _pincer_v1_ListProcessesResponse, _pincer_v1_ListProcessesRequest__Output, _pincer_v1_ListProcessesResponse__Output>
+  List: MethodDefinition<_pincer_v1_ProcessListRequest, _pincer_v1_ProcessListResponse, _pincer_v1_ProcessListRequest__Output, _pincer_v1_ProcessListResponse__Output>
   Run: MethodDefinition<_pincer_v1_RunRequest, _pincer_v1_RunResponse, _pincer_v1_RunRequest__Output, _pincer_v1_RunResponse__Output>
   Signal: MethodDefinition<_pincer_v1_SignalRequest, _pincer_v1_SignalResponse, _pincer_v1_SignalRequest__Output, _pincer_v1_SignalResponse__Output>
-  Start: MethodDefinition<_pincer_v1_RunRequest, _pincer_v1_ProcessEvent, _pincer_v1_RunRequest__Output, _pincer_v1_ProcessEvent__Output>
+  Start: MethodDefinition<_pincer_v1_StartRequest, _pincer_v1_StartResponse, _pincer_v1_StartRequest__Output, _pincer_v1_StartResponse__Output>
 }

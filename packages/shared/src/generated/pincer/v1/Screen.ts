@@ -3,9 +3,9 @@
 import type * as grpc from '@grpc/grpc-js'
 import type { MethodDefinition } from '@grpc/proto-loader'
 import type { GetScreenSizeRequest as _pincer_v1_GetScreenSizeRequest, GetScreenSizeRequest__Output as _pincer_v1_GetScreenSizeRequest__Output } from '../../pincer/v1/GetScreenSizeRequest.js';
+import type { GetScreenSizeResponse as _pincer_v1_GetScreenSizeResponse, GetScreenSizeResponse__Output as _pincer_v1_GetScreenSizeResponse__Output } from '../../pincer/v1/GetScreenSizeResponse.js';
 import type { ScreenshotRequest as _pincer_v1_ScreenshotRequest, ScreenshotRequest__Output as _pincer_v1_ScreenshotRequest__Output } from '../../pincer/v1/ScreenshotRequest.js';
 import type { ScreenshotResponse as _pincer_v1_ScreenshotResponse, ScreenshotResponse__Output as _pincer_v1_ScreenshotResponse__Output } from '../../pincer/v1/ScreenshotResponse.js';
-import type { Size as _pincer_v1_Size, Size__Output as _pincer_v1_Size__Output } from '../../pincer/v1/Size.js';
 import type { WaitForSettleRequest as _pincer_v1_WaitForSettleRequest, WaitForSettleRequest__Output as _pincer_v1_WaitForSettleRequest__Output } from '../../pincer/v1/WaitForSettleRequest.js';
 import type { WaitForSettleResponse as _pincer_v1_WaitForSettleResponse, WaitForSettleResponse__Output as _pincer_v1_WaitForSettleResponse__Output } from '../../pincer/v1/WaitForSettleResponse.js';
 
@@ -13,14 +13,14 @@ import type { WaitForSettleResponse as _pincer_v1_WaitForSettleResponse, WaitFor
  * Screenshots of the machine's display, captured in-process and encoded with sharp.
  */
 export interface ScreenClient extends grpc.Client {
-  GetScreenSize(argument: _pincer_v1_GetScreenSizeRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_pincer_v1_Size__Output>): grpc.ClientUnaryCall;
-  GetScreenSize(argument: _pincer_v1_GetScreenSizeRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_pincer_v1_Size__Output>): grpc.ClientUnaryCall;
-  GetScreenSize(argument: _pincer_v1_GetScreenSizeRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_pincer_v1_Size__Output>): grpc.ClientUnaryCall;
-  GetScreenSize(argument: _pincer_v1_GetScreenSizeRequest, callback: grpc.requestCallback<_pincer_v1_Size__Output>): grpc.ClientUnaryCall;
-  getScreenSize(argument: _pincer_v1_GetScreenSizeRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_pincer_v1_Size__Output>): grpc.ClientUnaryCall;
-  getScreenSize(argument: _pincer_v1_GetScreenSizeRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_pincer_v1_Size__Output>): grpc.ClientUnaryCall;
-  getScreenSize(argument: _pincer_v1_GetScreenSizeRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_pincer_v1_Size__Output>): grpc.ClientUnaryCall;
-  getScreenSize(argument: _pincer_v1_GetScreenSizeRequest, callback: grpc.requestCallback<_pincer_v1_Size__Output>): grpc.ClientUnaryCall;
+  GetScreenSize(argument: _pincer_v1_GetScreenSizeRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_pincer_v1_GetScreenSizeResponse__Output>): grpc.ClientUnaryCall;
+  GetScreenSize(argument: _pincer_v1_GetScreenSizeRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_pincer_v1_GetScreenSizeResponse__Output>): grpc.ClientUnaryCall;
+  GetScreenSize(argument: _pincer_v1_GetScreenSizeRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_pincer_v1_GetScreenSizeResponse__Output>): grpc.ClientUnaryCall;
+  GetScreenSize(argument: _pincer_v1_GetScreenSizeRequest, callback: grpc.requestCallback<_pincer_v1_GetScreenSizeResponse__Output>): grpc.ClientUnaryCall;
+  getScreenSize(argument: _pincer_v1_GetScreenSizeRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_pincer_v1_GetScreenSizeResponse__Output>): grpc.ClientUnaryCall;
+  getScreenSize(argument: _pincer_v1_GetScreenSizeRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_pincer_v1_GetScreenSizeResponse__Output>): grpc.ClientUnaryCall;
+  getScreenSize(argument: _pincer_v1_GetScreenSizeRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_pincer_v1_GetScreenSizeResponse__Output>): grpc.ClientUnaryCall;
+  getScreenSize(argument: _pincer_v1_GetScreenSizeRequest, callback: grpc.requestCallback<_pincer_v1_GetScreenSizeResponse__Output>): grpc.ClientUnaryCall;
   
   Screenshot(argument: _pincer_v1_ScreenshotRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_pincer_v1_ScreenshotResponse__Output>): grpc.ClientUnaryCall;
   Screenshot(argument: _pincer_v1_ScreenshotRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_pincer_v1_ScreenshotResponse__Output>): grpc.ClientUnaryCall;
@@ -54,7 +54,7 @@ export interface ScreenClient extends grpc.Client {
  * Screenshots of the machine's display, captured in-process and encoded with sharp.
  */
 export interface ScreenHandlers extends grpc.UntypedServiceImplementation {
-  GetScreenSize: grpc.handleUnaryCall<_pincer_v1_GetScreenSizeRequest__Output, _pincer_v1_Size>;
+  GetScreenSize: grpc.handleUnaryCall<_pincer_v1_GetScreenSizeRequest__Output, _pincer_v1_GetScreenSizeResponse>;
   
   Screenshot: grpc.handleUnaryCall<_pincer_v1_ScreenshotRequest__Output, _pincer_v1_ScreenshotResponse>;
   
@@ -67,7 +67,7 @@ export interface ScreenHandlers extends grpc.UntypedServiceImplementation {
 }
 
 export interface ScreenDefinition extends grpc.ServiceDefinition {
-  GetScreenSize: MethodDefinition<_pincer_v1_GetScreenSizeRequest, _pincer_v1_Size, _pincer_v1_GetScreenSizeRequest__Output, _pincer_v1_Size__Output>
+  GetScreenSize: MethodDefinition<_pincer_v1_GetScreenSizeRequest, _pincer_v1_GetScreenSizeResponse, _pincer_v1_GetScreenSizeRequest__Output, _pincer_v1_GetScreenSizeResponse__Output>
   Screenshot: MethodDefinition<_pincer_v1_ScreenshotRequest, _pincer_v1_ScreenshotResponse, _pincer_v1_ScreenshotRequest__Output, _pincer_v1_ScreenshotResponse__Output>
   WaitForSettle: MethodDefinition<_pincer_v1_WaitForSettleRequest, _pincer_v1_WaitForSettleResponse, _pincer_v1_WaitForSettleRequest__Output, _pincer_v1_WaitForSettleResponse__Output>
 }

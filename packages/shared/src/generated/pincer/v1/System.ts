@@ -2,17 +2,18 @@
 
 import type * as grpc from '@grpc/grpc-js'
 import type { MethodDefinition } from '@grpc/proto-loader'
-import type { ClipboardContent as _pincer_v1_ClipboardContent, ClipboardContent__Output as _pincer_v1_ClipboardContent__Output } from '../../pincer/v1/ClipboardContent.js';
 import type { CloseWindowRequest as _pincer_v1_CloseWindowRequest, CloseWindowRequest__Output as _pincer_v1_CloseWindowRequest__Output } from '../../pincer/v1/CloseWindowRequest.js';
 import type { CloseWindowResponse as _pincer_v1_CloseWindowResponse, CloseWindowResponse__Output as _pincer_v1_CloseWindowResponse__Output } from '../../pincer/v1/CloseWindowResponse.js';
+import type { FocusWindowRequest as _pincer_v1_FocusWindowRequest, FocusWindowRequest__Output as _pincer_v1_FocusWindowRequest__Output } from '../../pincer/v1/FocusWindowRequest.js';
+import type { FocusWindowResponse as _pincer_v1_FocusWindowResponse, FocusWindowResponse__Output as _pincer_v1_FocusWindowResponse__Output } from '../../pincer/v1/FocusWindowResponse.js';
 import type { GetClipboardRequest as _pincer_v1_GetClipboardRequest, GetClipboardRequest__Output as _pincer_v1_GetClipboardRequest__Output } from '../../pincer/v1/GetClipboardRequest.js';
+import type { GetClipboardResponse as _pincer_v1_GetClipboardResponse, GetClipboardResponse__Output as _pincer_v1_GetClipboardResponse__Output } from '../../pincer/v1/GetClipboardResponse.js';
 import type { GetInfoRequest as _pincer_v1_GetInfoRequest, GetInfoRequest__Output as _pincer_v1_GetInfoRequest__Output } from '../../pincer/v1/GetInfoRequest.js';
+import type { GetInfoResponse as _pincer_v1_GetInfoResponse, GetInfoResponse__Output as _pincer_v1_GetInfoResponse__Output } from '../../pincer/v1/GetInfoResponse.js';
 import type { ListWindowsRequest as _pincer_v1_ListWindowsRequest, ListWindowsRequest__Output as _pincer_v1_ListWindowsRequest__Output } from '../../pincer/v1/ListWindowsRequest.js';
 import type { ListWindowsResponse as _pincer_v1_ListWindowsResponse, ListWindowsResponse__Output as _pincer_v1_ListWindowsResponse__Output } from '../../pincer/v1/ListWindowsResponse.js';
+import type { SetClipboardRequest as _pincer_v1_SetClipboardRequest, SetClipboardRequest__Output as _pincer_v1_SetClipboardRequest__Output } from '../../pincer/v1/SetClipboardRequest.js';
 import type { SetClipboardResponse as _pincer_v1_SetClipboardResponse, SetClipboardResponse__Output as _pincer_v1_SetClipboardResponse__Output } from '../../pincer/v1/SetClipboardResponse.js';
-import type { SystemInfo as _pincer_v1_SystemInfo, SystemInfo__Output as _pincer_v1_SystemInfo__Output } from '../../pincer/v1/SystemInfo.js';
-import type { Window as _pincer_v1_Window, Window__Output as _pincer_v1_Window__Output } from '../../pincer/v1/Window.js';
-import type { WindowRequest as _pincer_v1_WindowRequest, WindowRequest__Output as _pincer_v1_WindowRequest__Output } from '../../pincer/v1/WindowRequest.js';
 
 /**
  * What this machine and daemon are, and what they can do.
@@ -33,38 +34,38 @@ export interface SystemClient extends grpc.Client {
   closeWindow(argument: _pincer_v1_CloseWindowRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_pincer_v1_CloseWindowResponse__Output>): grpc.ClientUnaryCall;
   closeWindow(argument: _pincer_v1_CloseWindowRequest, callback: grpc.requestCallback<_pincer_v1_CloseWindowResponse__Output>): grpc.ClientUnaryCall;
   
-  FocusWindow(argument: _pincer_v1_WindowRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_pincer_v1_Window__Output>): grpc.ClientUnaryCall;
-  FocusWindow(argument: _pincer_v1_WindowRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_pincer_v1_Window__Output>): grpc.ClientUnaryCall;
-  FocusWindow(argument: _pincer_v1_WindowRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_pincer_v1_Window__Output>): grpc.ClientUnaryCall;
-  FocusWindow(argument: _pincer_v1_WindowRequest, callback: grpc.requestCallback<_pincer_v1_Window__Output>): grpc.ClientUnaryCall;
-  focusWindow(argument: _pincer_v1_WindowRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_pincer_v1_Window__Output>): grpc.ClientUnaryCall;
-  focusWindow(argument: _pincer_v1_WindowRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_pincer_v1_Window__Output>): grpc.ClientUnaryCall;
-  focusWindow(argument: _pincer_v1_WindowRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_pincer_v1_Window__Output>): grpc.ClientUnaryCall;
-  focusWindow(argument: _pincer_v1_WindowRequest, callback: grpc.requestCallback<_pincer_v1_Window__Output>): grpc.ClientUnaryCall;
+  FocusWindow(argument: _pincer_v1_FocusWindowRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_pincer_v1_FocusWindowResponse__Output>): grpc.ClientUnaryCall;
+  FocusWindow(argument: _pincer_v1_FocusWindowRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_pincer_v1_FocusWindowResponse__Output>): grpc.ClientUnaryCall;
+  FocusWindow(argument: _pincer_v1_FocusWindowRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_pincer_v1_FocusWindowResponse__Output>): grpc.ClientUnaryCall;
+  FocusWindow(argument: _pincer_v1_FocusWindowRequest, callback: grpc.requestCallback<_pincer_v1_FocusWindowResponse__Output>): grpc.ClientUnaryCall;
+  focusWindow(argument: _pincer_v1_FocusWindowRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_pincer_v1_FocusWindowResponse__Output>): grpc.ClientUnaryCall;
+  focusWindow(argument: _pincer_v1_FocusWindowRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_pincer_v1_FocusWindowResponse__Output>): grpc.ClientUnaryCall;
+  focusWindow(argument: _pincer_v1_FocusWindowRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_pincer_v1_FocusWindowResponse__Output>): grpc.ClientUnaryCall;
+  focusWindow(argument: _pincer_v1_FocusWindowRequest, callback: grpc.requestCallback<_pincer_v1_FocusWindowResponse__Output>): grpc.ClientUnaryCall;
   
   /**
    * Text of the CLIPBOARD selection (UTF-8); empty when nobody owns it.
    */
-  GetClipboard(argument: _pincer_v1_GetClipboardRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_pincer_v1_ClipboardContent__Output>): grpc.ClientUnaryCall;
-  GetClipboard(argument: _pincer_v1_GetClipboardRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_pincer_v1_ClipboardContent__Output>): grpc.ClientUnaryCall;
-  GetClipboard(argument: _pincer_v1_GetClipboardRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_pincer_v1_ClipboardContent__Output>): grpc.ClientUnaryCall;
-  GetClipboard(argument: _pincer_v1_GetClipboardRequest, callback: grpc.requestCallback<_pincer_v1_ClipboardContent__Output>): grpc.ClientUnaryCall;
+  GetClipboard(argument: _pincer_v1_GetClipboardRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_pincer_v1_GetClipboardResponse__Output>): grpc.ClientUnaryCall;
+  GetClipboard(argument: _pincer_v1_GetClipboardRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_pincer_v1_GetClipboardResponse__Output>): grpc.ClientUnaryCall;
+  GetClipboard(argument: _pincer_v1_GetClipboardRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_pincer_v1_GetClipboardResponse__Output>): grpc.ClientUnaryCall;
+  GetClipboard(argument: _pincer_v1_GetClipboardRequest, callback: grpc.requestCallback<_pincer_v1_GetClipboardResponse__Output>): grpc.ClientUnaryCall;
   /**
    * Text of the CLIPBOARD selection (UTF-8); empty when nobody owns it.
    */
-  getClipboard(argument: _pincer_v1_GetClipboardRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_pincer_v1_ClipboardContent__Output>): grpc.ClientUnaryCall;
-  getClipboard(argument: _pincer_v1_GetClipboardRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_pincer_v1_ClipboardContent__Output>): grpc.ClientUnaryCall;
-  getClipboard(argument: _pincer_v1_GetClipboardRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_pincer_v1_ClipboardContent__Output>): grpc.ClientUnaryCall;
-  getClipboard(argument: _pincer_v1_GetClipboardRequest, callback: grpc.requestCallback<_pincer_v1_ClipboardContent__Output>): grpc.ClientUnaryCall;
+  getClipboard(argument: _pincer_v1_GetClipboardRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_pincer_v1_GetClipboardResponse__Output>): grpc.ClientUnaryCall;
+  getClipboard(argument: _pincer_v1_GetClipboardRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_pincer_v1_GetClipboardResponse__Output>): grpc.ClientUnaryCall;
+  getClipboard(argument: _pincer_v1_GetClipboardRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_pincer_v1_GetClipboardResponse__Output>): grpc.ClientUnaryCall;
+  getClipboard(argument: _pincer_v1_GetClipboardRequest, callback: grpc.requestCallback<_pincer_v1_GetClipboardResponse__Output>): grpc.ClientUnaryCall;
   
-  GetInfo(argument: _pincer_v1_GetInfoRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_pincer_v1_SystemInfo__Output>): grpc.ClientUnaryCall;
-  GetInfo(argument: _pincer_v1_GetInfoRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_pincer_v1_SystemInfo__Output>): grpc.ClientUnaryCall;
-  GetInfo(argument: _pincer_v1_GetInfoRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_pincer_v1_SystemInfo__Output>): grpc.ClientUnaryCall;
-  GetInfo(argument: _pincer_v1_GetInfoRequest, callback: grpc.requestCallback<_pincer_v1_SystemInfo__Output>): grpc.ClientUnaryCall;
-  getInfo(argument: _pincer_v1_GetInfoRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_pincer_v1_SystemInfo__Output>): grpc.ClientUnaryCall;
-  getInfo(argument: _pincer_v1_GetInfoRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_pincer_v1_SystemInfo__Output>): grpc.ClientUnaryCall;
-  getInfo(argument: _pincer_v1_GetInfoRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_pincer_v1_SystemInfo__Output>): grpc.ClientUnaryCall;
-  getInfo(argument: _pincer_v1_GetInfoRequest, callback: grpc.requestCallback<_pincer_v1_SystemInfo__Output>): grpc.ClientUnaryCall;
+  GetInfo(argument: _pincer_v1_GetInfoRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_pincer_v1_GetInfoResponse__Output>): grpc.ClientUnaryCall;
+  GetInfo(argument: _pincer_v1_GetInfoRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_pincer_v1_GetInfoResponse__Output>): grpc.ClientUnaryCall;
+  GetInfo(argument: _pincer_v1_GetInfoRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_pincer_v1_GetInfoResponse__Output>): grpc.ClientUnaryCall;
+  GetInfo(argument: _pincer_v1_GetInfoRequest, callback: grpc.requestCallback<_pincer_v1_GetInfoResponse__Output>): grpc.ClientUnaryCall;
+  getInfo(argument: _pincer_v1_GetInfoRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_pincer_v1_GetInfoResponse__Output>): grpc.ClientUnaryCall;
+  getInfo(argument: _pincer_v1_GetInfoRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_pincer_v1_GetInfoResponse__Output>): grpc.ClientUnaryCall;
+  getInfo(argument: _pincer_v1_GetInfoRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_pincer_v1_GetInfoResponse__Output>): grpc.ClientUnaryCall;
+  getInfo(argument: _pincer_v1_GetInfoRequest, callback: grpc.requestCallback<_pincer_v1_GetInfoResponse__Output>): grpc.ClientUnaryCall;
   
   /**
    * Top-level application windows.
@@ -84,17 +85,17 @@ export interface SystemClient extends grpc.Client {
   /**
    * Makes the daemon the owner of CLIPBOARD (and PRIMARY) with this text until someone else copies.
    */
-  SetClipboard(argument: _pincer_v1_ClipboardContent, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_pincer_v1_SetClipboardResponse__Output>): grpc.ClientUnaryCall;
-  SetClipboard(argument: _pincer_v1_ClipboardContent, metadata: grpc.Metadata, callback: grpc.requestCallback<_pincer_v1_SetClipboardResponse__Output>): grpc.ClientUnaryCall;
-  SetClipboard(argument: _pincer_v1_ClipboardContent, options: grpc.CallOptions, callback: grpc.requestCallback<_pincer_v1_SetClipboardResponse__Output>): grpc.ClientUnaryCall;
-  SetClipboard(argument: _pincer_v1_ClipboardContent, callback: grpc.requestCallback<_pincer_v1_SetClipboardResponse__Output>): grpc.ClientUnaryCall;
+  SetClipboard(argument: _pincer_v1_SetClipboardRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_pincer_v1_SetClipboardResponse__Output>): grpc.ClientUnaryCall;
+  SetClipboard(argument: _pincer_v1_SetClipboardRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_pincer_v1_SetClipboardResponse__Output>): grpc.ClientUnaryCall;
+  SetClipboard(argument: _pincer_v1_SetClipboardRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_pincer_v1_SetClipboardResponse__Output>): grpc.ClientUnaryCall;
+  SetClipboard(argument: _pincer_v1_SetClipboardRequest, callback: grpc.requestCallback<_pincer_v1_SetClipboardResponse__Output>): grpc.ClientUnaryCall;
   /**
    * Makes the daemon the owner of CLIPBOARD (and PRIMARY) with this text until someone else copies.
    */
-  setClipboard(argument: _pincer_v1_ClipboardContent, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_pincer_v1_SetClipboardResponse__Output>): grpc.ClientUnaryCall;
-  setClipboard(argument: _pincer_v1_ClipboardContent, metadata: grpc.Metadata, callback: grpc.requestCallback<_pincer_v1_SetClipboardResponse__Output>): grpc.ClientUnaryCall;
-  setClipboard(argument: _pincer_v1_ClipboardContent, options: grpc.CallOptions, callback: grpc.requestCallback<_pincer_v1_SetClipboardResponse__Output>): grpc.ClientUnaryCall;
-  setClipboard(argument: _pincer_v1_ClipboardContent, callback: grpc.requestCallback<_pincer_v1_SetClipboardResponse__Output>): grpc.ClientUnaryCall;
+  setClipboard(argument: _pincer_v1_SetClipboardRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_pincer_v1_SetClipboardResponse__Output>): grpc.ClientUnaryCall;
+  setClipboard(argument: _pincer_v1_SetClipboardRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_pincer_v1_SetClipboardResponse__Output>): grpc.ClientUnaryCall;
+  setClipboard(argument: _pincer_v1_SetClipboardRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_pincer_v1_SetClipboardResponse__Output>): grpc.ClientUnaryCall;
+  setClipboard(argument: _pincer_v1_SetClipboardRequest, callback: grpc.requestCallback<_pincer_v1_SetClipboardResponse__Output>): grpc.ClientUnaryCall;
   
 }
 
@@ -107,14 +108,14 @@ export interface SystemHandlers extends grpc.UntypedServiceImplementation {
    */
   CloseWindow: grpc.handleUnaryCall<_pincer_v1_CloseWindowRequest__Output, _pincer_v1_CloseWindowResponse>;
   
-  FocusWindow: grpc.handleUnaryCall<_pincer_v1_WindowRequest__Output, _pincer_v1_Window>;
+  FocusWindow: grpc.handleUnaryCall<_pincer_v1_FocusWindowRequest__Output, _pincer_v1_FocusWindowResponse>;
   
   /**
    * Text of the CLIPBOARD selection (UTF-8); empty when nobody owns it.
    */
-  GetClipboard: grpc.handleUnaryCall<_pincer_v1_GetClipboardRequest__Output, _pincer_v1_ClipboardContent>;
+  GetClipboard: grpc.handleUnaryCall<_pincer_v1_GetClipboardRequest__Output, _pincer_v1_GetClipboardResponse>;
   
-  GetInfo: grpc.handleUnaryCall<_pincer_v1_GetInfoRequest__Output, _pincer_v1_SystemInfo>;
+  GetInfo: grpc.handleUnaryCall<_pincer_v1_GetInfoRequest__Output, _pincer_v1_GetInfoResponse>;
   
   /**
    * Top-level application windows.
@@ -124,15 +125,15 @@ export interface SystemHandlers extends grpc.UntypedServiceImplementation {
   /**
    * Makes the daemon the owner of CLIPBOARD (and PRIMARY) with this text until someone else copies.
    */
-  SetClipboard: grpc.handleUnaryCall<_pincer_v1_ClipboardContent__Output, _pincer_v1_SetClipboardResponse>;
+  SetClipboard: grpc.handleUnaryCall<_pincer_v1_SetClipboardRequest__Output, _pincer_v1_SetClipboardResponse>;
   
 }
 
 export interface SystemDefinition extends grpc.ServiceDefinition {
   CloseWindow: MethodDefinition<_pincer_v1_CloseWindowRequest, _pincer_v1_CloseWindowResponse, _pincer_v1_CloseWindowRequest__Output, _pincer_v1_CloseWindowResponse__Output>
-  FocusWindow: MethodDefinition<_pincer_v1_WindowRequest, _pincer_v1_Window, _pincer_v1_WindowRequest__Output, _pincer_v1_Window__Output>
-  GetClipboard: MethodDefinition<_pincer_v1_GetClipboardRequest, _pincer_v1_ClipboardContent, _pincer_v1_GetClipboardRequest__Output, _pincer_v1_ClipboardContent__Output>
-  GetInfo: MethodDefinition<_pincer_v1_GetInfoRequest, _pincer_v1_SystemInfo, _pincer_v1_GetInfoRequest__Output, _pincer_v1_SystemInfo__Output>
+  FocusWindow: MethodDefinition<_pincer_v1_FocusWindowRequest, _pincer_v1_FocusWindowResponse, _pincer_v1_FocusWindowRequest__Output, _pincer_v1_FocusWindowResponse__Output>
+  GetClipboard: MethodDefinition<_pincer_v1_GetClipboardRequest, _pincer_v1_GetClipboardResponse, _pincer_v1_GetClipboardRequest__Output, _pincer_v1_GetClipboardResponse__Output>
+  GetInfo: MethodDefinition<_pincer_v1_GetInfoRequest, _pincer_v1_GetInfoResponse, _pincer_v1_GetInfoRequest__Output, _pincer_v1_GetInfoResponse__Output>
   ListWindows: MethodDefinition<_pincer_v1_ListWindowsRequest, _pincer_v1_ListWindowsResponse, _pincer_v1_ListWindowsRequest__Output, _pincer_v1_ListWindowsResponse__Output>
-  SetClipboard: MethodDefinition<_pincer_v1_ClipboardContent, _pincer_v1_SetClipboardResponse, _pincer_v1_ClipboardContent__Output, _pincer_v1_SetClipboardResponse__Output>
+  SetClipboard: MethodDefinition<_pincer_v1_SetClipboardRequest, _pincer_v1_SetClipboardResponse, _pincer_v1_SetClipboardRequest__Output, _pincer_v1_SetClipboardResponse__Output>
 }

@@ -12,7 +12,10 @@ export interface Window {
    * WM_CLASS instance and class names, e.g. "xterm" and "XTerm".
    */
   'instance'?: (string);
-  'class'?: (string);
+  /**
+   * Named class_name, not class (a keyword in most languages); the field number is that of v1's first release.
+   */
+  'className'?: (string);
   /**
    * _NET_WM_PID when the program sets it, else 0.
    */
@@ -35,7 +38,10 @@ export interface Window__Output {
    * WM_CLASS instance and class names, e.g. "xterm" and "XTerm".
    */
   'instance': (string);
-  'class': (string);
+  /**
+   * Named class_name, not class (a keyword in most languages); the field number is that of v1's first release.
+   */
+  'className': (string);
   /**
    * _NET_WM_PID when the program sets it, else 0.
    */

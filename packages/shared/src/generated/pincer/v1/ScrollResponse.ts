@@ -2,10 +2,10 @@
 
 import type { Point as _pincer_v1_Point, Point__Output as _pincer_v1_Point__Output } from '../../pincer/v1/Point.js';
 
-export interface PointerState {
+export interface ScrollResponse {
   'cursor'?: (_pincer_v1_Point | null);
 }
 
-export interface PointerState__Output {
+export interface ScrollResponse__Output {
   'cursor': (_pincer_v1_Point__Output | null);
 }

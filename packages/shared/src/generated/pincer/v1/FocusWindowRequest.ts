@@ -1,10 +1,10 @@
 // Original file: pincer/v1/system.proto
 
 
-export interface WindowRequest {
+export interface FocusWindowRequest {
   'id'?: (number);
 }
 
-export interface WindowRequest__Output {
+export interface FocusWindowRequest__Output {
   'id': (number);
 }

@@ -3,7 +3,10 @@
 import type { ProcessStarted as _pincer_v1_ProcessStarted, ProcessStarted__Output as _pincer_v1_ProcessStarted__Output } from '../../pincer/v1/ProcessStarted.js';
 import type { ProcessExited as _pincer_v1_ProcessExited, ProcessExited__Output as _pincer_v1_ProcessExited__Output } from '../../pincer/v1/ProcessExited.js';
 
-export interface ProcessEvent {
+/**
+ * One event of a started command.
+ */
+export interface StartResponse {
   'started'?: (_pincer_v1_ProcessStarted | null);
   'stdout'?: (Buffer | Uint8Array | string);
   'stderr'?: (Buffer | Uint8Array | string);
@@ -11,7 +14,10 @@ export interface ProcessEvent {
   'event'?: "started"|"stdout"|"stderr"|"exited";
 }
 
-export interface ProcessEvent__Output {
+/**
+ * One event of a started command.
+ */
+export interface StartResponse__Output {
   'started'?: (_pincer_v1_ProcessStarted__Output | null);
   'stdout'?: (Buffer);
   'stderr'?: (Buffer);

@@ -2,10 +2,10 @@
 
 import type { ProcessInfo as _pincer_v1_ProcessInfo, ProcessInfo__Output as _pincer_v1_ProcessInfo__Output } from '../../pincer/v1/ProcessInfo.js';
 
-export interface ListProcessesResponse {
+export interface ProcessListResponse {
   'processes'?: (_pincer_v1_ProcessInfo)[];
 }
 
-export interface ListProcessesResponse__Output {
+export interface ProcessListResponse__Output {
   'processes': (_pincer_v1_ProcessInfo__Output)[];
 }

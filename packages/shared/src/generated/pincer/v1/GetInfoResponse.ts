@@ -2,7 +2,7 @@
 
 import type { Size as _pincer_v1_Size, Size__Output as _pincer_v1_Size__Output } from '../../pincer/v1/Size.js';
 
-export interface SystemInfo {
+export interface GetInfoResponse {
   'hostname'?: (string);
   /**
    * Node's os.platform(): "linux", "darwin", "win32".
@@ -45,7 +45,7 @@ export interface SystemInfo {
   'uptimeSeconds'?: (number | string);
 }
 
-export interface SystemInfo__Output {
+export interface GetInfoResponse__Output {
   'hostname': (string);
   /**
    * Node's os.platform(): "linux", "darwin", "win32".

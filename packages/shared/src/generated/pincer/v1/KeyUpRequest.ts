@@ -1,10 +1,10 @@
 // Original file: pincer/v1/input.proto
 
 
-export interface KeyRequest {
+export interface KeyUpRequest {
   'key'?: (string);
 }
 
-export interface KeyRequest__Output {
+export interface KeyUpRequest__Output {
   'key': (string);
 }

@@ -1,10 +1,10 @@
 // Original file: pincer/v1/system.proto
 
 
-export interface ClipboardContent {
+export interface GetClipboardResponse {
   'text'?: (string);
 }
 
-export interface ClipboardContent__Output {
+export interface GetClipboardResponse__Output {
   'text': (string);
 }

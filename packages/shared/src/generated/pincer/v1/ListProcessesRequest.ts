@@ -1,8 +1,0 @@
-// Original file: pincer/v1/process.proto
-
-
-export interface ListProcessesRequest {
-}
-
-export interface ListProcessesRequest__Output {
-}

@@ -1,0 +1,11 @@
+// Original file: pincer/v1/input.proto
+
+import type { Point as _pincer_v1_Point, Point__Output as _pincer_v1_Point__Output } from '../../pincer/v1/Point.js';
+
+export interface MoveResponse {
+  'cursor'?: (_pincer_v1_Point | null);
+}
+
+export interface MoveResponse__Output {
+  'cursor': (_pincer_v1_Point__Output | null);
+}

@@ -1,0 +1,10 @@
+// Original file: pincer/v1/input.proto
+
+
+export interface PressKeysResponse {
+  'heldKeys'?: (string)[];
+}
+
+export interface PressKeysResponse__Output {
+  'heldKeys': (string)[];
+}

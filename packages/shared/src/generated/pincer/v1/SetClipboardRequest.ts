@@ -1,0 +1,10 @@
+// Original file: pincer/v1/system.proto
+
+
+export interface SetClipboardRequest {
+  'text'?: (string);
+}
+
+export interface SetClipboardRequest__Output {
+  'text': (string);
+}
