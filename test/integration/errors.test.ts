@@ -215,6 +215,10 @@ describe("INVALID_ARGUMENT carries google.rpc.BadRequest field violations", () =
     expect((key as InvalidArgumentError).fieldViolations.map((v) => v.field)).toEqual(["chord[1]"]);
     const point = await daemon.env.mouse.move({ x: 800, y: 10 }).catch((e: unknown) => e);
     expect((point as InvalidArgumentError).fieldViolations.map((v) => v.field)).toEqual(["to.x"]);
+    const cwd = await daemon.env.process.run(["true"], { cwd: "relative/dir" }).catch((e: unknown) => e);
+    expect((cwd as InvalidArgumentError).fieldViolations.map((v) => v.field)).toEqual(["cwd"]);
+    const signal = await daemon.env.process.signal(1, "SIGNOPE").catch((e: unknown) => e);
+    expect((signal as InvalidArgumentError).fieldViolations.map((v) => v.field)).toEqual(["signal"]);
   });
 
   test("a region off the screen names region", async () => {

@@ -96,7 +96,7 @@ async function list(a: Anchored, req: RequestOutputOf<"Files", "List">): Promise
     if (!PINNED && !(await lstat(a.at)).isDirectory()) throw Object.assign(new Error("not a directory"), { code: "ENOTDIR" });
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    throw code === "ENOTDIR" || code === "ELOOP" ? new InvalidArgumentError(`path: ${a.path} is not a directory`) : fsError(e, a.path);
+    throw code === "ENOTDIR" || code === "ELOOP" ? InvalidArgumentError.forField("path", `${a.path} is not a directory`) : fsError(e, a.path);
   }
   const entries: wire.FileInfo[] = [];
   // Breadth first, sorted by name within a directory, so a truncated listing is the shallow part.
@@ -148,7 +148,7 @@ async function makeDir(a: Anchored, req: RequestOutputOf<"Files", "MakeDir">): P
 }
 
 async function remove(a: Anchored, req: RequestOutputOf<"Files", "Remove">): Promise<ResponseOf<"Files", "Remove">> {
-  if (a.path === "/" || a.name === ".") throw new InvalidArgumentError(`path: refusing to remove ${a.path}`);
+  if (a.path === "/" || a.name === ".") throw InvalidArgumentError.forField("path", `refusing to remove ${a.path}`);
   const s = await lstat(a.at).catch((e: unknown) => e as NodeJS.ErrnoException);
   if (!("isDirectory" in s)) {
     if (s.code === "ENOENT" && req.missingOk) return { removed: false };

@@ -32,20 +32,20 @@ async function validCommand(
   req: { argv: string[]; shell: string; cwd: string; env: Record<string, string>; stdin?: Buffer },
   policy: Partial<ProcessPolicy> = {},
 ): Promise<CommandSpec> {
-  if (req.argv.length > 0 && req.shell) throw new InvalidArgumentError("argv, shell: set exactly one of them, not both");
+  if (req.argv.length > 0 && req.shell) throw InvalidArgumentError.forField(["argv", "shell"], "set exactly one of them, not both");
   if (req.argv.length === 0 && !req.shell)
-    throw new InvalidArgumentError('argv: give a program and its arguments, e.g. ["ls", "-la"], or a shell command line');
-  if (req.argv.length > 0 && !req.argv[0]) throw new InvalidArgumentError("argv[0]: the program name is empty");
-  if (req.cwd && !isAbsolute(req.cwd)) throw new InvalidArgumentError(`cwd: ${JSON.stringify(req.cwd)} is not absolute`);
+    throw InvalidArgumentError.forField("argv", 'give a program and its arguments, e.g. ["ls", "-la"], or a shell command line');
+  if (req.argv.length > 0 && !req.argv[0]) throw InvalidArgumentError.forField("argv[0]", "the program name is empty");
+  if (req.cwd && !isAbsolute(req.cwd)) throw InvalidArgumentError.forField("cwd", `${JSON.stringify(req.cwd)} is not absolute`);
   for (const [key, value] of Object.entries(req.env)) {
-    if (!key || key.includes("=") || key.includes("\0")) throw new InvalidArgumentError(`env: ${JSON.stringify(key)} is not a valid variable name`);
-    if (value.includes("\0")) throw new InvalidArgumentError(`env.${key}: a value cannot contain a NUL byte`);
+    if (!key || key.includes("=") || key.includes("\0")) throw InvalidArgumentError.forField("env", `${JSON.stringify(key)} is not a valid variable name`);
+    if (value.includes("\0")) throw InvalidArgumentError.forField(`env.${key}`, `a value cannot contain a NUL byte`);
   }
   req.argv.forEach((a, i) => {
-    if (a.includes("\0")) throw new InvalidArgumentError(`argv[${i}]: an argument cannot contain a NUL byte`);
+    if (a.includes("\0")) throw InvalidArgumentError.forField(`argv[${i}]`, `an argument cannot contain a NUL byte`);
   });
-  if (req.shell.includes("\0")) throw new InvalidArgumentError("shell: a command line cannot contain a NUL byte");
-  if (req.cwd.includes("\0")) throw new InvalidArgumentError("cwd: a path cannot contain a NUL byte");
+  if (req.shell.includes("\0")) throw InvalidArgumentError.forField("shell", "a command line cannot contain a NUL byte");
+  if (req.cwd.includes("\0")) throw InvalidArgumentError.forField("cwd", "a path cannot contain a NUL byte");
   if (req.cwd) {
     if (policy.fileRoot) absolutePath(req.cwd, "cwd", policy.fileRoot);
     const st = await stat(req.cwd).catch(() => undefined);
@@ -207,7 +207,7 @@ async function start(
 function sendSignal(table: ProcessTable, req: RequestOutputOf<"Process", "Signal">): ResponseOf<"Process", "Signal"> {
   const sig = (req.signal || "SIGTERM").toUpperCase();
   if (!(ALLOWED_SIGNALS as readonly string[]).includes(sig)) {
-    throw new InvalidArgumentError(`signal: ${JSON.stringify(req.signal)} is not one of ${ALLOWED_SIGNALS.join(", ")}`);
+    throw InvalidArgumentError.forField("signal", `${JSON.stringify(req.signal)} is not one of ${ALLOWED_SIGNALS.join(", ")}`);
   }
   if (!table.has(req.pid)) throw new NotFoundError(`pid: ${req.pid} is not a running process started by this daemon`);
   signalGroup(req.pid, sig as NodeJS.Signals);
