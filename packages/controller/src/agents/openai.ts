@@ -21,6 +21,23 @@ import { DROPPED_SCREENSHOT_NOTE, History } from "./history.js";
 import { jsonModeInstructions, JsonReplyError, parseJsonReply } from "./jsonReply.js";
 import type { Agent, AgentObservation, AgentTaskContext, AgentTurn } from "./types.js";
 
+/**
+ * The OpenAI SDK client of an agent: key and endpoint from the options or OPENAI_API_KEY /
+ * OPENAI_BASE_URL (a base URL needs no key: local servers such as vLLM and Ollama take any, the SDK
+ * insists on one), the SDK's own retries and timeout.
+ */
+export function openaiClient(agent: string, opts: ProviderAgentOptions): OpenAI {
+  const baseURL = opts.baseURL ?? process.env.OPENAI_BASE_URL;
+  const apiKey = opts.apiKey ?? process.env.OPENAI_API_KEY;
+  if (!apiKey && !baseURL) throw new InvalidArgumentError(`the ${agent} agent needs OPENAI_API_KEY, or --base-url for a server that needs no key`);
+  return new OpenAI({
+    apiKey: apiKey || "no-key",
+    ...(baseURL ? { baseURL } : {}),
+    maxRetries: opts.retry?.retries ?? 5,
+    timeout: opts.requestTimeoutMs ?? 300_000,
+  });
+}
+
 /** Options of {@link OpenAIAgent}. */
 export interface OpenAIAgentOptions extends ProviderAgentOptions {
   /**
@@ -77,18 +94,7 @@ export class OpenAIAgent implements Agent {
     this.#opts = opts;
     this.model = opts.model;
     this.name = opts.mode === "json" ? "openai-json" : "openai";
-    const baseURL = opts.baseURL ?? process.env.OPENAI_BASE_URL;
-    const apiKey = opts.apiKey ?? process.env.OPENAI_API_KEY;
-    if (!apiKey && !baseURL) {
-      throw new InvalidArgumentError("the openai agent needs OPENAI_API_KEY, or --base-url for a local server that needs no key");
-    }
-    // Local servers (vLLM, Ollama) take any key; the SDK insists on one.
-    this.#client = new OpenAI({
-      apiKey: apiKey || "no-key",
-      ...(baseURL ? { baseURL } : {}),
-      maxRetries: opts.retry?.retries ?? 5,
-      timeout: opts.requestTimeoutMs ?? 300_000,
-    });
+    this.#client = openaiClient("openai", opts);
     this.#meter = new UsageMeter(opts.model, opts.prices);
   }
 

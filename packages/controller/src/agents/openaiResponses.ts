@@ -1,4 +1,4 @@
-import OpenAI from "openai";
+import type OpenAI from "openai";
 import type {
   ComputerUsePreviewTool,
   FunctionTool,
@@ -28,6 +28,7 @@ import {
 } from "./common.js";
 import { COMPUTER_ACTION_NAME, OPENAI_COMPUTER_ACTION_NAME, planOpenAIComputerAction } from "./computerCalls.js";
 import { createComputerAction } from "./computerUse.js";
+import { openaiClient } from "./openai.js";
 import type { Agent, AgentObservation, AgentTaskContext, AgentTurn } from "./types.js";
 
 /** Options of {@link OpenAIResponsesAgent}. */
@@ -102,17 +103,7 @@ export class OpenAIResponsesAgent implements Agent {
     if (!opts.model) throw new InvalidArgumentError("the openai-cu agent needs a model (--model)");
     this.#opts = opts;
     this.model = opts.model;
-    const baseURL = opts.baseURL ?? process.env.OPENAI_BASE_URL;
-    const apiKey = opts.apiKey ?? process.env.OPENAI_API_KEY;
-    if (!apiKey && !baseURL) {
-      throw new InvalidArgumentError("the openai-cu agent needs OPENAI_API_KEY, or --base-url for a server that needs no key");
-    }
-    this.#client = new OpenAI({
-      apiKey: apiKey || "no-key",
-      ...(baseURL ? { baseURL } : {}),
-      maxRetries: opts.retry?.retries ?? 5,
-      timeout: opts.requestTimeoutMs ?? 300_000,
-    });
+    this.#client = openaiClient("openai-cu", opts);
     this.#meter = new UsageMeter(opts.model, opts.prices);
   }
 
