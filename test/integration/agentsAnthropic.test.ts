@@ -4,15 +4,14 @@ import { join } from "node:path";
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { AnthropicAgent, createComputerAction, type AnthropicAgentOptions } from "@pincer/controller/agents";
-import { createRegistries, defineTask, type DatasetTask, type TaskModule } from "@pincer/controller/datasets";
+import { defineTask, type DatasetTask, type TaskModule } from "@pincer/controller/datasets";
 import { evaluator } from "@pincer/controller";
-import { remotePool } from "@pincer/controller/machines";
-import { runTasks, type Summary } from "@pincer/controller/runner";
 import { sdkBodyErrors } from "../fixtures/sdkTypes.js";
 import { spawnDaemon, type RunningDaemon } from "../fixtures/daemon.js";
 import { moduleTask } from "../fixtures/tasks.js";
-import { anthropicError, anthropicMessage, startFakeProvider, type FakeProvider, type RecordedRequest, type Reply } from "../fixtures/fakeProviders.js";
+import { anthropicError, anthropicMessage, type Reply } from "../fixtures/fakeProviders.js";
 import { openWitnessWindow, type WitnessWindow } from "../fixtures/xwitness.js";
+import { WireRuns } from "../fixtures/wireRuns.js";
 import { startXvfb, type XServer } from "../fixtures/xvfb.js";
 
 // 1920×1080 seen through the runner's 1280×720 screenshots: model pixel (428, 240) is screen (642, 360).
@@ -20,9 +19,6 @@ let xs: XServer;
 let daemon: RunningDaemon;
 let w: WitnessWindow;
 let work: string;
-let fake: FakeProvider | undefined;
-/** Every request of this file, for the SDK type check at the end. */
-const recorded: RecordedRequest[] = [];
 
 beforeAll(async () => {
   xs = await startXvfb({ width: 1920, height: 1080 });
@@ -33,7 +29,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await fake?.close();
+  await runs.close();
   w?.close();
   await daemon?.close();
   await xs?.close();
@@ -44,28 +40,10 @@ const memoryTask = (module: TaskModule): DatasetTask => moduleTask(module, work)
 
 const never = evaluator({ name: "never", description: "Never passes by itself.", run: () => false });
 
-async function run(task: DatasetTask, script: Reply[], opts: Partial<AnthropicAgentOptions> = {}): Promise<{ summary: Summary; requests: RecordedRequest[] }> {
-  await fake?.close();
-  fake = await startFakeProvider(script);
-  const pool = await remotePool([`desktop=${daemon.address}`]);
-  try {
-    const { runDir } = await runTasks({
-      tasks: [task],
-      registries: createRegistries(),
-      pool,
-      agentFor: () => new AnthropicAgent({ model: "claude-fake", baseURL: fake!.origin, apiKey: "sk-ant-test", ...opts }),
-      outDir: join(work, "results"),
-      runId: task.id,
-      maxSteps: 20,
-    });
-    const summary = JSON.parse(readFileSync(join(runDir, "agents", task.id, "attempt-1", "summary.json"), "utf8")) as Summary;
-    expect(fake.remaining()).toBe(0);
-    recorded.push(...fake.requests);
-    return { summary, requests: fake.requests };
-  } finally {
-    await pool.close();
-  }
-}
+const runs = new WireRuns(() => ({ daemonAddress: daemon.address, outDir: join(work, "results"), maxSteps: 20 }));
+
+const run = (task: DatasetTask, script: Reply[], opts: Partial<AnthropicAgentOptions> = {}) =>
+  runs.run(task, script, (fake) => new AnthropicAgent({ model: "claude-fake", baseURL: fake.origin, apiKey: "sk-ant-test", ...opts }));
 
 const since = (from: number) => w.events.slice(from);
 const pressesAt = (from: number) =>
@@ -261,9 +239,9 @@ describe("Anthropic agent against a local Messages API server, acting on a real 
   });
 
   test("every request body of this file matches the SDK's MessageCreateParamsNonStreaming (the beta one for computer use)", () => {
-    expect(recorded.length).toBeGreaterThan(5);
+    expect(runs.recorded.length).toBeGreaterThan(5);
     expect(
-      sdkBodyErrors(recorded.map((r) => ({ kind: r.headers["anthropic-beta"] ? ("anthropic-beta" as const) : ("anthropic" as const), body: r.body }))),
+      sdkBodyErrors(runs.recorded.map((r) => ({ kind: r.headers["anthropic-beta"] ? ("anthropic-beta" as const) : ("anthropic" as const), body: r.body }))),
     ).toEqual([]);
   });
 });

@@ -1,18 +1,17 @@
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { createRegistries, defineTask, type DatasetTask, type TaskModule } from "@pincer/controller/datasets";
+import { defineTask, type DatasetTask, type TaskModule } from "@pincer/controller/datasets";
 import { evaluator } from "@pincer/controller";
 import { OpenAIAgent, type OpenAIAgentOptions } from "@pincer/controller/agents";
-import { remotePool } from "@pincer/controller/machines";
-import { runTasks, type Summary } from "@pincer/controller/runner";
 import { sdkBodyErrors } from "../fixtures/sdkTypes.js";
 import { spawnDaemon, type RunningDaemon } from "../fixtures/daemon.js";
 import { moduleTask } from "../fixtures/tasks.js";
-import { openaiError, openaiText, openaiToolCalls, startFakeProvider, type FakeProvider, type RecordedRequest, type Reply } from "../fixtures/fakeProviders.js";
+import { openaiError, openaiText, openaiToolCalls, type Reply } from "../fixtures/fakeProviders.js";
 import { openWitnessWindow, type WitnessWindow } from "../fixtures/xwitness.js";
+import { WireRuns } from "../fixtures/wireRuns.js";
 import { startXvfb, type XServer } from "../fixtures/xvfb.js";
 
 // 1920×1080: the runner shows the model 1280×720 screenshots (scale 2/3), so a click the model puts
@@ -21,9 +20,6 @@ let xs: XServer;
 let daemon: RunningDaemon;
 let w: WitnessWindow;
 let work: string;
-let fake: FakeProvider | undefined;
-/** Every request of this file, for the SDK type check at the end. */
-const recorded: RecordedRequest[] = [];
 
 beforeAll(async () => {
   xs = await startXvfb({ width: 1920, height: 1080 });
@@ -34,7 +30,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await fake?.close();
+  await runs.close();
   w?.close();
   await daemon?.close();
   await xs?.close();
@@ -43,35 +39,21 @@ afterAll(async () => {
 
 const memoryTask = (module: TaskModule): DatasetTask => moduleTask(module, work);
 
-async function run(task: DatasetTask, script: Reply[], opts: Partial<OpenAIAgentOptions> = {}): Promise<{ summary: Summary; requests: RecordedRequest[] }> {
-  await fake?.close();
-  fake = await startFakeProvider(script);
-  const pool = await remotePool([`desktop=${daemon.address}`]);
-  try {
-    const { runDir } = await runTasks({
-      tasks: [task],
-      registries: createRegistries(),
-      pool,
-      agentFor: () =>
-        new OpenAIAgent({
-          model: "fake-model",
-          baseURL: fake!.url,
-          apiKey: "test-key",
-          prices: { "*": { input: 2, output: 8 } },
-          ...opts,
-        }),
-      outDir: join(work, "results"),
-      runId: task.id,
-      maxSteps: 10,
-    });
-    const summary = JSON.parse(readFileSync(join(runDir, "agents", task.id, "attempt-1", "summary.json"), "utf8")) as Summary;
-    expect(fake.remaining()).toBe(0);
-    recorded.push(...fake.requests);
-    return { summary, requests: fake.requests };
-  } finally {
-    await pool.close();
-  }
-}
+const runs = new WireRuns(() => ({ daemonAddress: daemon.address, outDir: join(work, "results"), maxSteps: 10 }));
+
+const run = (task: DatasetTask, script: Reply[], opts: Partial<OpenAIAgentOptions> = {}) =>
+  runs.run(
+    task,
+    script,
+    (fake) =>
+      new OpenAIAgent({
+        model: "fake-model",
+        baseURL: fake.url,
+        apiKey: "test-key",
+        prices: { "*": { input: 2, output: 8 } },
+        ...opts,
+      }),
+  );
 
 async function imageOf(url: string) {
   const m = /^data:(image\/\w+);base64,(.+)$/.exec(url);
@@ -249,7 +231,7 @@ describe("OpenAI-compatible agent against a local chat-completions server, actin
   });
 
   test("every request body of this file matches the SDK's ChatCompletionCreateParamsNonStreaming", () => {
-    expect(recorded.length).toBeGreaterThan(5);
-    expect(sdkBodyErrors(recorded.map((r) => ({ kind: "openai-chat" as const, body: r.body })))).toEqual([]);
+    expect(runs.recorded.length).toBeGreaterThan(5);
+    expect(sdkBodyErrors(runs.recorded.map((r) => ({ kind: "openai-chat" as const, body: r.body })))).toEqual([]);
   });
 });

@@ -4,15 +4,14 @@ import { join } from "node:path";
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { OpenAIResponsesAgent, type OpenAIResponsesAgentOptions } from "@pincer/controller/agents";
-import { createRegistries, defineTask, type DatasetTask, type TaskModule } from "@pincer/controller/datasets";
+import { defineTask, type DatasetTask, type TaskModule } from "@pincer/controller/datasets";
 import { evaluator } from "@pincer/controller";
-import { remotePool } from "@pincer/controller/machines";
-import { runTasks, type Summary } from "@pincer/controller/runner";
 import { spawnDaemon, type RunningDaemon } from "../fixtures/daemon.js";
 import { moduleTask } from "../fixtures/tasks.js";
-import { openaiError, openaiResponse, startFakeProvider, type FakeProvider, type RecordedRequest, type Reply } from "../fixtures/fakeProviders.js";
+import { openaiError, openaiResponse, type Reply } from "../fixtures/fakeProviders.js";
 import { sdkBodyErrors } from "../fixtures/sdkTypes.js";
 import { openWitnessWindow, type WitnessWindow } from "../fixtures/xwitness.js";
+import { WireRuns } from "../fixtures/wireRuns.js";
 import { startXvfb, type XServer } from "../fixtures/xvfb.js";
 
 // 1920×1080 seen through the runner's 1280×720 screenshots: the computer tool's display is
@@ -21,8 +20,6 @@ let xs: XServer;
 let daemon: RunningDaemon;
 let w: WitnessWindow;
 let work: string;
-let fake: FakeProvider | undefined;
-const recorded: RecordedRequest[] = [];
 
 beforeAll(async () => {
   xs = await startXvfb({ width: 1920, height: 1080 });
@@ -33,7 +30,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await fake?.close();
+  await runs.close();
   w?.close();
   await daemon?.close();
   await xs?.close();
@@ -43,32 +40,10 @@ afterAll(async () => {
 const memoryTask = (module: TaskModule): DatasetTask => moduleTask(module, work);
 const never = evaluator({ name: "never", description: "Never passes by itself.", run: () => false });
 
-async function run(
-  task: DatasetTask,
-  script: Reply[],
-  opts: Partial<OpenAIResponsesAgentOptions> = {},
-): Promise<{ summary: Summary; requests: RecordedRequest[] }> {
-  await fake?.close();
-  fake = await startFakeProvider(script);
-  const pool = await remotePool([`desktop=${daemon.address}`]);
-  try {
-    const { runDir } = await runTasks({
-      tasks: [task],
-      registries: createRegistries(),
-      pool,
-      agentFor: () => new OpenAIResponsesAgent({ model: "computer-use-preview", baseURL: fake!.url, apiKey: "test-key", ...opts }),
-      outDir: join(work, "results"),
-      runId: task.id,
-      maxSteps: 20,
-    });
-    const summary = JSON.parse(readFileSync(join(runDir, "agents", task.id, "attempt-1", "summary.json"), "utf8")) as Summary;
-    expect(fake.remaining()).toBe(0);
-    recorded.push(...fake.requests);
-    return { summary, requests: fake.requests };
-  } finally {
-    await pool.close();
-  }
-}
+const runs = new WireRuns(() => ({ daemonAddress: daemon.address, outDir: join(work, "results"), maxSteps: 20 }));
+
+const run = (task: DatasetTask, script: Reply[], opts: Partial<OpenAIResponsesAgentOptions> = {}) =>
+  runs.run(task, script, (fake) => new OpenAIResponsesAgent({ model: "computer-use-preview", baseURL: fake.url, apiKey: "test-key", ...opts }));
 
 const since = (from: number) => w.events.slice(from);
 const pressesAt = (from: number) =>
@@ -206,7 +181,7 @@ describe("openai-cu: the Responses API with the computer-use tool, against a loc
   });
 
   test("every request body of this file matches the SDK's ResponseCreateParamsNonStreaming", () => {
-    expect(recorded.length).toBeGreaterThanOrEqual(8);
-    expect(sdkBodyErrors(recorded.map((r) => ({ kind: "openai-responses", body: r.body })))).toEqual([]);
+    expect(runs.recorded.length).toBeGreaterThanOrEqual(8);
+    expect(sdkBodyErrors(runs.recorded.map((r) => ({ kind: "openai-responses", body: r.body })))).toEqual([]);
   });
 });
