@@ -9,12 +9,8 @@ import { createProviderAgent, isProviderAgent, parseMaxHistory, PROVIDER_AGENTS 
 import { parsePrice } from "../agents/pricing.js";
 import type { HistoryOptions } from "../agents/history.js";
 import type { Agent } from "../agents/types.js";
-import { environmentsOf } from "../runner/attempt.js";
-import { loadMachinesFile } from "../machines/credentials.js";
-import { localProvider } from "../machines/localProvider.js";
-import { checkPool, machinesOfEnvFlags, remoteProvider } from "../machines/remoteProvider.js";
-import { openPool, type EnvironmentPool, type EnvironmentProvider } from "../machines/provider.js";
-import { addCredentialOptions, credentialFlags } from "./credentials.js";
+import { addCredentialOptions } from "./credentials.js";
+import { addProviderOptions, openCliPool, type MachineCliOptions } from "./pools.js";
 import { reportMarkdown, type Report } from "../runner/report.js";
 import { isInfraState, type Summary } from "../runner/results.js";
 import { runTasks, type RunnerOptions } from "../runner/runner.js";
@@ -25,6 +21,7 @@ import { checkTasksBuild } from "./buildCheck.js";
 import { weakChecks } from "./weakChecks.js";
 import { registerMcpCommand } from "./mcp.js";
 import { registerReportCommand } from "./reportCommand.js";
+import { registerImageCommand } from "./imageCommand.js";
 import { createProgressPrinter } from "./progress.js";
 import { parseSettle } from "./settleOption.js";
 import type { SettleOptions } from "../env/index.js";
@@ -85,50 +82,6 @@ function agentFactory(kind: string, o: AgentCliOptions = {}): (task: DatasetTask
   // Fails now, before machines start, when a key or setting is missing.
   createProviderAgent(kind, opts);
   return () => createProviderAgent(kind, opts);
-}
-
-/** Where tasks run: `--machines`, `--env` and the credential flags of a command. */
-interface MachineCliOptions {
-  env: string[];
-  machines?: string;
-  [flag: string]: unknown;
-}
-
-/** The remote provider the options describe and its environment names, or undefined for the embedded default. */
-function remoteProviderOf(o: MachineCliOptions): { provider: EnvironmentProvider; names: string[] } | undefined {
-  const flags = credentialFlags(o);
-  if (o.machines && o.env.length > 0) throw new CliArgumentError("give machines with --machines or with --env, not both");
-  const machines = o.machines ? loadMachinesFile(o.machines, flags) : o.env.length > 0 ? machinesOfEnvFlags(o.env, flags) : undefined;
-  return machines && { provider: remoteProvider(machines, flags), names: [...machines.keys()] };
-}
-
-async function openCliPool(
-  tasks: readonly DatasetTask[],
-  o: MachineCliOptions,
-  concurrency: number,
-  local: { width: number; height: number; accessibilityBus?: boolean },
-): Promise<EnvironmentPool> {
-  const remote = remoteProviderOf(o);
-  if (remote) {
-    const pool = await openPool(remote.provider, remote.names, concurrency);
-    // All machines at once; one error listing every machine that cannot be used, and why.
-    await checkPool(pool).catch(async (err: unknown) => {
-      await pool.close();
-      throw err;
-    });
-    const unreset = pool.slots.flatMap((slot) => Object.entries(slot.machines ?? {}).filter(([, m]) => !m.reset));
-    if (unreset.length > 0) {
-      process.stderr.write(
-        `warning: ${unreset.length} machine(s) have no reset command (${[...new Set(unreset.map(([n]) => n))].join(", ")}): each task starts on ` +
-          `what the previous one left; give "reset" per machine in --machines (e.g. a snapshot revert)\n`,
-      );
-    }
-    return pool;
-  }
-  const names = [...new Set(tasks.flatMap(environmentsOf))];
-  const each = `an Xvfb display and a pincer-daemon${local.accessibilityBus ? " with an accessibility bus" : ""} each`;
-  process.stderr.write(`starting ${concurrency} local slot(s) with ${names.join(", ")} (${each})\n`);
-  return openPool(localProvider(local), names, concurrency);
 }
 
 /** Says which valid tasks a run leaves out because they need functions Pincer lacks (never silently). */
@@ -365,6 +318,7 @@ const runCommandCli = program
     process.exitCode = await runCommand(dir, o);
   });
 addCredentialOptions(runCommandCli);
+addProviderOptions(runCommandCli);
 
 program
   .command("validate")
@@ -404,8 +358,10 @@ const checkCommandCli = program
     process.exitCode = await checkCommand(dir, o);
   });
 addCredentialOptions(checkCommandCli);
+addProviderOptions(checkCommandCli);
 
 registerReportCommand(program);
+registerImageCommand(program);
 registerMcpCommand(program);
 
 program.parseAsync().catch((err: unknown) => {

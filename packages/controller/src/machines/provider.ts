@@ -15,9 +15,9 @@ export interface ProvidedMachine {
 /**
  * Where a run's machines come from. A provider gives the runner a machine per environment name and
  * slot, brings a machine back to its clean state before every attempt, and takes it back at the
- * end. Pincer has `local` (a sandboxed daemon and Xvfb on this computer) and `remote` (daemons at
- * given addresses, with an optional reset command each); a VM or container provider implements the
- * same four methods.
+ * end. Pincer has `local` (a sandboxed daemon and Xvfb on this computer), `remote` (daemons at
+ * given addresses, with an optional reset command each), `container` (a fresh container per task
+ * from a Pincer image) and `qemu` (VMs from a Pincer image, reset to a snapshot per task).
  */
 export interface EnvironmentProvider {
   /** Short name recorded in summary.json and the manifest: "local", "remote", … */
@@ -35,6 +35,8 @@ export interface EnvironmentProvider {
   reset(machine: ProvidedMachine, signal?: AbortSignal): Promise<{ machine: ProvidedMachine; method: string }>;
   /** Gives a machine back: stops it, or disconnects from it. */
   release(machine: ProvidedMachine): Promise<void>;
+  /** Frees what the provider itself holds (an engine service it started, say), after every machine is released. */
+  close?(): Promise<void>;
 }
 
 /** How one machine was brought to its clean state before an attempt. */
@@ -99,7 +101,8 @@ export async function openPool(provider: EnvironmentProvider, names: readonly st
         (made) => Promise.all(made.map((m) => provider.release(m))),
       ),
     ),
-    (made) => Promise.all(made.flat().map((m) => provider.release(m))),
+    // Nothing is handed out: the provider's own resources go too.
+    (made) => Promise.all(made.flat().map((m) => provider.release(m))).finally(() => provider.close?.()),
   );
   const current = acquired.map((list) => new Map(names.map((n, i) => [n, list[i]!])));
   const describe = (slot: EnvironmentSlot, byName: Map<string, ProvidedMachine>) => {
@@ -135,6 +138,12 @@ export async function openPool(provider: EnvironmentProvider, names: readonly st
   return {
     slots,
     provider: { name: provider.name, config: provider.config() },
-    close: async () => void (await Promise.all(current.flatMap((byName) => [...byName.values()].map((m) => provider.release(m))))),
+    close: async () => {
+      try {
+        await Promise.all(current.flatMap((byName) => [...byName.values()].map((m) => provider.release(m))));
+      } finally {
+        await provider.close?.();
+      }
+    },
   };
 }

@@ -1,0 +1,98 @@
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { type Command, InvalidArgumentError as CliArgumentError, Option } from "commander";
+import { buildImage, cacheRoot, type ImageFormat, type ImageManifest } from "../images/build.js";
+import { PROFILE_NAMES, PROFILES } from "../images/profiles.js";
+
+function formatsOf(v: string): ImageFormat[] {
+  const list = v.split(",").map((s) => s.trim());
+  const bad = list.filter((f) => f !== "container" && f !== "qcow2");
+  if (bad.length > 0 || list.length === 0) throw new CliArgumentError(`${JSON.stringify(v)}: give container, qcow2, or container,qcow2`);
+  return list as ImageFormat[];
+}
+
+function packagesOf(v: string, previous: string[] = []): string[] {
+  return [
+    ...previous,
+    ...v
+      .split(/[,\s]+/)
+      .map((s) => s.trim())
+      .filter(Boolean),
+  ];
+}
+
+function describe(m: ImageManifest): string {
+  const lines = [`image ${m.profile}-${m.key} (${m.dir})`, `  root filesystem: ${m.rootfs}`];
+  if (m.container) lines.push(`  container image: ${m.container.tag} (in ${m.container.engine})`);
+  if (m.qcow2) lines.push(`  qcow2 disk: ${m.qcow2.disk}`, `  kernel: ${m.qcow2.kernel}`);
+  lines.push(`  use it: pincer run TASKS --provider ${m.qcow2 && !m.container ? "qemu" : "container"} --image ${m.profile}`);
+  return lines.join("\n");
+}
+
+/** Images in the cache, newest first, from each image folder's image.json. */
+function cachedImages(cacheDir?: string): ImageManifest[] {
+  const root = join(cacheRoot(cacheDir), "images");
+  let names: string[];
+  try {
+    names = readdirSync(root);
+  } catch {
+    return [];
+  }
+  return names
+    .map((n) => join(root, n, "image.json"))
+    .filter((f) => {
+      try {
+        return statSync(f).isFile();
+      } catch {
+        return false;
+      }
+    })
+    .map((f) => JSON.parse(readFileSync(f, "utf8")) as ImageManifest)
+    .sort((a, b) => b.created.localeCompare(a.created));
+}
+
+/** `pincer image build|list|profiles`: Pincer's machine images, built from Debian packages. */
+export function registerImageCommand(program: Command): void {
+  const image = program.command("image").description("machine images for the container and qemu providers, built from Debian packages");
+  image
+    .command("build")
+    .description("build (or find in the cache) an image: a root filesystem made by mmdebstrap, as a container image and/or a qcow2 disk")
+    .addOption(new Option("--profile <name>", "what is installed (pincer image profiles lists them)").choices([...PROFILE_NAMES]).default("minimal"))
+    .option("--format <formats>", "container, qcow2, or container,qcow2", formatsOf, ["container"] as ImageFormat[])
+    .option("--add-packages <list>", "more Debian packages, comma- or space-separated (repeatable)", packagesOf, [] as string[])
+    .option("--cache-dir <dir>", "where images are kept (default $PINCER_CACHE_DIR, else ~/.cache/pincer)")
+    .option("--engine <socket>", "container engine (Docker or Podman API socket; default: found, or a private podman service)")
+    .option("--mirror <url>", "Debian mirror", "http://deb.debian.org/debian")
+    .option("--rebuild", "build again even if the cache has this image", false)
+    .action(
+      async (o: { profile: string; format: ImageFormat[]; addPackages: string[]; cacheDir?: string; engine?: string; mirror: string; rebuild: boolean }) => {
+        const t0 = performance.now();
+        const m = await buildImage({
+          profile: o.profile,
+          formats: o.format,
+          addPackages: o.addPackages,
+          mirror: o.mirror,
+          rebuild: o.rebuild,
+          ...(o.cacheDir ? { cacheDir: o.cacheDir } : {}),
+          ...(o.engine ? { engine: o.engine } : {}),
+          log: (l) => process.stderr.write(`${l}\n`),
+        });
+        process.stdout.write(`${describe(m)}\n  took ${((performance.now() - t0) / 1000).toFixed(1)} s\n`);
+      },
+    );
+  image
+    .command("list")
+    .description("the images in the cache, newest first")
+    .option("--cache-dir <dir>", "where images are kept")
+    .action((o: { cacheDir?: string }) => {
+      const list = cachedImages(o.cacheDir);
+      if (list.length === 0) process.stdout.write("no images yet: pincer image build --profile minimal\n");
+      for (const m of list) process.stdout.write(`${describe(m)}\n  built ${m.created}${m.addPackages.length ? `, added ${m.addPackages.join(" ")}` : ""}\n`);
+    });
+  image
+    .command("profiles")
+    .description("what each profile installs")
+    .action(() => {
+      for (const p of Object.values(PROFILES)) process.stdout.write(`${p.name}: ${p.description}\n  ${p.packages.join(" ")}\n`);
+    });
+}

@@ -1,0 +1,92 @@
+import { createHash } from "node:crypto";
+import { copyFile, cp, mkdir, readdir, readFile, stat, writeFile } from "node:fs/promises";
+import { createRequire } from "node:module";
+import { dirname, join, relative } from "node:path";
+import { execa } from "execa";
+
+/** Where the daemon's sources and build output are: the checkout Pincer runs from. */
+export interface DaemonSources {
+  /** The repository root (holds proto/ and package-lock.json). */
+  repo: string;
+  shared: string;
+  daemon: string;
+}
+
+/** The @pincer/shared and @pincer/daemon packages this controller runs with (a workspace checkout). */
+export function daemonSources(): DaemonSources {
+  const require = createRequire(import.meta.url);
+  const daemon = dirname(require.resolve("@pincer/daemon/package.json"));
+  return { repo: join(daemon, "..", ".."), shared: join(daemon, "..", "shared"), daemon };
+}
+
+/** Builds the daemon and its shared package (tsc -b: nothing to do when they are up to date). */
+export async function buildDaemon(src: DaemonSources): Promise<void> {
+  const tsc = join(src.repo, "node_modules", ".bin", "tsc");
+  try {
+    await execa(tsc, ["-b", join(src.daemon, "tsconfig.json")], { cwd: src.repo });
+  } catch (err) {
+    throw new Error(`could not build pincer-daemon for the image (${tsc} -b packages/daemon): ${(err as Error).message.slice(-2000)}`);
+  }
+}
+
+async function filesUnder(dir: string): Promise<string[]> {
+  const entries = await readdir(dir, { withFileTypes: true, recursive: true });
+  return entries
+    .filter((e) => e.isFile())
+    .map((e) => join(e.parentPath, e.name))
+    .sort();
+}
+
+/**
+ * A digest of everything that goes into the image's copy of the daemon: the build output of
+ * @pincer/shared and @pincer/daemon, the proto files, the native spawner's source, the lockfile
+ * that pins their dependencies, and the Node.js copied beside them.
+ */
+export async function daemonDigest(src: DaemonSources): Promise<string> {
+  const hash = createHash("sha256");
+  const roots = [join(src.shared, "dist"), join(src.daemon, "dist"), join(src.repo, "proto", "pincer"), join(src.daemon, "native")];
+  for (const root of roots) {
+    for (const file of await filesUnder(root)) {
+      if (file.includes(`${join(src.daemon, "native", "build")}/`)) continue;
+      hash
+        .update(relative(src.repo, file))
+        .update("\0")
+        .update(await readFile(file))
+        .update("\0");
+    }
+  }
+  hash.update(await readFile(join(src.repo, "package-lock.json")));
+  const node = await stat(process.execPath);
+  hash.update(`node ${process.version} ${process.arch} ${node.size}`);
+  return hash.digest("hex");
+}
+
+/**
+ * Installs the daemon with its production dependencies into `dest` (as scripts/install-daemon.sh
+ * does on a machine: pack the two packages, npm install --omit=dev), and copies this Node.js to
+ * `dest/bin/node`. Native parts are built here, for Debian 12 on x86-64, the images' system.
+ */
+export async function stageDaemon(src: DaemonSources, dest: string, scratch: string): Promise<void> {
+  const shared = join(scratch, "shared");
+  const daemon = join(scratch, "daemon");
+  const packs = join(scratch, "packs");
+  await mkdir(join(daemon, "native"), { recursive: true });
+  await mkdir(packs, { recursive: true });
+  await cp(join(src.shared, "package.json"), join(shared, "package.json"));
+  await cp(join(src.shared, "dist"), join(shared, "dist"), { recursive: true });
+  await cp(join(src.repo, "proto"), join(shared, "proto"), { recursive: true });
+  await cp(join(src.daemon, "package.json"), join(daemon, "package.json"));
+  await cp(join(src.daemon, "dist"), join(daemon, "dist"), { recursive: true });
+  for (const f of ["spawner.c", "build.mjs"]) await copyFile(join(src.daemon, "native", f), join(daemon, "native", f));
+  await execa("npm", ["pack", "--silent", shared, daemon], { cwd: packs });
+  await mkdir(join(dest, "bin"), { recursive: true });
+  await writeFile(join(dest, "package.json"), `${JSON.stringify({ name: "pincer-daemon-image", private: true }, null, 2)}\n`);
+  const tarballs = (await readdir(packs)).filter((f) => f.endsWith(".tgz")).map((f) => join(packs, f));
+  const npm = ["install", "--omit=dev", "--no-audit", "--no-fund", "--prefer-offline", "--loglevel=error", "--prefix", dest, ...tarballs];
+  try {
+    await execa("npm", npm, { cwd: scratch });
+  } catch (err) {
+    throw new Error(`npm could not install the daemon's dependencies for the image: ${(err as Error).message.slice(-2000)}`);
+  }
+  await copyFile(process.execPath, join(dest, "bin", "node"));
+}

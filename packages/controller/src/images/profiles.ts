@@ -1,0 +1,79 @@
+/**
+ * What goes into Pincer's machine images: Debian packages per profile, and the packages every image
+ * carries so that one root filesystem serves both outputs (a container image, and a qcow2 disk that
+ * boots with its own kernel and systemd).
+ */
+
+/** The profiles `pincer image build --profile` knows. */
+export const PROFILE_NAMES = ["minimal", "desktop", "office"] as const;
+/** One of {@link PROFILE_NAMES}. */
+export type ProfileName = (typeof PROFILE_NAMES)[number];
+
+/** A profile: its packages and the session started on the display before the daemon. */
+export interface Profile {
+  name: ProfileName;
+  description: string;
+  /** Debian packages, beyond those of every image ({@link BASE_PACKAGES}, {@link VM_PACKAGES}). */
+  packages: readonly string[];
+  /** A /bin/sh line run as `user` on the display once the X server is up (a window manager, a panel), or none. */
+  session?: string;
+}
+
+/** In every image: the user account tools, certificates, and what the daemon's commands rely on. */
+export const BASE_PACKAGES = ["passwd", "ca-certificates", "procps", "psmisc", "less", "sudo"] as const;
+
+/**
+ * In every image too, used only when it boots as a virtual machine: a kernel for virtual hardware,
+ * systemd as init, udev, the guest agent that sets the clock after a snapshot is restored. The
+ * container output leaves /boot and the kernel modules out.
+ */
+export const VM_PACKAGES = ["linux-image-cloud-amd64", "systemd-sysv", "udev", "kmod", "iproute2", "qemu-guest-agent"] as const;
+
+/** The X server and the small X programs Pincer's examples and tests use. */
+const MINIMAL = ["xvfb", "xauth", "x11-xserver-utils", "x11-utils", "x11-apps", "xterm", "xdotool", "xclip", "fonts-dejavu-core", "python3"] as const;
+
+/** A desktop a person would recognise: a window manager with titles, focus and decorations, a panel and a file manager. */
+const DESKTOP = [...MINIMAL, "openbox", "tint2", "pcmanfm", "lxterminal", "dbus-x11", "at-spi2-core", "adwaita-icon-theme", "fonts-dejavu"] as const;
+
+/** The applications OSWorld's Linux tasks use that Debian packages. */
+const OFFICE = [
+  ...DESKTOP,
+  "libreoffice-calc",
+  "libreoffice-writer",
+  "libreoffice-impress",
+  "libreoffice-gtk3",
+  "chromium",
+  "gimp",
+  "vlc",
+  "thunderbird",
+  "python3-openpyxl",
+  "python3-docx",
+] as const;
+
+const DESKTOP_SESSION = "openbox --startup 'tint2' & exec pcmanfm --desktop";
+
+/** The profiles by name. */
+export const PROFILES: Readonly<Record<ProfileName, Profile>> = {
+  minimal: { name: "minimal", description: "Xvfb, xterm and the small X programs the examples use; no window manager", packages: MINIMAL },
+  desktop: {
+    name: "desktop",
+    description: "minimal plus the Openbox window manager, a tint2 panel and the PCManFM desktop: windows have titles, focus and decorations",
+    packages: DESKTOP,
+    session: DESKTOP_SESSION,
+  },
+  office: {
+    name: "office",
+    description: "desktop plus LibreOffice (Calc, Writer, Impress), Chromium, GIMP, VLC, Thunderbird and Python with openpyxl and python-docx",
+    packages: OFFICE,
+    session: DESKTOP_SESSION,
+  },
+};
+
+/** The profile of `name`, or an error listing the profiles. */
+export function profileOf(name: string): Profile {
+  if ((PROFILE_NAMES as readonly string[]).includes(name)) return PROFILES[name as ProfileName];
+  throw new Error(`no image profile ${JSON.stringify(name)}: choose ${PROFILE_NAMES.join(", ")}`);
+}
+
+/** A Debian package name as apt takes it (lower case, digits, + - .), optionally with =version or /suite. */
+export const PACKAGE_NAME = /^[a-z0-9][a-z0-9+.-]+(?:[=/][A-Za-z0-9.+~:-]+)?$/;
