@@ -209,6 +209,19 @@ async function ensureRootfs(m: ImageManifest, rebuild: boolean, log: (l: string)
   }
 }
 
+/** Where an image with these options lives in the cache, and its key: what {@link buildImage} would make or reuse. */
+export async function planImage(opts: ImageBuildOptions) {
+  const profile = profileOf(opts.profile).name;
+  const addPackages = [...(opts.addPackages ?? [])];
+  checkPackages(addPackages);
+  const suite = opts.suite ?? "bookworm";
+  const mirror = opts.mirror ?? DEFAULT_MIRROR;
+  const packages = packagesOf(profile, addPackages);
+  const root = join(cacheRoot(opts.cacheDir), "images");
+  const key = await imageKey(packages, suite, mirror, profile);
+  return { profile, addPackages, suite, mirror, packages, root, key, dir: join(root, `${profile}-${key}`) };
+}
+
 /**
  * Builds (or finds in the cache) a machine image: one root filesystem made by mmdebstrap from
  * Debian packages (the profile's, plus `addPackages`), with user `user`, pincer-daemon and its
@@ -217,16 +230,8 @@ async function ensureRootfs(m: ImageManifest, rebuild: boolean, log: (l: string)
  * with the same inputs returns at once. Concurrent builds of one image wait for each other.
  */
 export async function buildImage(opts: ImageBuildOptions): Promise<ImageManifest> {
-  const profile = profileOf(opts.profile).name;
-  const addPackages = [...(opts.addPackages ?? [])];
-  checkPackages(addPackages);
+  const { profile, addPackages, suite, mirror, packages, root, key, dir } = await planImage(opts);
   const log = opts.log ?? (() => {});
-  const suite = opts.suite ?? "bookworm";
-  const mirror = opts.mirror ?? DEFAULT_MIRROR;
-  const packages = packagesOf(profile, addPackages);
-  const root = join(cacheRoot(opts.cacheDir), "images");
-  const key = await imageKey(packages, suite, mirror, profile);
-  const dir = join(root, `${profile}-${key}`);
   await mkdir(dir, { recursive: true });
   return withBuildLock(join(dir, "lock"), log, async () => {
     const cached = opts.rebuild ? undefined : await readManifest(join(dir, "image.json"));

@@ -37,10 +37,38 @@ async function filesUnder(dir: string): Promise<string[]> {
     .sort();
 }
 
+interface LockEntry {
+  version?: string;
+  integrity?: string;
+  dependencies?: Record<string, string>;
+  optionalDependencies?: Record<string, string>;
+}
+
+/**
+ * The lockfile entries of the daemon's production dependencies, and theirs, by name: what npm
+ * installs into the image. Other packages' changes do not make a new image.
+ */
+async function daemonLockEntries(src: DaemonSources): Promise<Record<string, LockEntry>> {
+  const lock = JSON.parse(await readFile(join(src.repo, "package-lock.json"), "utf8")) as { packages: Record<string, LockEntry> };
+  const depsOf = (e: LockEntry | undefined) => Object.keys({ ...e?.dependencies, ...e?.optionalDependencies });
+  const manifest = async (dir: string) => JSON.parse(await readFile(join(dir, "package.json"), "utf8")) as LockEntry;
+  const queue = [...depsOf(await manifest(src.daemon)), ...depsOf(await manifest(src.shared))];
+  const seen: Record<string, LockEntry> = {};
+  while (queue.length > 0) {
+    const name = queue.pop()!;
+    if (seen[name] || name.startsWith("@pincer/")) continue;
+    const entry = lock.packages[`node_modules/${name}`];
+    if (!entry) continue;
+    seen[name] = { ...(entry.version ? { version: entry.version } : {}), ...(entry.integrity ? { integrity: entry.integrity } : {}) };
+    queue.push(...depsOf(entry));
+  }
+  return Object.fromEntries(Object.entries(seen).sort(([a], [b]) => a.localeCompare(b)));
+}
+
 /**
  * A digest of everything that goes into the image's copy of the daemon: the build output of
  * @pincer/shared and @pincer/daemon, the proto files, the native spawner's source, the lockfile
- * that pins their dependencies, and the Node.js copied beside them.
+ * entries that pin their dependencies, and the Node.js copied beside them.
  */
 export async function daemonDigest(src: DaemonSources): Promise<string> {
   const hash = createHash("sha256");
@@ -55,7 +83,7 @@ export async function daemonDigest(src: DaemonSources): Promise<string> {
         .update("\0");
     }
   }
-  hash.update(await readFile(join(src.repo, "package-lock.json")));
+  hash.update(JSON.stringify(await daemonLockEntries(src)));
   const node = await stat(process.execPath);
   hash.update(`node ${process.version} ${process.arch} ${node.size}`);
   return hash.digest("hex");
