@@ -1,0 +1,113 @@
+import { readdirSync, readFileSync } from "node:fs";
+import { hostname } from "node:os";
+import { UnauthenticatedError } from "@pincer/shared";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { connect, type RemoteEnvironment } from "../../packages/controller/src/env/index.js";
+import { containerProvider, type ContainerProvider } from "../../packages/controller/src/machines/containerProvider.js";
+import { openEngine, onPath } from "../../packages/controller/src/machines/dockerEngine.js";
+import { openPool, type EnvironmentPool } from "../../packages/controller/src/machines/provider.js";
+import { IMAGE_BUILD_TIMEOUT_MS, minimalImage } from "../fixtures/image.js";
+
+/** The children of this process whose command is `name` (read from /proc: no tool in between). */
+function childrenNamed(name: string): number[] {
+  return readdirSync("/proc")
+    .filter((d) => /^\d+$/.test(d))
+    .filter((pid) => {
+      try {
+        const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+        const [, comm, rest] = /^\d+ \((.*)\) (.*)$/s.exec(stat) ?? [];
+        return comm === name && rest?.split(" ")[1] === String(process.pid);
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
+}
+
+/** Containers labelled as made by this process, through an engine of their own. */
+async function ourContainers(): Promise<string[]> {
+  const engine = await openEngine();
+  try {
+    const list = await engine.docker.listContainers({ all: true, filters: { label: [`pincer.controller=${hostname()}:${process.pid}`] } });
+    return list.map((c) => c.Names[0] ?? c.Id);
+  } finally {
+    await engine.close();
+  }
+}
+
+const MARKER = "/home/user/left-behind.txt";
+const TITLE = "left-open-by-task-1";
+
+describe.skipIf(!onPath("podman") && !onPath("docker"))("the container provider", () => {
+  let tag: string;
+  let provider: ContainerProvider | undefined;
+  let pool: EnvironmentPool | undefined;
+
+  beforeAll(async () => {
+    const image = await minimalImage(["container"]);
+    tag = image.container!.tag;
+  }, IMAGE_BUILD_TIMEOUT_MS);
+  afterAll(async () => {
+    await pool?.close();
+    await provider?.close();
+  });
+
+  test("a reset gives the slot a new container that sees nothing the last task left: file, clipboard, window", async () => {
+    provider = containerProvider({ image: tag, screen: "1024x768" });
+    pool = await openPool(provider, ["desktop"], 1);
+    const slot = pool.slots[0]!;
+    // The runner resets before the first attempt too: a machine nothing ran on is left as it is.
+    expect((await slot.reset!()).desktop).toMatchObject({ provider: "container", method: "fresh" });
+    const first = slot.envs.desktop!;
+    expect((await first.system.info()).screen).toEqual({ width: 1024, height: 768 });
+    // What the engine needs here: ulimits it can set, an init as PID 1 that reaps orphans.
+    const limits = (await first.process.run(["cat", "/proc/self/limits"])).stdout;
+    expect(limits).toMatch(/^Max open files\s+20000\s+20000/m);
+    expect(limits).toMatch(/^Max processes\s+32768\s+32768/m);
+    const [user, init] = (await first.process.run("id -un; cat /proc/1/comm")).stdout.trim().split("\n");
+    expect(user).toBe("user");
+    expect(init).toMatch(/^(podman-init|catatonit|docker-init|tini)$/);
+
+    // Task 1 leaves a file, the clipboard and a window; the control checks see them.
+    await first.files.write(MARKER, "left behind");
+    await first.clipboard.set("set by task 1");
+    // Not a shell in it: bash's prompt would retitle the window.
+    await first.process.launch(["xterm", "-T", TITLE, "-e", "sleep", "600"], { waitForTitle: TITLE });
+    expect(await first.files.exists(MARKER)).toBe(true);
+    expect(await first.clipboard.get()).toBe("set by task 1");
+    expect((await first.windows.list()).map((w) => w.title)).toContain(TITLE);
+    const firstAddress = slot.addresses.desktop;
+
+    const reset = (await slot.reset!()).desktop!;
+    expect(reset).toMatchObject({ provider: "container", method: "new container" });
+    const second = slot.envs.desktop!;
+    expect(second).not.toBe(first);
+    expect(slot.addresses.desktop).not.toBe(firstAddress);
+    expect(await second.files.exists(MARKER)).toBe(false);
+    expect(await second.clipboard.get()).toBe("");
+    expect((await second.windows.list()).map((w) => w.title)).not.toContain(TITLE);
+    // The used container is gone, so is its daemon.
+    await expect(first.system.info({ timeoutMs: 3_000 })).rejects.toThrow();
+    expect(pool.provider).toMatchObject({ name: "container", config: { image: tag, ulimits: { nofile: 20000, nproc: 32768 } } });
+  }, 120_000);
+
+  test("the daemon in a container refuses a call without its token", async () => {
+    const env = pool!.slots[0]!.envs.desktop as RemoteEnvironment;
+    const anonymous = connect(env.address);
+    try {
+      await expect(anonymous.system.info({ timeoutMs: 10_000 })).rejects.toBeInstanceOf(UnauthenticatedError);
+      expect((await env.system.info()).display).toBe(":0");
+    } finally {
+      anonymous.close();
+    }
+  });
+
+  test("closing the pool removes every container it made and stops the Podman service Pincer started", async () => {
+    // The slot's machine and its spare (the container its next reset hands out).
+    expect(await ourContainers()).toHaveLength(2);
+    await pool!.close();
+    pool = undefined;
+    expect(await ourContainers()).toEqual([]);
+    expect(childrenNamed("podman")).toEqual([]);
+  }, 60_000);
+});
