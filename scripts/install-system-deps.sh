@@ -9,13 +9,16 @@
 # report.html in a real headless browser; dbus (dbus-daemon, dbus-send) and at-spi2-core
 # (at-spi-bus-launcher, at-spi2-registryd) for the accessibility tree, and zenity, a small GTK 3
 # program whose dialog the accessibility test reads; ffmpeg, with which a machine records its screen
-# (`pincer run --record`).
+# (`pincer run --record`); for machines from an image (`pincer image build`, the container and qemu
+# providers): mmdebstrap and e2fsprogs (the root filesystem and its ext4 disk), Podman with runc,
+# catatonit (its --init), netavark/aardvark-dns and conmon, and QEMU (qemu-system-x86, qemu-utils).
 # Installs only what is missing; needs root (or sudo).
 set -euo pipefail
 packages=(
   xvfb xauth x11-xserver-utils x11-utils x11-apps xterm xdotool xclip
   python3 python3-grpcio protobuf-compiler protobuf-compiler-grpc imagemagick openssl systemd
   gcc libc6-dev bubblewrap util-linux chromium dbus at-spi2-core zenity ffmpeg
+  mmdebstrap e2fsprogs podman runc catatonit conmon netavark aardvark-dns iptables qemu-system-x86 qemu-utils
 )
 # `install-system-deps.sh bench` adds what npm run bench compares against (sshd for ssh/scp).
 [ "${1:-}" = "bench" ] && packages+=(openssh-server openssh-client)

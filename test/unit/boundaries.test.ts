@@ -114,7 +114,7 @@ describe("package boundaries", () => {
     expect(offending).toEqual([]);
   });
 
-  test("only daemon drivers import nut-js, sharp, execa, x11 or screenshot-desktop (and compare_images and set-of-marks sharp; images and machines execa)", () => {
+  test("only daemon drivers import nut-js, sharp, execa, x11 or screenshot-desktop (but for the exceptions named)", () => {
     const native = ["@nut-tree-fork/nut-js", "sharp", "execa", "x11", "screenshot-desktop"];
     // The compare_images evaluation helper decodes images on the controller, and set-of-marks draws
     // on screenshots there; both load sharp on first use.
