@@ -34,6 +34,20 @@ export default defineConfig({
         ssr,
         test: { name: "e2e", include: ["test/e2e/**/*.test.ts"], testTimeout: 120_000, hookTimeout: 60_000, sequence: { groupOrder: 2 } },
       },
+      {
+        resolve,
+        ssr,
+        test: {
+          name: "images",
+          include: ["test/images/**/*.test.ts"],
+          // The first test builds the minimal image (mmdebstrap, minutes); QEMU boots in TCG here.
+          testTimeout: 20 * 60_000,
+          hookTimeout: 20 * 60_000,
+          // Last, alone: a TCG guest takes a whole core, which timing-sensitive tests elsewhere must not share.
+          maxWorkers: 2,
+          sequence: { groupOrder: 3 },
+        },
+      },
     ],
   },
 });

@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import { type Command, InvalidArgumentError as CliArgumentError, Option } from "commander";
 import { environmentsOf } from "../runner/attempt.js";
 import { loadMachinesFile } from "../machines/credentials.js";
@@ -78,7 +79,7 @@ async function imageProvider(o: MachineCliOptions, screen: { width: number; heig
   if (!o.image) throw new CliArgumentError(`--provider ${o.provider} needs --image: build one with \`pincer image build --profile minimal\``);
   if (o.provider === "container") {
     const { containerProvider } = await import("../machines/containerProvider.js");
-    const isTag = /[:/]/.test(o.image) && !o.image.endsWith(".json");
+    const isTag = /^[\w.-]+(?::\d+)?\/[\w./-]+:[\w.-]+$/.test(o.image) && !existsSync(o.image);
     const tag = isTag ? o.image : (await resolveImage(o.image)).container?.tag;
     if (!tag) throw new CliArgumentError(`--image ${o.image} has no container image yet: pincer image build --profile ${o.image} --format container`);
     return containerProvider({ image: tag, screen: `${screen.width}x${screen.height}`, log, ...(o.engine ? { engine: o.engine } : {}) });

@@ -30,7 +30,19 @@ export const BASE_PACKAGES = ["passwd", "ca-certificates", "procps", "psmisc", "
 export const VM_PACKAGES = ["linux-image-cloud-amd64", "systemd-sysv", "udev", "kmod", "iproute2", "qemu-guest-agent"] as const;
 
 /** The X server and the small X programs Pincer's examples and tests use. */
-const MINIMAL = ["xvfb", "xauth", "x11-xserver-utils", "x11-utils", "x11-apps", "xterm", "xdotool", "xclip", "fonts-dejavu-core", "python3"] as const;
+const MINIMAL = [
+  "xvfb",
+  "xauth",
+  "x11-xserver-utils",
+  "x11-utils",
+  "x11-apps",
+  "xterm",
+  "xdotool",
+  "xclip",
+  "fonts-dejavu-core",
+  "imagemagick",
+  "python3",
+] as const;
 
 /** A desktop a person would recognise: a window manager with titles, focus and decorations, a panel and a file manager. */
 const DESKTOP = [...MINIMAL, "openbox", "tint2", "pcmanfm", "lxterminal", "dbus-x11", "at-spi2-core", "adwaita-icon-theme", "fonts-dejavu"] as const;
@@ -54,7 +66,11 @@ const DESKTOP_SESSION = "openbox --startup 'tint2' & exec pcmanfm --desktop";
 
 /** The profiles by name. */
 export const PROFILES: Readonly<Record<ProfileName, Profile>> = {
-  minimal: { name: "minimal", description: "Xvfb, xterm and the small X programs the examples use; no window manager", packages: MINIMAL },
+  minimal: {
+    name: "minimal",
+    description: "Xvfb, xterm, the small X programs, ImageMagick and Python: what the examples use; no window manager",
+    packages: MINIMAL,
+  },
   desktop: {
     name: "desktop",
     description: "minimal plus the Openbox window manager, a tint2 panel and the PCManFM desktop: windows have titles, focus and decorations",

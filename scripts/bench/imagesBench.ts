@@ -1,0 +1,122 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { execa } from "execa";
+import { buildImage, type ImageManifest } from "../../packages/controller/src/images/build.js";
+import { importContainerImage } from "../../packages/controller/src/images/containerImage.js";
+import { containerProvider } from "../../packages/controller/src/machines/containerProvider.js";
+import { openEngine } from "../../packages/controller/src/machines/dockerEngine.js";
+import { localProvider } from "../../packages/controller/src/machines/localProvider.js";
+import { openPool, type EnvironmentProvider } from "../../packages/controller/src/machines/provider.js";
+import { qemuProvider } from "../../packages/controller/src/machines/qemuProvider.js";
+
+/** The example tasks that run on one machine (all but multi/). */
+const ONE_MACHINE_TASKS = ["clipboard/*", "data/*", "editor/*", "files/*", "images/*", "notebook/*", "projects/*", "terminal/*"];
+
+const s = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
+function p50max(times: number[]): string {
+  const sorted = [...times].sort((a, b) => a - b);
+  return `p50 ${s(sorted[Math.floor(sorted.length / 2)]!)}, max ${s(sorted.at(-1)!)} (n=${sorted.length})`;
+}
+
+/** Cold build (a temporary cache: mmdebstrap, qcow2, container import) and a cached one. */
+async function buildFigures(): Promise<{ lines: string[]; image: ImageManifest }> {
+  const cold = await mkdtemp(join(tmpdir(), "pincer-bench-cache-"));
+  const lines: string[] = [];
+  try {
+    let t = performance.now();
+    const m = await buildImage({ profile: "minimal", formats: ["qcow2"], cacheDir: cold });
+    lines.push(`| build minimal, cold (mmdebstrap root filesystem + qcow2) | ${s(performance.now() - t)} |`);
+    const engine = await openEngine({});
+    try {
+      const tag = `localhost/pincer-bench:${Date.now()}`;
+      t = performance.now();
+      await importContainerImage(engine, { rootfs: m.rootfs, tag });
+      lines.push(`| container image import into ${engine.description} | ${s(performance.now() - t)} |`);
+      await engine.docker.getImage(tag).remove({ force: true });
+    } finally {
+      await engine.close();
+    }
+  } finally {
+    await rm(cold, { recursive: true, force: true });
+  }
+  const t = performance.now();
+  const image = await buildImage({ profile: "minimal", formats: ["container", "qcow2"] });
+  lines.push(`| build minimal again (cached: same inputs) | ${s(performance.now() - t)} |`);
+  return { lines, image };
+}
+
+/** Start to ready (one machine), then reset to ready 10 times on the same slot. */
+async function providerFigures(name: string, provider: EnvironmentProvider): Promise<string> {
+  const t = performance.now();
+  const pool = await openPool(provider, ["desktop"], 1);
+  const start = performance.now() - t;
+  try {
+    const slot = pool.slots[0]!;
+    await slot.reset!(); // the first call only marks the fresh machine used
+    const resets: number[] = [];
+    for (let i = 0; i < 10; i++) {
+      const r0 = performance.now();
+      const how = await slot.reset!();
+      await slot.envs.desktop!.system.info({ timeoutMs: 30_000 });
+      resets.push(performance.now() - r0);
+      if (i === 0) name += ` (reset: ${how.desktop!.method})`;
+    }
+    return `| ${name} | ${s(start)} | ${p50max(resets)} |`;
+  } finally {
+    await pool.close();
+  }
+}
+
+/** `pincer run` on the one-machine examples with 2 slots: tasks per minute, start included. */
+async function runFigures(provider: string, extra: string[]): Promise<string> {
+  const out = await mkdtemp(join(tmpdir(), "pincer-bench-run-"));
+  try {
+    const args = ["--conditions=@pincer/source", "--import", "tsx", "packages/controller/src/cli/main.ts", "run", "examples", "--concurrency", "2"];
+    const tasks = ONE_MACHINE_TASKS.flatMap((t) => ["--task", t]);
+    const t = performance.now();
+    const r = await execa("node", [...args, ...tasks, "--out", out, ...extra], { reject: false, all: true });
+    const ms = performance.now() - t;
+    const m = /tasks (\d+): passed (\d+)/.exec(r.all ?? "");
+    if (!m) return `| ${provider} | failed: ${(r.all ?? "").split("\n").slice(-3).join(" ")} | | |`;
+    return `| ${provider} | ${m[2]}/${m[1]} passed | ${s(ms)} | ${((Number(m[1]) * 60_000) / ms).toFixed(1)} |`;
+  } finally {
+    await rm(out, { recursive: true, force: true });
+  }
+}
+
+/**
+ * `npm run bench -- images`: building the minimal image (cold and cached), each provider's start and
+ * reset, and the example dataset with 2 machines per provider against the embedded default.
+ */
+export async function imageFigures(): Promise<string[]> {
+  const { lines: build, image } = await buildFigures();
+  const providers: [string, EnvironmentProvider][] = [
+    ["local (embedded default)", localProvider()],
+    ["container", containerProvider({ image: image.container!.tag })],
+    ["qemu", qemuProvider({ ...image.qcow2! })],
+  ];
+  const starts: string[] = [];
+  for (const [name, provider] of providers) starts.push(await providerFigures(name, provider));
+  const runs = [
+    await runFigures("local (embedded default)", []),
+    await runFigures("container", ["--provider", "container", "--image", "minimal"]),
+    await runFigures("qemu", ["--provider", "qemu", "--image", "minimal"]),
+  ];
+  return [
+    "| image | time |",
+    "|---|---:|",
+    ...build,
+    "",
+    "| provider | start to ready (1 machine) | reset to ready (same slot) |",
+    "|---|---:|---|",
+    ...starts,
+    "",
+    `the examples that run on one machine, 2 slots (\`pincer run examples --concurrency 2\`, machines' start included):\n`,
+    "| provider | result | wall time | tasks per minute |",
+    "|---|---|---:|---:|",
+    ...runs,
+    "",
+    "goals: container reset ≤ 1.5 s p50; VM reset ≤ 2 s p50 in TCG",
+  ];
+}
