@@ -1,10 +1,11 @@
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { UnauthenticatedError } from "@pincer/shared";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { connect, type RemoteEnvironment } from "../../packages/controller/src/env/index.js";
 import { openPool, type EnvironmentPool } from "../../packages/controller/src/machines/provider.js";
 import { qemuProvider, type QemuProvider } from "../../packages/controller/src/machines/qemuProvider.js";
+import { removeStaleVmDirs } from "../../packages/controller/src/machines/qemuVm.js";
 import { IMAGE_BUILD_TIMEOUT_MS, minimalImage } from "../fixtures/image.js";
 
 /** The children of this process whose command is `name` (read from /proc: no tool in between). */
@@ -22,6 +23,16 @@ function childrenNamed(name: string): number[] {
     .map(Number);
 }
 
+/** Whether process `pid` has ended (gone, or a zombie its new parent has not reaped yet). */
+function ended(pid: number): boolean {
+  try {
+    return /^\d+ \(.*\) Z /s.test(readFileSync(`/proc/${pid}/stat`, "utf8"));
+  } catch {
+    return true;
+  }
+}
+
+const QEMU_VM = new URL("../../packages/controller/src/machines/qemuVm.ts", import.meta.url).pathname;
 const qemuInstalled = spawnSync("qemu-system-x86_64", ["--version"]).status === 0;
 const MARKER = "/home/user/left-behind.txt";
 const TITLE = "left-open-by-task-1";
@@ -33,10 +44,12 @@ describe.skipIf(!qemuInstalled)("the qemu provider", () => {
   let pool: EnvironmentPool | undefined;
   const log: string[] = [];
   let bootMs = 0;
+  let qcow2: { disk: string; kernel: string; initrd: string; append: string };
 
   beforeAll(async () => {
     const image = await minimalImage(["qcow2"]);
-    provider = qemuProvider({ ...image.qcow2!, log: (l) => log.push(l) });
+    qcow2 = image.qcow2!;
+    provider = qemuProvider({ ...qcow2, log: (l) => log.push(l) });
     const t0 = performance.now();
     pool = await openPool(provider, ["desktop"], 1);
     bootMs = performance.now() - t0;
@@ -122,6 +135,30 @@ describe.skipIf(!qemuInstalled)("the qemu provider", () => {
     expect((await slot.reset!())["desktop"]!.method).toBe("snapshot");
     expect(await slot.envs["desktop"]!.files.exists(MARKER)).toBe(false);
   }, 360_000);
+
+  test("a controller killed with SIGKILL takes its QEMU with it; the next provider removes the VM's files", async () => {
+    const spec = { ...qcow2, memoryMb: 256, cpus: 1, accel: "tcg", name: "pincer-killed" };
+    const script = `const { QemuVm } = await import(${JSON.stringify(QEMU_VM)});
+      const vm = await QemuVm.start(${JSON.stringify(spec)});
+      console.log(JSON.stringify({ pid: vm.pid, dir: vm.dir }));
+      setInterval(() => {}, 1000);`;
+    const child = spawn(process.execPath, ["--conditions=@pincer/source", "--import", "tsx", "--input-type=module", "-e", script], {
+      stdio: ["ignore", "pipe", "inherit"],
+    });
+    const line = await new Promise<string>((resolve, reject) => {
+      child.stdout!.once("data", (d: Buffer) => resolve(d.toString()));
+      child.once("exit", (code) => reject(new Error(`the controller exited with ${code} before it started QEMU`)));
+    });
+    const { pid, dir } = JSON.parse(line) as { pid: number; dir: string };
+    expect(ended(pid)).toBe(false);
+    const exited = new Promise((resolve) => child.once("exit", resolve));
+    child.kill("SIGKILL");
+    await exited;
+    await expect.poll(() => ended(pid), { timeout: 5_000, interval: 50 }).toBe(true);
+    expect(existsSync(dir)).toBe(true);
+    await removeStaleVmDirs();
+    expect(existsSync(dir)).toBe(false);
+  }, 60_000);
 
   test("closing the pool stops every QEMU by its PID and removes overlays, tokens and sockets", async () => {
     const vms = provider.vms();

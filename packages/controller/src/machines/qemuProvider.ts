@@ -2,7 +2,7 @@ import { CancelledError } from "@pincer/shared";
 import type { Env } from "../env/index.js";
 import type { EnvironmentProvider, ProvidedMachine } from "./provider.js";
 import { setGuestClock } from "./qmp.js";
-import { kvmWorks, QemuVm, type QemuAccel, type QemuVmSpec } from "./qemuVm.js";
+import { kvmWorks, QemuVm, removeStaleVmDirs, type QemuAccel, type QemuVmSpec } from "./qemuVm.js";
 
 /** Options of {@link qemuProvider}: the image (what `makeQcow2` made) and how each VM runs. */
 export interface QemuProviderOptions {
@@ -64,6 +64,7 @@ export function qemuProvider(opts: QemuProviderOptions): QemuProvider {
   const resolveAccel = () =>
     (accel ??= (async () => {
       const requested = opts.accel ?? "auto";
+      await removeStaleVmDirs();
       const works = requested === "auto" ? await kvmWorks() : requested === "kvm";
       chosen = works ? "kvm" : "tcg";
       if (requested === "auto")

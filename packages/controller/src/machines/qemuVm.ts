@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
-import { access, constants, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { access, constants, mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -66,6 +66,28 @@ export async function kvmWorks(): Promise<boolean> {
     await exited;
   }
   return survived;
+}
+
+/** VM directories are named pincer-vm-<pid of the controller>-<random>. */
+const VM_DIR_PREFIX = "pincer-vm-";
+
+/**
+ * Removes the directories (overlays, tokens, sockets) of VMs whose controller died: their QEMU
+ * died with it, but nothing removed its files.
+ */
+export async function removeStaleVmDirs(): Promise<void> {
+  const names = await readdir(tmpdir()).catch(() => [] as string[]);
+  const stale = names.filter((n) => {
+    const pid = Number(new RegExp(`^${VM_DIR_PREFIX}(\\d+)-`).exec(n)?.[1]);
+    if (!pid || pid === process.pid) return false;
+    try {
+      process.kill(pid, 0);
+      return false;
+    } catch (err) {
+      return (err as NodeJS.ErrnoException).code === "ESRCH";
+    }
+  });
+  await Promise.all(stale.map((n) => rm(join(tmpdir(), n), { recursive: true, force: true })));
 }
 
 /** QEMU's command line for `spec`, with its files in `dir` and the daemon forwarded from 127.0.0.1:`port`. */
@@ -141,7 +163,7 @@ export class QemuVm {
    * guest is booting then). A port another process took meanwhile is retried with a new one.
    */
   static async start(spec: QemuVmSpec): Promise<QemuVm> {
-    const dir = await mkdtemp(join(tmpdir(), "pincer-vm-"));
+    const dir = await mkdtemp(join(tmpdir(), `${VM_DIR_PREFIX}${process.pid}-`));
     try {
       const token = randomBytes(24).toString("base64url");
       await writeFile(join(dir, "token"), token, { mode: 0o600 });
