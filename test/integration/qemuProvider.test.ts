@@ -6,6 +6,7 @@ import { connect, type RemoteEnvironment } from "../../packages/controller/src/e
 import { openPool, type EnvironmentPool } from "../../packages/controller/src/machines/provider.js";
 import { qemuProvider, type QemuProvider } from "../../packages/controller/src/machines/qemuProvider.js";
 import { removeStaleVmDirs } from "../../packages/controller/src/machines/qemuVm.js";
+import { GuestAgentClient, setGuestClock } from "../../packages/controller/src/machines/qmp.js";
 import { IMAGE_BUILD_TIMEOUT_MS, minimalImage } from "../fixtures/image.js";
 
 /** The children of this process whose command is `name` (read from /proc: no tool in between). */
@@ -87,6 +88,27 @@ describe.skipIf(!qemuInstalled)("the qemu provider", () => {
     expect(guestMs).toBeGreaterThan(before - 1_000);
     expect(guestMs).toBeLessThan(Date.now() + 1_000);
   }, 180_000);
+
+  test("setGuestClock brings a guest clock that is a minute behind back to this computer's", async () => {
+    const env = pool!.slots[0]!.envs["desktop"]!;
+    const guestMinusHost = async () => {
+      const before = Date.now();
+      const guestMs = Number((await env.process.run("date +%s%3N")).stdout.trim());
+      return [guestMs - Date.now(), guestMs - before];
+    };
+    const agent = await GuestAgentClient.connect(provider.vmOf(env)!.agentSocket);
+    try {
+      await agent.execute("guest-set-time", { time: (Date.now() - 60_000) * 1e6 });
+    } finally {
+      agent.close();
+    }
+    const [behind] = await guestMinusHost();
+    expect(behind).toBeLessThan(-55_000);
+    expect(await setGuestClock(provider.vmOf(env)!.agentSocket)).toBeLessThan(1_000);
+    const [low, high] = await guestMinusHost();
+    expect(low).toBeLessThan(1_000);
+    expect(high).toBeGreaterThan(-1_000);
+  }, 60_000);
 
   test("the daemon in a VM refuses a call without the VM's token", async () => {
     const env = pool!.slots[0]!.envs["desktop"] as RemoteEnvironment;

@@ -1,4 +1,4 @@
-import { CancelledError } from "@pincer/shared";
+import { CancelledError, FailedPreconditionError } from "@pincer/shared";
 import type { Env } from "../env/index.js";
 import type { EnvironmentProvider, ProvidedMachine } from "./provider.js";
 import { setGuestClock } from "./qmp.js";
@@ -61,16 +61,7 @@ export function qemuProvider(opts: QemuProviderOptions): QemuProvider {
   const live = new Set<QemuVm>();
   let accel: Promise<QemuAccel> | undefined;
   let chosen: QemuAccel | undefined;
-  const resolveAccel = () =>
-    (accel ??= (async () => {
-      const requested = opts.accel ?? "auto";
-      await removeStaleVmDirs();
-      const works = requested === "auto" ? await kvmWorks() : requested === "kvm";
-      chosen = works ? "kvm" : "tcg";
-      if (requested === "auto")
-        log(works ? "qemu: KVM works here: VMs run with -accel kvm" : "qemu: KVM does not work here: VMs run in TCG (emulation, far slower)");
-      return chosen;
-    })());
+  const resolveAccel = () => (accel ??= chooseAccel(opts.accel ?? "auto", log).then((a) => (chosen = a)));
   const boot = async (envName: string, slot: number, signal?: AbortSignal): Promise<ProvidedMachine> => {
     const spec: QemuVmSpec = {
       ...{ disk: opts.disk, kernel: opts.kernel, initrd: opts.initrd, append: opts.append },
@@ -78,18 +69,7 @@ export function qemuProvider(opts: QemuProviderOptions): QemuProvider {
       name: `pincer-${envName}-${slot}`.replaceAll(",", ",,"),
     };
     const t0 = performance.now();
-    const vm = await QemuVm.start(spec);
-    live.add(vm);
-    try {
-      await vm.waitForDaemon(opts.bootTimeoutMs ?? 240_000, signal);
-      // A guest reads the RTC at boot to the second, and late in TCG: its clock starts behind.
-      await setGuestClock(vm.agentSocket, { timeoutMs: 30_000, ...(signal ? { signal } : {}) });
-      await vm.monitor(`savevm ${READY_SNAPSHOT}`, 120_000, signal);
-    } catch (err) {
-      live.delete(vm);
-      await vm.stop();
-      throw err;
-    }
+    const vm = await bootToSnapshot(spec, opts.bootTimeoutMs ?? 240_000, live, signal);
     log(`qemu: ${spec.name} booted in ${Math.round(performance.now() - t0)} ms (${spec.accel}, pid ${vm.pid}, ${vm.address})`);
     return machineOf({ vm, envName, slot }, true);
   };
@@ -113,7 +93,7 @@ export function qemuProvider(opts: QemuProviderOptions): QemuProvider {
     acquire: (envName, slot, signal) => boot(envName, slot, signal),
     reset: async (machine, signal) => {
       const h = held.get(machine.env);
-      if (!h) throw new Error(`qemu: ${machine.address} is not a machine of this provider (released already?)`);
+      if (!h) throw new FailedPreconditionError(`qemu: ${machine.address} is not a machine of this provider (released already?)`);
       machine.env.close();
       held.delete(machine.env);
       try {
@@ -139,6 +119,35 @@ export function qemuProvider(opts: QemuProviderOptions): QemuProvider {
     vmOf: (m) => held.get("env" in m ? m.env : m)?.vm,
     vms: () => [...live],
   };
+}
+
+/** The accelerator for `requested`: for "auto", KVM when the probe shows it works, and the log says which. */
+async function chooseAccel(requested: "auto" | QemuAccel, log: (line: string) => void): Promise<QemuAccel> {
+  await removeStaleVmDirs();
+  if (requested !== "auto") return requested;
+  const works = await kvmWorks();
+  log(works ? "qemu: KVM works here: VMs run with -accel kvm" : "qemu: KVM does not work here: VMs run in TCG (emulation, far slower)");
+  return works ? "kvm" : "tcg";
+}
+
+/**
+ * Boots a VM (kept in `live` while it runs) until its daemon answers, sets its clock and saves
+ * the ready snapshot in its overlay; a VM that does not get there is stopped.
+ */
+async function bootToSnapshot(spec: QemuVmSpec, timeoutMs: number, live: Set<QemuVm>, signal?: AbortSignal): Promise<QemuVm> {
+  const vm = await QemuVm.start(spec);
+  live.add(vm);
+  try {
+    await vm.waitForDaemon(timeoutMs, signal);
+    // A guest reads the RTC at boot to the second, and late in TCG: its clock starts behind.
+    await setGuestClock(vm.agentSocket, { timeoutMs: 30_000, ...(signal ? { signal } : {}) });
+    await vm.monitor(`savevm ${READY_SNAPSHOT}`, 120_000, signal);
+    return vm;
+  } catch (err) {
+    live.delete(vm);
+    await vm.stop();
+    throw err;
+  }
 }
 
 /**
