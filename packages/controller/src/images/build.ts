@@ -6,7 +6,8 @@ import { join, resolve } from "node:path";
 import { FailedPreconditionError, InvalidArgumentError } from "@pincer/shared";
 import { execa } from "execa";
 import { buildDaemon, daemonDigest, daemonSources, stageDaemon } from "./daemonBundle.js";
-import { customizeScript, daemonUnit, entrypoint, networkUnit, session, VM_APPEND } from "./guestFiles.js";
+import { VM_APPEND } from "../machines/guestContract.js";
+import { customizeScript, daemonUnit, entrypoint, networkUnit, session } from "./guestFiles.js";
 import { withBuildLock } from "./lock.js";
 import { BASE_PACKAGES, PACKAGE_NAME, profileOf, VM_PACKAGES, type ProfileName } from "./profiles.js";
 

@@ -2,6 +2,7 @@ import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { FailedPreconditionError, InvalidArgumentError } from "@pincer/shared";
 import type { DockerEngine } from "../machines/dockerEngine.js";
+import { GUEST_PORT } from "../machines/guestContract.js";
 
 /**
  * What a container made from an image's root filesystem runs, as Dockerfile instructions given with
@@ -13,7 +14,7 @@ export const CONTAINER_IMAGE_CHANGES: readonly string[] = [
   "WORKDIR /home/user",
   'ENTRYPOINT ["/usr/local/bin/pincer-entrypoint"]',
   "ENV DISPLAY=:0",
-  "EXPOSE 50051/tcp",
+  `EXPOSE ${GUEST_PORT}/tcp`,
 ];
 
 /** What a container does not need of the root filesystem: the VM's kernel, initrd and modules. */

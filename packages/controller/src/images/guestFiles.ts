@@ -4,16 +4,10 @@
  * daemon the token QEMU passes in, and a fixed address on QEMU's user network.
  */
 
+import { FW_CFG_TOKEN, GUEST_PORT, GUEST_TOKEN_FILE } from "../machines/guestContract.js";
+
 /** Where the daemon and its own Node.js live inside an image. */
 export const GUEST_PREFIX = "/opt/pincer";
-/** The daemon's port inside every machine made from an image. */
-export const GUEST_PORT = 50051;
-/** Where a machine's token is found at start (mounted into a container, copied from fw_cfg in a VM). */
-export const GUEST_TOKEN_FILE = "/run/pincer/token";
-/** The fw_cfg entry a VM's token is passed in (`-fw_cfg name=opt/pincer/token,file=…`). */
-export const FW_CFG_TOKEN = "opt/pincer/token";
-/** The kernel command line a VM made from an image boots with. */
-export const VM_APPEND = "root=/dev/vda rw console=ttyS0 net.ifnames=0 quiet";
 
 /** /usr/local/bin/pincer-entrypoint: X server, session, then the daemon, as user `user`. */
 export function entrypoint(): string {

@@ -4,9 +4,9 @@ import { copyFile, mkdir, readdir, rename, rm, truncate, writeFile } from "node:
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { FailedPreconditionError } from "@pincer/shared";
+import { VM_APPEND } from "../machines/guestContract.js";
 
 /** The kernel command line a Pincer VM image boots with: the disk is the root filesystem, the console is the serial port. */
-export const VM_KERNEL_APPEND = "root=/dev/vda rw console=ttyS0 net.ifnames=0 quiet";
 
 /** A bootable VM image: a qcow2 disk holding the root filesystem (no partition table), and the kernel and initrd to boot it directly. */
 export interface Qcow2Image {
@@ -14,7 +14,7 @@ export interface Qcow2Image {
   disk: string;
   kernel: string;
   initrd: string;
-  /** The kernel command line ({@link VM_KERNEL_APPEND}). */
+  /** The kernel command line ({@link VM_APPEND}). */
   append: string;
 }
 
@@ -88,7 +88,7 @@ export async function makeQcow2(rootfs: string, outDir: string, opts: MakeQcow2O
     await rename(temp.kernel, out.kernel);
     await rename(temp.initrd, out.initrd);
     await rename(temp.disk, out.disk);
-    return { ...out, append: VM_KERNEL_APPEND };
+    return { ...out, append: VM_APPEND };
   } finally {
     await Promise.all(Object.values(temp).map((p) => rm(p, { force: true })));
   }

@@ -7,12 +7,11 @@ import { TimeoutError, FailedPreconditionError, InvalidArgumentError } from "@pi
 import type Docker from "dockerode";
 import { connect, type RemoteEnvironment } from "../env/index.js";
 import { onPath, openEngine, removeContainer, removeDeadDirs, sweepOrphanContainers, type DockerEngine } from "./dockerEngine.js";
+import { GUEST_PORT, GUEST_TOKEN_FILE } from "./guestContract.js";
 import type { EnvironmentProvider, ProvidedMachine } from "./provider.js";
 
 /** The daemon's port inside a container, published on 127.0.0.1 at a port the engine picks. */
-const GUEST_PORT = "50051/tcp";
-/** Where the entrypoint finds the container's token (mounted read-only from a private host file). */
-const GUEST_TOKEN_FILE = "/run/pincer/token";
+const GUEST_TCP = `${GUEST_PORT}/tcp`;
 /** The uid and gid of `user`, the daemon's user in every Pincer image. */
 const GUEST_UID = 1000;
 
@@ -129,8 +128,8 @@ async function waitForListening(container: Docker.Container, name: string, timeo
 /** The host port the engine published the daemon's port at. */
 async function publishedPort(container: Docker.Container, name: string): Promise<number> {
   const info = await container.inspect();
-  const port = info.NetworkSettings.Ports?.[GUEST_PORT]?.[0]?.HostPort;
-  if (!port) throw new FailedPreconditionError(`container ${name} has no published port for ${GUEST_PORT}; the engine did not publish it`);
+  const port = info.NetworkSettings.Ports?.[GUEST_TCP]?.[0]?.HostPort;
+  if (!port) throw new FailedPreconditionError(`container ${name} has no published port for ${GUEST_TCP}; the engine did not publish it`);
   return Number(port);
 }
 
@@ -162,9 +161,9 @@ async function createContainer(docker: Docker, s: ContainerSettings, name: strin
     Image: s.image,
     Labels: labels,
     Env: [`PINCER_TOKEN_FILE=${GUEST_TOKEN_FILE}`, ...(s.screen ? [`PINCER_SCREEN=${s.screen}`] : [])],
-    ExposedPorts: { [GUEST_PORT]: {} },
+    ExposedPorts: { [GUEST_TCP]: {} },
     HostConfig: {
-      PortBindings: { [GUEST_PORT]: [{ HostIp: "127.0.0.1", HostPort: "" }] },
+      PortBindings: { [GUEST_TCP]: [{ HostIp: "127.0.0.1", HostPort: "" }] },
       Binds: [`${tokenFile}:${GUEST_TOKEN_FILE}:ro`],
       // Reaps the orphans of the apps a task starts (Podman 4.3 ignores its init = true setting).
       Init: true,

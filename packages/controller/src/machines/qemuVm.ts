@@ -7,15 +7,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { CancelledError, FailedPreconditionError, TimeoutError, UnauthenticatedError, UnavailableError } from "@pincer/shared";
 import { connect, type RemoteEnvironment } from "../env/index.js";
+import { FW_CFG_TOKEN, GUEST_PORT } from "./guestContract.js";
 import { QmpClient } from "./qmp.js";
 
 /** How QEMU runs the guest's code: KVM (hardware virtualisation) or TCG (emulation, many times slower). */
 export type QemuAccel = "kvm" | "tcg";
-
-/** Where the daemon listens inside every VM. */
-export const GUEST_DAEMON_PORT = 50051;
-/** The fw_cfg entry the image's pincer-daemon.service reads the token from. */
-export const TOKEN_FW_CFG = "opt/pincer/token";
 
 /** What one VM boots: the image, its size, and how it runs. */
 export interface QemuVmSpec {
@@ -100,9 +96,9 @@ function qemuArgs(spec: QemuVmSpec, dir: string, port: number): string[] {
     ...["-kernel", spec.kernel, "-initrd", spec.initrd, "-append", spec.append],
     // The overlay is thrown away with the VM: no reason to wait for the host's disk.
     ...["-drive", `file=${join(dir, "overlay.qcow2")},if=virtio,format=qcow2,cache=unsafe,discard=unmap`],
-    ...["-netdev", `user,id=net0,hostfwd=tcp:127.0.0.1:${port}-:${GUEST_DAEMON_PORT}`, "-device", "virtio-net-pci,netdev=net0"],
+    ...["-netdev", `user,id=net0,hostfwd=tcp:127.0.0.1:${port}-:${GUEST_PORT}`, "-device", "virtio-net-pci,netdev=net0"],
     ...["-object", "rng-random,id=rng0,filename=/dev/urandom", "-device", "virtio-rng-pci,rng=rng0"],
-    ...["-fw_cfg", `name=${TOKEN_FW_CFG},file=${join(dir, "token")}`],
+    ...["-fw_cfg", `name=${FW_CFG_TOKEN},file=${join(dir, "token")}`],
     ...["-qmp", `unix:${join(dir, "qmp.sock")},server=on,wait=off`],
     ...["-chardev", `socket,id=qga0,path=${join(dir, "qga.sock")},server=on,wait=off`],
     ...["-device", "virtio-serial", "-device", "virtserialport,chardev=qga0,name=org.qemu.guest_agent.0"],
@@ -218,7 +214,7 @@ export class QemuVm {
         } catch (err) {
           if (err instanceof UnauthenticatedError)
             throw new FailedPreconditionError(
-              `the daemon in ${this.spec.name} refused its token: the image's pincer-daemon.service must copy it from fw_cfg ${TOKEN_FW_CFG}`,
+              `the daemon in ${this.spec.name} refused its token: the image's pincer-daemon.service must copy it from fw_cfg ${FW_CFG_TOKEN}`,
             );
           if (err instanceof CancelledError) throw err;
         }
