@@ -1,14 +1,6 @@
 import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
+import { processAlive } from "@pincer/shared";
 
 /**
  * Runs `fn` holding the lock directory `dir` (made atomically with mkdir; its owner's PID inside).
@@ -23,7 +15,7 @@ export async function withBuildLock<T>(dir: string, log: (l: string) => void, fn
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
       const pid = Number((await readFile(join(dir, "pid"), "utf8").catch(() => "")).trim());
-      if (pid > 0 && !alive(pid)) {
+      if (pid > 0 && !processAlive(pid)) {
         await rm(dir, { recursive: true, force: true });
         continue;
       }

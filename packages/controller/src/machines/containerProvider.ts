@@ -6,7 +6,8 @@ import { PassThrough } from "node:stream";
 import { TimeoutError, FailedPreconditionError, InvalidArgumentError } from "@pincer/shared";
 import type Docker from "dockerode";
 import { connect, type RemoteEnvironment } from "../env/index.js";
-import { onPath, openEngine, removeContainer, removeDeadDirs, sweepOrphanContainers, type DockerEngine } from "./dockerEngine.js";
+import { onPath, openEngine, removeContainer, sweepOrphanContainers, type DockerEngine } from "./dockerEngine.js";
+import { removeDeadDirs } from "./hostProcess.js";
 import { GUEST_PORT, GUEST_TOKEN_FILE } from "./guestContract.js";
 import type { EnvironmentProvider, ProvidedMachine } from "./provider.js";
 

@@ -5,6 +5,8 @@ import { hostname, tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
 import { FailedPreconditionError, InvalidArgumentError } from "@pincer/shared";
 import Docker from "dockerode";
+import { processAlive } from "@pincer/shared";
+import { removeDeadDirs } from "./hostProcess.js";
 
 /** A Docker Engine API endpoint Pincer talks to: Docker, or Podman's API service. */
 export interface DockerEngine {
@@ -190,16 +192,6 @@ export async function openEngine(opts: OpenEngineOptions = {}): Promise<DockerEn
   );
 }
 
-/** Whether process `pid` of this computer is alive. */
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
-
 /** Removes a container, whether it runs or not; one already gone is fine. */
 export async function removeContainer(docker: Docker, id: string): Promise<void> {
   try {
@@ -218,22 +210,9 @@ export async function sweepOrphanContainers(docker: Docker, log: (line: string) 
   const list = await docker.listContainers({ all: true, filters: { label: ["pincer=1"] } });
   const orphans = list.filter((c) => {
     const [h, pid] = (c.Labels["pincer.controller"] ?? "").split(":");
-    return h === host && pid !== undefined && /^\d+$/.test(pid) && !alive(Number(pid));
+    return h === host && pid !== undefined && /^\d+$/.test(pid) && !processAlive(Number(pid));
   });
   if (orphans.length === 0) return;
   await Promise.all(orphans.map((c) => removeContainer(docker, c.Id).catch(() => undefined)));
   log(`container provider: removed ${orphans.length} container(s) left by a controller that died: ${orphans.map((c) => c.Names[0]).join(", ")}`);
-}
-
-/**
- * Removes the folders `<prefix><pid>-…` of the temporary folder whose process is gone: what a
- * controller killed before it could clean up left (a Podman socket folder, token files).
- */
-export async function removeDeadDirs(prefix: string): Promise<void> {
-  const names = await readdir(tmpdir()).catch(() => [] as string[]);
-  const dead = names.filter((n) => {
-    const pid = n.startsWith(prefix) ? /^(\d+)-/.exec(n.slice(prefix.length))?.[1] : undefined;
-    return pid !== undefined && !alive(Number(pid));
-  });
-  await Promise.all(dead.map((n) => rm(join(tmpdir(), n), { recursive: true, force: true }).catch(() => undefined)));
 }

@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { CancelledError, FailedPreconditionError, TimeoutError, UnauthenticatedError, UnavailableError } from "@pincer/shared";
 import { connect, type RemoteEnvironment } from "../env/index.js";
 import { FW_CFG_TOKEN, GUEST_PORT } from "./guestContract.js";
+import { removeDeadDirs } from "./hostProcess.js";
 import { QmpClient } from "./qmp.js";
 
 /** How QEMU runs the guest's code: KVM (hardware virtualisation) or TCG (emulation, many times slower). */
@@ -72,18 +73,7 @@ const VM_DIR_PREFIX = "pincer-vm-";
  * died with it, but nothing removed its files.
  */
 export async function removeStaleVmDirs(): Promise<void> {
-  const names = await readdir(tmpdir()).catch(() => [] as string[]);
-  const stale = names.filter((n) => {
-    const pid = Number(new RegExp(`^${VM_DIR_PREFIX}(\\d+)-`).exec(n)?.[1]);
-    if (!pid || pid === process.pid) return false;
-    try {
-      process.kill(pid, 0);
-      return false;
-    } catch (err) {
-      return (err as NodeJS.ErrnoException).code === "ESRCH";
-    }
-  });
-  await Promise.all(stale.map((n) => rm(join(tmpdir(), n), { recursive: true, force: true })));
+  await removeDeadDirs(VM_DIR_PREFIX);
 }
 
 /** QEMU's command line for `spec`, with its files in `dir` and the daemon forwarded from 127.0.0.1:`port`. */
