@@ -58,7 +58,10 @@ export function registerImageCommand(program: Command): void {
     .command("build")
     .description("build (or find in the cache) an image: a root filesystem made by mmdebstrap, as a container image and/or a qcow2 disk")
     .addOption(new Option("--profile <name>", "what is installed (pincer image profiles lists them)").choices([...PROFILE_NAMES]).default("minimal"))
-    .option("--format <formats>", "container, qcow2, or container,qcow2", formatsOf, ["container"] as ImageFormat[])
+    .option("--format <formats>", "container, qcow2, or both (the default: the container and qemu providers each use one)", formatsOf, [
+      "container",
+      "qcow2",
+    ] as ImageFormat[])
     .option("--add-packages <list>", "more Debian packages, comma- or space-separated (repeatable)", packagesOf, [] as string[])
     .option("--cache-dir <dir>", "where images are kept (default $PINCER_CACHE_DIR, else ~/.cache/pincer)")
     .option("--engine <socket>", "container engine (Docker or Podman API socket; default: found, or a private podman service)")

@@ -42,7 +42,10 @@ export function addProviderOptions(cmd: Command): Command {
           "container (a fresh container per task, Docker or Podman) or qemu (VMs reset to a snapshot per task)",
       ).choices([...PROVIDERS]),
     )
-    .option("--image <image>", "container/qemu: a profile built with `pincer image build` (minimal, desktop, office), an image.json, or a container tag")
+    .option(
+      "--image <image>",
+      "container/qemu: a profile built with `pincer image build` (its newest image; default minimal), an image.json, or a container tag",
+    )
     .option("--engine <socket>", "container: the Docker or Podman API socket (default: found, or a private podman service)")
     .option("--vm-memory <MiB>", "qemu: memory per VM (default 1024)", positive("--vm-memory"))
     .option("--vm-cpus <n>", "qemu: virtual CPUs per VM (default 1)", positive("--vm-cpus"));
@@ -76,7 +79,8 @@ async function openRemotePool(remote: { provider: EnvironmentProvider; names: st
 /** The container or qemu provider of `--provider`, from the image `--image` names. */
 async function imageProvider(o: MachineCliOptions, screen: { width: number; height: number }): Promise<EnvironmentProvider> {
   const log = (l: string) => process.stderr.write(`${l}\n`);
-  if (!o.image) throw new CliArgumentError(`--provider ${o.provider} needs --image: build one with \`pincer image build --profile minimal\``);
+  // Without --image: the newest minimal image in the cache (resolveImage says how to build one).
+  o.image ??= "minimal";
   if (o.provider === "container") {
     const { containerProvider } = await import("../machines/containerProvider.js");
     const isTag = /^[\w.-]+(?::\d+)?\/[\w./-]+:[\w.-]+$/.test(o.image) && !existsSync(o.image);

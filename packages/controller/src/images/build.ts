@@ -38,6 +38,7 @@ export interface ImageManifest {
 /** Options of {@link buildImage}. */
 export interface ImageBuildOptions {
   profile: string;
+  /** The outputs to make. @default both: ["container", "qcow2"] */
   formats?: readonly ImageFormat[];
   addPackages?: readonly string[];
   /** Default: $PINCER_CACHE_DIR, else $XDG_CACHE_HOME/pincer, else ~/.cache/pincer. */
@@ -249,7 +250,7 @@ export async function buildImage(opts: ImageBuildOptions): Promise<ImageManifest
     };
     await ensureRootfs(m, opts.rebuild ?? false, log);
     await saveManifest(m, root);
-    for (const format of opts.formats ?? ["container"]) {
+    for (const format of opts.formats ?? (["container", "qcow2"] as const)) {
       if (format === "qcow2") await ensureQcow2(m, log);
       else await ensureContainer(m, opts.engine, log);
       await saveManifest(m, root);
