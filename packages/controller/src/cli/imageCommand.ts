@@ -25,7 +25,8 @@ function describe(m: ImageManifest): string {
   const lines = [`image ${m.profile}-${m.key} (${m.dir})`, `  root filesystem: ${m.rootfs}`];
   if (m.container) lines.push(`  container image: ${m.container.tag} (in ${m.container.engine})`);
   if (m.qcow2) lines.push(`  qcow2 disk: ${m.qcow2.disk}`, `  kernel: ${m.qcow2.kernel}`);
-  lines.push(`  use it: pincer run TASKS --provider ${m.qcow2 && !m.container ? "qemu" : "container"} --image ${m.profile}`);
+  const providers = [...(m.container ? ["container"] : []), ...(m.qcow2 ? ["qemu"] : [])];
+  for (const p of providers) lines.push(`  use it: pincer run TASKS --provider ${p} --image ${m.profile}`);
   return lines.join("\n");
 }
 

@@ -283,7 +283,8 @@ async function ensureContainer(m: ImageManifest, engineAddress: string | undefin
       await importContainerImage(engine, { rootfs: m.rootfs, tag });
       log(`container image: ${tag} imported into ${engine.description} in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
     }
-    m.container = { tag, engine: engine.description };
+    // The engine's name and version; not a private service's socket, gone after this build.
+    m.container = { tag, engine: engine.description.replace(/ at \S+.*$/, "") };
   } finally {
     await engine.close();
   }
