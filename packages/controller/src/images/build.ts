@@ -6,7 +6,6 @@ import { join, resolve } from "node:path";
 import { FailedPreconditionError, InvalidArgumentError } from "@pincer/shared";
 import { execa } from "execa";
 import { buildDaemon, daemonDigest, daemonSources, stageDaemon } from "./daemonBundle.js";
-import { VM_APPEND } from "../machines/guestContract.js";
 import { customizeScript, daemonUnit, entrypoint, networkUnit, session } from "./guestFiles.js";
 import { withBuildLock } from "./lock.js";
 import { BASE_PACKAGES, PACKAGE_NAME, profileOf, VM_PACKAGES, type ProfileName } from "./profiles.js";
@@ -266,7 +265,7 @@ async function ensureQcow2(m: ImageManifest, log: (l: string) => void): Promise<
   }
   const { makeQcow2 } = await import("./qcow2.js");
   const t0 = performance.now();
-  m.qcow2 = { ...(await makeQcow2(m.rootfs, m.dir)), append: VM_APPEND };
+  m.qcow2 = await makeQcow2(m.rootfs, m.dir);
   log(`qcow2: ${m.qcow2.disk} in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
 }
 
