@@ -1,0 +1,38 @@
+import type { z } from "zod";
+
+/**
+ * What a metric returns: a score in [0, 1] (OSWorld's metrics return floats; 1 is a pass), or the
+ * score with the reason a researcher reads in the report ("cell B3: expected 4, got 5").
+ */
+export type MetricResult = number | { score: number; reason: string };
+
+/**
+ * One of OSWorld's metrics (`desktop_env/evaluators/metrics/`), ported with its semantics.
+ *
+ * OSWorld calls `metric(result, expected, **options)` when the task has an expected getter and
+ * `metric(result, **options)` when it has none; here `expected` is then `undefined`. `result` and
+ * `expected` are what the getters returned: a local file path (or `null` when the file was not on
+ * the machine), a list of them, a command's output, or a `rule` getter's `rules` object as written.
+ */
+export interface OsworldMetric<O extends z.ZodType = z.ZodType> {
+  /** The name in task files (`evaluator.func`). */
+  name: string;
+  /** The options it takes (`evaluator.options`), with OSWorld's defaults. Unknown keys are an error. */
+  options: O;
+  /**
+   * Parts of these options Pincer does not implement (a `compare_table` rule type, say), each named
+   * as `<metric>.<what>`; a task that uses one is counted as needing it, never run with it skipped.
+   */
+  unsupported?(options: z.infer<O>): string[];
+  run(result: unknown, expected: unknown, options: z.infer<O>): Promise<MetricResult>;
+}
+
+/** Defines a metric; helps TypeScript infer its options' type from the schema. */
+export function defineMetric<O extends z.ZodType>(m: OsworldMetric<O>): OsworldMetric<O> {
+  return m;
+}
+
+/** A metric's result as a score and a reason. */
+export function scoreOf(r: MetricResult): { score: number; reason: string } {
+  return typeof r === "number" ? { score: r, reason: r >= 1 ? "passed" : `score ${r}` } : r;
+}

@@ -1,0 +1,69 @@
+import { pyCompare, pyEqual, pyStrip, pyTypeName } from "./pyCompat.js";
+import { pyFlagsFromNames, pyRegex } from "./pyRegex.js";
+
+/**
+ * OSWorld's `_match_value_to_rule(value, rule)` (metrics/utils.py): `rule.method` is `re` (with
+ * flags, `re.I.M`), `eq`/`ne`/`le`/`lt`/`ge`/`gt` (Python's operators), `approx:THRESHOLD` or
+ * `range.XY` (`range.te`: ref[0] < value <= ref[1]). `spreadsheet_range` is not ported (it needs a
+ * spreadsheet's cell ranges). Another method matches nothing (Python returns None).
+ */
+
+/** A rule as the task writes it. */
+export interface ValueRule {
+  method: string;
+  ref?: unknown;
+}
+
+/** Python's `float(value)` for a number, bool or string; undefined where Python raises. */
+function pyFloat(v: unknown): number | undefined {
+  if (typeof v === "number") return v;
+  if (typeof v === "boolean") return Number(v);
+  if (typeof v !== "string") return undefined;
+  const t = pyStrip(v).replaceAll(/(?<=\d)_(?=\d)/g, "");
+  if (/^[+-]?(inf|infinity)$/i.test(t)) return t.startsWith("-") ? -Infinity : Infinity;
+  if (/^[+-]?nan$/i.test(t)) return Number.NaN;
+  return /^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i.test(t) ? Number(t) : undefined;
+}
+
+const OPERATORS: Record<string, (a: unknown, b: unknown) => boolean> = {
+  eq: pyEqual,
+  ne: (a, b) => !pyEqual(a, b),
+  le: (a, b) => pyCompare(a, b) <= 0,
+  lt: (a, b) => pyCompare(a, b) < 0,
+  ge: (a, b) => pyCompare(a, b) >= 0,
+  gt: (a, b) => pyCompare(a, b) > 0,
+};
+
+/** True when the rule's method names one this port cannot run (`spreadsheet_range`). */
+export function ruleUnsupported(rule: ValueRule): boolean {
+  return rule.method === "spreadsheet_range";
+}
+
+/**
+ * Whether `value` matches the rule; throws where Python raises (a regex on a non-string, ordering
+ * values Python cannot order), which OSWorld's callers turn into a score of 0.
+ */
+export function matchValueToRule(value: unknown, rule: ValueRule): boolean {
+  const { method, ref } = rule;
+  if (method.startsWith("re")) {
+    if (typeof value !== "string") throw new TypeError(`expected string or bytes-like object, got '${pyTypeName(value)}'`);
+    return pyRegex(String(ref), pyFlagsFromNames(method.split(".").slice(1))).test(value);
+  }
+  const op = OPERATORS[method];
+  if (op) return op(value, ref);
+  if (method.startsWith("approx")) {
+    const threshold = Number(method.split(":")[1]);
+    const v = pyFloat(value);
+    return v !== undefined && Math.abs(v - Number(ref)) <= threshold;
+  }
+  if (method === "spreadsheet_range") throw new Error("_match_value_to_rule method spreadsheet_range is not supported");
+  if (method.startsWith("range.")) {
+    const [lo, hi] = ref as [unknown, unknown];
+    const less = (c: string) => (c === "e" ? OPERATORS.le! : c === "t" ? OPERATORS.lt! : undefined);
+    const left = less(method[6] ?? "");
+    const right = less(method[7] ?? "");
+    if (!left || !right) throw new Error(`_match_value_to_rule: unknown method ${method}`);
+    return left(lo, value) && right(value, hi);
+  }
+  return false;
+}

@@ -1,0 +1,173 @@
+import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { z } from "zod";
+import { defineMetric, type MetricResult, type OsworldMetric, scoreOf } from "../metric.js";
+import { unpackArchive } from "./common/archive.js";
+import { errorText, fail, filePath, show } from "./common/outcome.js";
+import { pdfText } from "./common/pdfText.js";
+import { decodeGrayLikePil, type Gray8, resizeLanczosLikePil, skimageSsim } from "./common/pilImage.js";
+import { pyCompare, pyStrip } from "./common/pyCompat.js";
+import { fuzzRatio } from "./common/similarity.js";
+import { compareTextFiles } from "./general.js";
+
+/**
+ * OSWorld's file-format metrics: chrome.py's `compare_pdfs` and `compare_archive`, vlc.py's
+ * `compare_images`.
+ */
+
+/** chrome.py's `compare_pdfs` on lists of paths: the mean, over the pairs, of rapidfuzz's ratio of their texts (a pair that fails to read scores 0). */
+async function comparePdfLists(results: unknown[], expected: unknown[]): Promise<MetricResult> {
+  if (expected.length === 0) return fail("no expected PDF");
+  let score = 0;
+  const notes: string[] = [];
+  for (let i = 0; i < Math.min(results.length, expected.length); i++) {
+    const [a, b] = [results[i], expected[i]];
+    const name = typeof a === "string" ? a : `result ${i + 1}`;
+    if (typeof a !== "string" || typeof b !== "string") {
+      notes.push(`${name}: missing`);
+      continue;
+    }
+    try {
+      const [t1, t2] = [pyStrip(await pdfText(a)), pyStrip(await pdfText(b))];
+      const r = fuzzRatio(t1, t2) / 100;
+      score += r;
+      if (r < 1) notes.push(`${name}: text similarity ${r.toFixed(4)}`);
+    } catch (e) {
+      notes.push(`${name}: ${errorText(e)}`);
+    }
+  }
+  score /= expected.length;
+  return score >= 1 ? 1 : fail(notes.join("; ") || `${results.length} result(s) for ${expected.length} expected PDF(s)`, score);
+}
+
+const comparePdfs = defineMetric({
+  name: "compare_pdfs",
+  options: z.strictObject({}),
+  async run(result, expected) {
+    if (Array.isArray(expected)) return comparePdfLists(Array.isArray(result) ? result : [], expected);
+    return comparePdfLists([result], [expected]);
+  },
+});
+
+/** vlc.py's `compare_images`: SSIM of the two images in grey, both resized to the smaller (by width, then height). */
+export async function compareImageFiles(result: unknown, expected: unknown, o: { reference_base_result?: number | undefined }): Promise<MetricResult> {
+  const [p1, p2] = [filePath(result), filePath(expected)];
+  if (!p1 || !p2) return fail(p1 ? "the expected image is missing" : "the result image is missing");
+  let a: Gray8;
+  let b: Gray8;
+  try {
+    [a, b] = [await decodeGrayLikePil(await readFile(p1)), await decodeGrayLikePil(await readFile(p2))];
+  } catch (e) {
+    return fail(`cannot read the images: ${errorText(e)}`);
+  }
+  // Python's min() of two (width, height) tuples: the smaller width, or the smaller height on a tie.
+  const size = pyCompare([a.width, a.height], [b.width, b.height]) <= 0 ? [a.width, a.height] : [b.width, b.height];
+  const [w, h] = size as [number, number];
+  let s: number;
+  try {
+    s = skimageSsim(resizeLanczosLikePil(a, w, h), resizeLanczosLikePil(b, w, h));
+  } catch (e) {
+    return fail(`cannot compare the images: ${errorText(e)}`);
+  }
+  const base = o.reference_base_result;
+  if (base === undefined) return s >= 1 ? 1 : fail(`SSIM ${s.toFixed(4)}`, Math.max(0, s));
+  if (s < base + 0.01) return fail(`SSIM ${s.toFixed(4)} is not above the reference ${base} (+0.01)`);
+  const score = (s - base) / (1 - base);
+  return score >= 1 ? 1 : fail(`SSIM ${s.toFixed(4)} above the reference ${base}: score ${score.toFixed(4)}`, Math.max(0, Math.min(1, score)));
+}
+
+const imageOptions = { reference_base_result: z.number().lt(1).optional() };
+
+const compareImages = defineMetric({
+  name: "compare_images",
+  options: z.strictObject(imageOptions),
+  async run(result, expected, o) {
+    return compareImageFiles(result, expected, o);
+  },
+});
+
+/** The file types compare_archive compares with a ported metric; the others are reported unsupported. */
+const ARCHIVE_TYPES_DONE = new Set(["text", "pdf", "image"]);
+
+const archiveOptions = z
+  .strictObject({
+    file_path: z.string().default(""),
+    file_type: z.enum(["text", "pdf", "docx", "ppt", "image", "csv", "table", "audio", "video"]).default("text"),
+    ignore_blanks: z.boolean().optional(),
+    ignore_case: z.boolean().optional(),
+    ...imageOptions,
+  })
+  .superRefine((o, ctx) => {
+    const allowed: Record<string, string[]> = { text: ["ignore_blanks", "ignore_case"], image: ["reference_base_result"] };
+    for (const k of ["ignore_blanks", "ignore_case", "reference_base_result"] as const) {
+      if (o[k] !== undefined && !(allowed[o.file_type] ?? []).includes(k)) {
+        ctx.addIssue({ code: "custom", path: [k], message: `compare_archive passes ${k} to the ${o.file_type} comparison, which does not take it` });
+      }
+    }
+  });
+
+/** The sorted names in a folder of an unpacked archive, Python's `sorted(os.listdir(...))`. */
+async function listNames(dir: string): Promise<string[]> {
+  return (await readdir(dir)).sort(pyCompare);
+}
+
+const compareArchive = defineMetric({
+  name: "compare_archive",
+  options: archiveOptions,
+  unsupported: (o) => (ARCHIVE_TYPES_DONE.has(o.file_type) ? [] : [`compare_archive.file_type ${o.file_type}`]),
+  async run(result, expected, o) {
+    const pred = filePath(result);
+    if (!pred) return fail("the result archive is missing");
+    if (!ARCHIVE_TYPES_DONE.has(o.file_type)) throw new Error(`compare_archive: file_type ${o.file_type} is not supported`);
+    const work = await mkdtemp(join(tmpdir(), "osworld-archive-"));
+    try {
+      const [predDir, goldDir] = [join(work, "pred"), join(work, "gold")];
+      try {
+        await unpackArchive(pred, predDir);
+      } catch (e) {
+        return fail(`cannot unpack the result archive ${pred}: ${errorText(e)}`);
+      }
+      try {
+        await unpackArchive(String(expected), goldDir);
+      } catch (e) {
+        return fail(`cannot unpack the expected archive ${show(expected)}: ${errorText(e)}`);
+      }
+      return await compareUnpacked(join(predDir, o.file_path), join(goldDir, o.file_path), o);
+    } finally {
+      await rm(work, { recursive: true, force: true });
+    }
+  },
+});
+
+/** compare_archive once both archives are unpacked: same names, then the mean of the per-file comparison. */
+async function compareUnpacked(pred: string, gold: string, o: z.infer<typeof archiveOptions>): Promise<MetricResult> {
+  let predFiles: string[];
+  let goldFiles: string[];
+  try {
+    [predFiles, goldFiles] = [await listNames(pred), await listNames(gold)];
+  } catch (e) {
+    return fail(`cannot list ${o.file_path || "the archives"}: ${errorText(e)}`);
+  }
+  if (predFiles.join("\0") !== goldFiles.join("\0")) return fail(`the archive holds ${show(predFiles)}, expected ${show(goldFiles)}`);
+  if (predFiles.length === 0) return fail("the archives hold no files");
+  let total = 0;
+  const notes: string[] = [];
+  for (const name of predFiles) {
+    const [a, b] = [join(pred, name), join(gold, name)];
+    const r = scoreOf(
+      o.file_type === "pdf"
+        ? await comparePdfLists([a], [b])
+        : o.file_type === "image"
+          ? await compareImageFiles(a, b, o)
+          : await compareTextFiles(a, b, { ignore_blanks: o.ignore_blanks ?? false, ignore_case: o.ignore_case ?? false }),
+    );
+    total += r.score;
+    if (r.score < 1) notes.push(`${name}: ${r.reason}`);
+  }
+  const score = total / predFiles.length;
+  return score >= 1 ? 1 : fail(notes.join("; "), score);
+}
+
+/** OSWorld's metrics of this family, ported. */
+export const filesMetrics: OsworldMetric[] = [comparePdfs, compareImages, compareArchive];

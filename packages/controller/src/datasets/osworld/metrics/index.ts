@@ -1,0 +1,12 @@
+import type { OsworldMetric } from "../metric.js";
+import { appsMetrics } from "./apps.js";
+import { docsMetrics } from "./docs.js";
+import { filesMetrics } from "./files.js";
+import { generalMetrics } from "./general.js";
+import { slidesMetrics } from "./slides.js";
+import { tableMetrics } from "./table.js";
+
+/** Every OSWorld metric Pincer implements, by name. */
+export const OSWORLD_METRICS: ReadonlyMap<string, OsworldMetric> = new Map(
+  [...tableMetrics, ...slidesMetrics, ...docsMetrics, ...generalMetrics, ...filesMetrics, ...appsMetrics].map((m) => [m.name, m]),
+);

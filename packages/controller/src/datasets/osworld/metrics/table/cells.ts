@@ -1,0 +1,172 @@
+import { parseMultiRange } from "./match.js";
+import { dataOnlyValue, numberFormatOf, type PyVal } from "./values.js";
+import { attr, type Book, parseRef, type RawSheet, textOf, type XNode } from "./xlsx.js";
+
+/**
+ * A cell as OSWorld reads it two other ways: `read_cell_value` (its own raw-XML reader) and an
+ * openpyxl `Cell` (formulas as text, style, merged or not) for `_read_cell_style`.
+ */
+
+/** What openpyxl raises where OSWorld does not catch it (an attribute of None, say). */
+export class PyError extends Error {}
+
+/**
+ * OSWorld's `read_cell_value(file, sheet, "B3")`: numbers as floats, shared/inline/formula text,
+ * error codes as text, None for an empty or missing cell (and for booleans, which it does not read).
+ */
+export async function readCellValue(book: Book, sheetName: string, coordinate: string): Promise<PyVal> {
+  const ids = new Map(book.sheets.map((s) => [s.name, s.sheetId]));
+  const id = ids.get(sheetName);
+  if (id === undefined) return null;
+  const sheet = await book.sheetById(id);
+  if (!sheet) return null;
+  let cell: XNode;
+  for (const row of sheet.root.sheetData?.row ?? []) {
+    cell = (row.c ?? []).find((c: XNode) => attr(c, "r") === coordinate);
+    if (cell) break;
+  }
+  if (!cell) return null;
+  const t = attr(cell, "t");
+  const v = cell.v === undefined ? undefined : textOf(cell.v);
+  if (t === undefined || t === "n") {
+    if (v === undefined || v.trim() === "" || Number.isNaN(Number(v.trim()))) return null;
+    return Number(v.trim());
+  }
+  if (t === "s") return v === undefined ? null : ((book.sharedStringsAllT ?? [])[Number(v)] ?? null);
+  if (t === "str" || t === "e") return v === undefined || v === "" ? null : v;
+  if (t === "inlineStr") return cell.is?.t === undefined ? null : (textOf(cell.is.t) ?? null);
+  return null;
+}
+
+/** An openpyxl cell (`load_workbook(file)`, not data-only). */
+export interface PyCell {
+  /** Its value: a formula's text ("=A1+1") rather than its result. */
+  value: PyVal;
+  /** openpyxl's data_type: n, s, b, e, d, f. */
+  dataType: string;
+  /** Its cellXfs index (0 for merged and new cells). */
+  xf: number;
+  /** A `MergedCell`: inside a merged range but not its top-left cell. */
+  merged: boolean;
+}
+
+/** The merged ranges of a sheet. */
+export function mergedRanges(sheet: RawSheet) {
+  const refs: string[] = (sheet.root.mergeCells?.mergeCell ?? []).map((m: XNode) => String(attr(m, "ref") ?? ""));
+  return refs.filter(Boolean).flatMap((r) => parseMultiRange(r));
+}
+
+/** The openpyxl cell at (row, col). */
+export function pyCell(book: Book, sheet: RawSheet, row: number, col: number, merged = mergedRanges(sheet)): PyCell {
+  if (merged.some((m) => row >= m.minRow && row <= m.maxRow && col >= m.minCol && col <= m.maxCol && !(row === m.minRow && col === m.minCol))) {
+    return { value: null, dataType: "n", xf: 0, merged: true };
+  }
+  const raw = sheet.cells.get(`${row},${col}`);
+  if (!raw) return { value: null, dataType: "n", xf: 0, merged: false };
+  if (raw.hasFormula) return { value: `=${raw.formula}`, dataType: "f", xf: raw.s, merged: false };
+  const { value, error } = dataOnlyValue(book, raw);
+  const dataType =
+    value === null ? "n" : error ? "e" : typeof value === "object" ? "d" : typeof value === "boolean" ? "b" : typeof value === "string" ? "s" : "n";
+  return { value, dataType, xf: raw.s, merged: false };
+}
+
+/** The openpyxl cell at "B3". */
+export function pyCellAt(book: Book, sheet: RawSheet, coordinate: string): PyCell {
+  const pos = parseRef(coordinate);
+  if (!pos) throw new Error(`not a cell coordinate: ${JSON.stringify(coordinate)}`);
+  return pyCell(book, sheet, pos[0], pos[1]);
+}
+
+/** What openpyxl's `Color.rgb` gives for a theme, indexed or automatic color (its descriptor's text). */
+export const NOT_RGB = "Values must be of type <class 'str'>";
+
+/** openpyxl's `Color(...).rgb` for a `<color>`/`<fgColor>` element; undefined when there is no element. */
+export function colorRgb(node: XNode): string | undefined {
+  if (node === undefined) return undefined;
+  if (attr(node, "indexed") !== undefined || attr(node, "theme") !== undefined || attr(node, "auto") !== undefined) return NOT_RGB;
+  const rgb = attr(node, "rgb");
+  if (rgb === undefined) return "00000000";
+  return rgb.length === 6 ? `00${rgb}` : rgb;
+}
+
+const nestedBool = (node: XNode): boolean | null => {
+  if (node === undefined) return null;
+  const v = attr(Array.isArray(node) ? node[0] : node, "val");
+  return v === undefined ? true : ["1", "true"].includes(v.toLowerCase());
+};
+const nestedVal = (node: XNode) => attr(Array.isArray(node) ? node[0] : node, "val");
+
+/** A `<font>` as openpyxl's Font. */
+export function fontProp(font: XNode, prop: string): PyVal {
+  if (font === undefined || font === null) throw new PyError("'NoneType' object has no attribute 'font'");
+  switch (prop) {
+    case "font_name":
+      return nestedVal(font.name) ?? null;
+    case "font_family": {
+      const v = nestedVal(font.family);
+      return v === undefined ? null : Number(v);
+    }
+    case "font_color": {
+      const rgb = colorRgb(font.color);
+      if (rgb === undefined) throw new PyError("'NoneType' object has no attribute 'rgb' (the font has no color)");
+      return rgb;
+    }
+    case "font_bold":
+      return nestedBool(font.b);
+    case "font_italic":
+      return nestedBool(font.i);
+    case "font_underline":
+      return font.u === undefined ? null : (nestedVal(font.u) ?? "single");
+    case "font_size": {
+      const v = nestedVal(font.sz);
+      return v === undefined ? null : Number(v);
+    }
+    default:
+      throw new Error(`unsupported style ${prop}`);
+  }
+}
+
+/** The cell style props OSWorld's `_read_cell_style` knows and Pincer reads. */
+export const CELL_STYLE_PROPS = new Set([
+  "number_format",
+  "font_name",
+  "font_family",
+  "font_color",
+  "font_bold",
+  "font_italic",
+  "font_underline",
+  "font_size",
+  "fill_type",
+  "bgcolor",
+  "fgcolor",
+  "merge",
+]);
+
+/**
+ * OSWorld's `_read_cell_style(prop, cell, dxf)`; throws {@link PyError} where openpyxl raises and
+ * OSWorld does not catch it.
+ */
+export function readCellStyle(book: Book, prop: string, cell: PyCell, dxf?: XNode): PyVal {
+  const xf = book.styles?.cellXfs?.xf?.[cell.xf];
+  const font = dxf ? dxf.font : book.styles?.fonts?.font?.[Number(attr(xf, "fontId") ?? 0)];
+  const fill = dxf ? dxf.fill : book.styles?.fills?.fill?.[Number(attr(xf, "fillId") ?? 0)];
+  if (prop === "number_format") {
+    if (cell.value === null || cell.dataType !== "n") return null;
+    if (!dxf) return numberFormatOf(book, cell.xf);
+    const code = attr(dxf.numFmt, "formatCode");
+    if (code === undefined) throw new PyError("'NoneType' object has no attribute 'formatCode'");
+    return code;
+  }
+  if (prop.startsWith("font_")) return cell.value === null ? null : fontProp(font, prop);
+  if (prop === "fill_type") {
+    if (!fill) return null;
+    return fill.gradientFill !== undefined ? "gradientFill" : fill.patternFill !== undefined ? "patternFill" : null;
+  }
+  if (prop === "bgcolor" || prop === "fgcolor") {
+    const pattern = fill?.patternFill;
+    if (!pattern || typeof pattern !== "object") return pattern === "" ? "00000000" : null;
+    return colorRgb(dxf ? pattern.bgColor : pattern.fgColor) ?? "00000000";
+  }
+  if (prop === "merge") return cell.merged;
+  throw new Error(`unsupported style ${prop}`);
+}

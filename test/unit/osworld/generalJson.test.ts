@@ -1,0 +1,135 @@
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { matchValueToRule } from "../../../packages/controller/src/datasets/osworld/metrics/common/matchRule.js";
+import { pyEqual, pySplitlines, pyStr } from "../../../packages/controller/src/datasets/osworld/metrics/common/pyCompat.js";
+import { pyRegex } from "../../../packages/controller/src/datasets/osworld/metrics/common/pyRegex.js";
+import { fuzzRatio, sequenceRatio } from "../../../packages/controller/src/datasets/osworld/metrics/common/similarity.js";
+import { generalMetrics } from "../../../packages/controller/src/datasets/osworld/metrics/general.js";
+import { scoreOf } from "../../../packages/controller/src/datasets/osworld/metric.js";
+
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), "osworld-json-"));
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+async function file(name: string, content: string): Promise<string> {
+  const path = join(dir, name);
+  await writeFile(path, content);
+  return path;
+}
+
+async function run(name: string, result: unknown, expected: unknown, options: unknown = {}) {
+  const m = generalMetrics.find((x) => x.name === name);
+  if (!m) throw new Error(`no metric ${name}`);
+  return scoreOf(await m.run(result, expected, m.options.parse(options)));
+}
+
+describe("check_json", () => {
+  const rules = {
+    expect: [
+      { key: ["name"], method: "eq", ref: "happy-extension" },
+      { key: ["background", "scripts"], method: "eq", ref: ["background_script.js"] },
+      { key: ["browser_action", "default_icon"], method: "eq", ref: { "64": "icons/icon.png" } },
+    ],
+    unexpect: [{ key: ["permissions"], method: "eq", ref: null }],
+  };
+  const good = { name: "happy-extension", background: { scripts: ["background_script.js"] }, browser_action: { default_icon: { "64": "icons/icon.png" } } };
+  test("passes when the values at the keys match", async () => {
+    expect((await run("check_json", await file("m.json", JSON.stringify({ ...good, permissions: [] })), rules)).score).toBe(1);
+  });
+  test("fails on a wrong value, on a missing key, on an unexpect match, and on bad JSON", async () => {
+    const wrong = await run("check_json", await file("w.json", JSON.stringify({ ...good, name: "sad", permissions: [] })), rules);
+    expect(wrong.reason).toContain('key ["name"] = "sad" does not match eq "happy-extension"');
+    const missing = await run("check_json", await file("k.json", JSON.stringify({ name: "happy-extension", permissions: [] })), rules);
+    expect(missing.reason).toContain('no "background"');
+    // A missing key reads as None for unexpect rules, and None == null matches.
+    expect((await run("check_json", await file("u.json", JSON.stringify(good)), rules)).reason).toContain("matches eq null");
+    expect((await run("check_json", await file("bad.json", "{name: 1}"), rules)).reason).toContain("not valid JSON");
+    expect((await run("check_json", null, rules)).score).toBe(0);
+  });
+  test("YAML with is_yaml, and regex rules with flags", async () => {
+    const yaml = await file("c.yml", "name: Test Account\nauthor:\n  name: Test Account\n  email: Test@gmail.com\n");
+    const yrules = { expect: [{ key: ["author", "email"], method: "re.I", ref: "^test@GMAIL\\.com$" }] };
+    expect((await run("check_json", yaml, yrules, { is_yaml: true })).score).toBe(1);
+    expect((await run("check_json", yaml, { expect: [{ key: ["author", "email"], method: "re", ref: "^test@" }] }, { is_yaml: true })).score).toBe(0);
+    expect((await run("check_json", await file("e.yml", ""), yrules, { is_yaml: true })).reason).toContain("empty");
+  });
+});
+
+describe("check_direct_json_object", () => {
+  test("a command's output with single quotes is parsed as JSON and compared key by key", async () => {
+    const rules = { expected: { "spider-man": true, toys: true, is_other_exist: false } };
+    expect((await run("check_direct_json_object", "{'spider-man': true, 'toys': true, 'is_other_exist': false, 'more': 1}\n", rules)).score).toBe(1);
+    const wrong = await run("check_direct_json_object", { "spider-man": true, toys: false, is_other_exist: false }, rules);
+    expect(wrong.reason).toBe('"toys": expected true, got false');
+    expect((await run("check_direct_json_object", "not json", rules)).reason).toContain("not JSON");
+    expect((await run("check_direct_json_object", null, rules)).score).toBe(0);
+  });
+  test("list order matters unless expected.ignore_list_order (rules.ignore_list_order is not read, as in OSWorld)", async () => {
+    const result = { modelList: ["b", "a"] };
+    expect((await run("check_direct_json_object", result, { expected: { modelList: ["a", "b"] }, ignore_list_order: true })).score).toBe(0);
+    const inner = { expected: { modelList: ["a", "b"], ignore_list_order: true } };
+    expect((await run("check_direct_json_object", { ...result, ignore_list_order: true }, inner)).score).toBe(0); // sorted(True) raises
+  });
+  test("expect_in_result: strings are contained, lists share an item", async () => {
+    const rules = { expected: { q: "coffee", toStation: ["STO", "ARN"] }, expect_in_result: true };
+    expect((await run("check_direct_json_object", { q: "drip coffee maker", toStation: ["ARN"] }, rules)).score).toBe(1);
+    expect((await run("check_direct_json_object", { q: "drip coffee maker", toStation: "ARN" }, rules)).score).toBe(1);
+    expect((await run("check_direct_json_object", { q: "tea", toStation: ["ARN"] }, rules)).reason).toContain('"coffee" is not in "tea"');
+    expect((await run("check_direct_json_object", { q: "coffee", toStation: ["BOM"] }, rules)).reason).toContain("holds none of");
+    expect((await run("check_direct_json_object", { toStation: ["ARN"] }, rules)).score).toBe(0);
+  });
+  test("an expected value marked __EVALUATION_FAILED__ fails", async () => {
+    expect((await run("check_direct_json_object", { time: "x" }, { expected: { time: "__EVALUATION_FAILED__" } })).score).toBe(0);
+  });
+});
+
+describe("compare_config", () => {
+  test("containment: JSON subset, or a substring when not JSON", async () => {
+    const settings = await file("settings.json", '{"workbench.colorTheme": "Visual Studio Dark", "editor.fontSize": 14}');
+    expect((await run("compare_config", settings, { expected: '{"workbench.colorTheme": "Visual Studio Dark"}\n' }, { containment_ok: true })).score).toBe(1);
+    expect((await run("compare_config", settings, { expected: '{"workbench.colorTheme": "Default Dark"}' })).reason).toContain("(as JSON)");
+    const project = await file("OpenProject.txt", "/home/user/project\n");
+    expect((await run("compare_config", project, { expected: "project" })).score).toBe(1);
+    expect((await run("compare_config", project, { expected: "other" })).score).toBe(0);
+    expect((await run("compare_config", null, { expected: "project" })).score).toBe(0);
+  });
+  test("strict: equal text or equal JSON", async () => {
+    const path = await file("strict.json", '{"a": 1, "b": 2}');
+    expect((await run("compare_config", path, { expected: '{"b":2,"a":1}' }, { containment_ok: false })).score).toBe(1);
+    expect((await run("compare_config", path, { expected: '{"a":1}' }, { containment_ok: false })).score).toBe(0);
+  });
+});
+
+describe("Python semantics", () => {
+  test("regexes: $ before a final newline, . excludes only \\n, (?P<name>), \\Z and inline flags", () => {
+    expect(pyRegex("^junk$").test("junk\n")).toBe(true);
+    expect(pyRegex("^junk$").test("junk\n\n")).toBe(false);
+    expect(pyRegex("a.b").test("a\rb")).toBe(true);
+    expect(pyRegex("a.b").test("a\nb")).toBe(false);
+    expect(pyRegex("(?P<x>ab)(?P=x)").test("abab")).toBe(true);
+    expect(pyRegex("b\\Z").test("ab\n")).toBe(false);
+    expect(pyRegex("(?i)ABC").test("xabc")).toBe(true);
+    expect(pyRegex("^b", { multiline: true }).test("a\rb")).toBe(false);
+    expect(pyRegex("^b", { multiline: true }).test("a\nb")).toBe(true);
+  });
+  test("rules, values and text helpers", () => {
+    expect(matchValueToRule("3.5", { method: "approx:0.1", ref: 3.55 })).toBe(true);
+    expect(matchValueToRule(2, { method: "range.te", ref: [0, 2] })).toBe(true);
+    expect(matchValueToRule(0, { method: "range.te", ref: [0, 2] })).toBe(false);
+    expect(matchValueToRule(3, { method: "gt", ref: 2 })).toBe(true);
+    expect(() => matchValueToRule(3, { method: "re", ref: "3" })).toThrow(/string/);
+    expect(pyEqual(true, 1)).toBe(true);
+    expect(pyEqual({ a: [1, 2] }, { a: [1, 2.0] })).toBe(true);
+    expect(pyStr([1, "a", null, 0.5, 1e-7])).toBe("[1, 'a', None, 0.5, 1e-07]");
+    expect(pySplitlines("a\nb\r\nc\n")).toEqual(["a", "b", "c"]);
+    expect(fuzzRatio("", "")).toBe(100);
+    expect(fuzzRatio("😀a", "a")).toBeCloseTo((2 / 3) * 100, 12);
+    expect(sequenceRatio(["a", "b"], ["b", "a"])).toBe(0.5);
+  });
+});
