@@ -226,8 +226,11 @@ export class Benchmark {
     ep.tokens += tokens;
     ep.events.push({ type: "action", step: ep.steps, tool, ok: outcome.ok, tokens });
     opts.onActed?.();
-    const evaluation = await this.#evaluateRound(ep, opts);
-    this.#decide(ep, evaluation, { envError, timedOut, error: outcome.ok ? undefined : outcome.error });
+    const step: StepOutcome = { envError, timedOut, error: outcome.ok ? undefined : outcome.error };
+    // A task judged at the end is evaluated only by the step that ends its episode (not by an env_error).
+    const judgeNow = ep.task.evaluateAt === "every_step" || (!envError && endOfStep(ep, evaluationState(ep.task.graph.shape, []), step) !== undefined);
+    const evaluation = judgeNow ? await this.#evaluateRound(ep, opts) : evaluationState(ep.task.graph.shape, ep.events);
+    this.#decide(ep, evaluation, step);
     return this.#result(ep, { tool, env, action }, outcome, evaluation, began);
   }
 
@@ -258,6 +261,10 @@ export class Benchmark {
   }
 
   #evaluateRound(ep: Episode, opts: BenchmarkCallOptions): Promise<EvaluationState> {
+    if (ep.task.evaluateAt === "end") {
+      if (ep.evaluatedAtEnd) return Promise.resolve(evaluationState(ep.task.graph.shape, ep.events));
+      ep.evaluatedAtEnd = true;
+    }
     return ep.task.graph.evaluate({
       events: ep.events,
       step: ep.steps,

@@ -11,6 +11,8 @@ export class Episode {
   steps = 0;
   tokens = 0;
   completeRequested = false;
+  /** A task evaluated only at the end has had that evaluation. */
+  evaluatedAtEnd = false;
   /** Set once the episode ended; steps are refused afterwards. */
   end: { reason: EndReason; error?: ErrorInfo } | undefined;
   /** Set by `close()`: teardown ran. */

@@ -44,6 +44,12 @@ export interface TaskOptions {
   tokenBudget?: number;
   /** Labels for filtering and reports (`cli`, `gui`, `verbose`, a domain…). @default [] */
   tags?: readonly string[];
+  /**
+   * When the evaluator runs: after every step (partial credit as the agent goes), or once, when the
+   * episode ends (the agent completes, or a limit is reached), for checks that change the machine
+   * (OSWorld's `postconfig` saves files and quits programs). @default "every_step"
+   */
+  evaluateAt?: "every_step" | "end";
 }
 
 /** A task: what to do, how to prepare and clean up the machines, how to judge, and its limits. Immutable. */
@@ -58,6 +64,7 @@ export interface Task {
   readonly timeLimitMs: number;
   readonly tokenBudget: number | undefined;
   readonly tags: readonly string[];
+  readonly evaluateAt: "every_step" | "end";
 }
 
 /** Default step limit of a task. */
@@ -111,5 +118,6 @@ export function createTask(opts: TaskOptions): Task {
     timeLimitMs: positive(id, "timeLimitMs", opts.timeLimitMs, DEFAULT_TIME_LIMIT_MS)!,
     tokenBudget: positive(id, "tokenBudget", opts.tokenBudget, undefined),
     tags: [...(opts.tags ?? [])],
+    evaluateAt: opts.evaluateAt ?? "every_step",
   };
 }
