@@ -5,7 +5,12 @@ import { afterEach, beforeEach, expect, test } from "vitest";
 import { coverageOf, createRegistries, loadDataset } from "@pincer/controller/datasets";
 
 // OSWorld's layout (<app>/<uuid>.json) and format, written here in its shape: read, validated, and
-// counted as valid but needing functions Pincer does not implement yet, by name.
+// sorted into supported tasks and valid ones needing functions Pincer lacks (by name).
+const PERFORMED = ["hotkey", "press", "write", "typewrite", "click", "doubleClick", "rightClick", "moveTo", "mouseDown", "mouseUp", "scroll"]
+  .map((n) => `pyautogui.${n}`)
+  .concat("time.sleep")
+  .join(", ");
+("pyautogui.hotkey, pyautogui.press, pyautogui.write, pyautogui.typewrite, pyautogui.click, pyautogui.doubleClick, pyautogui.rightClick, pyautogui.moveTo, pyautogui.mouseDown, pyautogui.mouseUp, pyautogui.scroll, time.sleep");
 let root: string;
 beforeEach(() => {
   root = mkdtempSync(join(tmpdir(), "pincer-osworld-"));
@@ -29,7 +34,7 @@ const osworld = (id: string, evaluator: Record<string, unknown>, extra: Record<s
   ...extra,
 });
 
-test("flat <app>/<uuid>.json files load; each valid task is listed with the functions it needs", async () => {
+test("flat <app>/<uuid>.json files load: tasks whose every function Pincer has run, the others are listed with what they need", async () => {
   write(
     "os",
     "a1",
@@ -43,37 +48,67 @@ test("flat <app>/<uuid>.json files load; each valid task is listed with the func
       conj: "or",
       result: [{ type: "vm_file", path: "/home/user/a.xlsx", dest: "a.xlsx" }, { type: "vm_terminal_output" }],
       expected: [{ type: "cloud_file", path: "https://example.org/a.xlsx", dest: "a_gold.xlsx" }, {}],
-      options: [{ rules: [] }, {}],
+      options: [{ rules: [{ type: "sheet_data", sheet_idx0: 0, sheet_idx1: "EI0" }] }, {}],
       postconfig: [{ type: "sleep", parameters: { seconds: 1 } }],
     }),
   );
   write("chrome", "a3", osworld("a3", { func: "infeasible" }, { config: [] }));
+  // A function Pincer has, used with a part it lacks (a pivot-table rule), and a pyautogui call it does not perform.
+  write(
+    "calc",
+    "a4",
+    osworld(
+      "a4",
+      {
+        func: "compare_table",
+        result: { type: "vm_file", path: "/a.xlsx", dest: "a.xlsx" },
+        options: { rules: [{ type: "pivot_table", sheet_idx0: 0, sheet_idx1: "EI0" }] },
+      },
+      { config: [{ type: "execute", parameters: { command: ["python", "-c", "import pyautogui; pyautogui.locateOnScreen('x.png')"] } }] },
+    ),
+  );
   const ds = await loadDataset(root, createRegistries());
   expect(ds.problems).toEqual([]);
-  expect(ds.tasks).toEqual([]);
+  expect(ds.tasks.map((t) => [t.kind, t.tool, t.id])).toEqual([
+    ["osworld", "chrome", "a3"],
+    ["osworld", "os", "a1"],
+  ]);
   expect(ds.unsupported.map((u) => [u.tool, u.id, u.needs.map((n) => `${n.kind} ${n.name}`)])).toEqual([
-    ["chrome", "a3", ["metric infeasible"]],
-    ["os", "a1", ["config type execute", "getter vm_command_line", "getter rule", "metric exact_match"]],
     [
-      "os",
-      "a2",
+      "calc",
+      "a4",
       [
-        "config type execute",
-        "config type sleep",
-        "getter vm_file",
-        "getter vm_terminal_output",
-        "getter cloud_file",
-        "metric compare_table",
-        "metric check_include_exclude",
+        `config type execute (pyautogui: pyautogui.locateOnScreen(...) is not a call Pincer performs (it performs ${PERFORMED}))`,
+        "metric compare_table.rule pivot_table",
       ],
     ],
+    ["os", "a2", ["getter vm_terminal_output"]],
   ]);
   const c = coverageOf(ds);
-  expect(c).toMatchObject({ supported: 0, unsupported: 3, invalid: 0 });
-  expect(c.missing.slice(0, 2)).toEqual([
-    { kind: "config type", name: "execute", tasks: 2 },
-    { kind: "config type", name: "sleep", tasks: 1 },
+  expect(c).toMatchObject({ supported: 2, unsupported: 2, invalid: 0 });
+  expect(c.missing.map((m) => m.name)).toContain("vm_terminal_output");
+});
+
+test("arguments of the functions Pincer has are checked: parameters, getter fields and metric options, with their JSON path", async () => {
+  write("os", "c1", osworld("c1", { func: "exact_match", result: { type: "vm_file", path: "/x", dest: "a/b" }, expected: { type: "rule", rules: {} } }));
+  write(
+    "os",
+    "c2",
+    osworld(
+      "c2",
+      { func: "compare_table", result: { type: "vm_file", path: "/a.xlsx", dest: "a.xlsx" }, options: { rulez: [] } },
+      { config: [{ type: "sleep", parameters: { second: 1 } }] },
+    ),
+  );
+  const ds = await loadDataset(root, createRegistries());
+  expect(ds.problems.map((p) => `${p.file.split("/").at(-1)}:${p.path}: ${p.message}`)).toEqual([
+    "c1.json:evaluator.result.dest: vm_file: dest is a file name in the cache folder, without '/'",
+    expect.stringMatching(/^c2\.json:config\[0\]\.parameters\.seconds: sleep: /),
+    expect.stringMatching(/^c2\.json:config\[0\]\.parameters: sleep: Unrecognized key: "second"/),
+    "c2.json:evaluator.options.rules: compare_table: Invalid input: expected array, received undefined",
+    'c2.json:evaluator.options: compare_table: Unrecognized key: "rulez"',
   ]);
+  expect(ds.tasks).toEqual([]);
 });
 
 test("inconsistent tasks are invalid with a precise reason; a GUI-OS task outside its folder is told where it goes", async () => {

@@ -21,6 +21,7 @@ import { checkTasksBuild } from "./buildCheck.js";
 import { weakChecks } from "./weakChecks.js";
 import { registerMcpCommand } from "./mcp.js";
 import { registerReportCommand } from "./reportCommand.js";
+import { registerCacheCommand } from "./cacheCommand.js";
 import { registerImageCommand } from "./imageCommand.js";
 import { createProgressPrinter } from "./progress.js";
 import { parseSettle } from "./settleOption.js";
@@ -336,7 +337,9 @@ program
         `functions Pincer lacks, by the number of tasks that need them:\n${c.missing.map((m) => `  ${m.kind} ${m.name}: ${m.tasks}`).join("\n")}\n`,
       );
     }
-    const groups = c.unsupported ? `; ${c.unsupported} valid but need functions Pincer lacks (listed above); ${c.invalid} invalid` : "";
+    const all = dataset.tasks.length + c.unsupported + c.invalid;
+    const share = all > 0 ? ` (${Math.round((1000 * dataset.tasks.length) / all) / 10}% of ${all})` : "";
+    const groups = c.unsupported ? `${share}; ${c.unsupported} valid but need functions Pincer lacks (listed above); ${c.invalid} invalid` : "";
     process.stdout.write(
       `${dataset.tasks.length} task(s) valid${c.unsupported ? " and supported" : ""}${groups}; ${errors} error(s), ${warnings} warning(s)\n`,
     );
@@ -362,6 +365,7 @@ addProviderOptions(checkCommandCli);
 
 registerReportCommand(program);
 registerImageCommand(program);
+registerCacheCommand(program);
 registerMcpCommand(program);
 
 program.parseAsync().catch((err: unknown) => {

@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import { basename, dirname, join, relative, resolve } from "node:path";
 import { findTaskFiles, groupOf, NOT_JSON, readJson, toolOf, type DatasetProblem } from "./taskFiles.js";
-import { looksLikeOsworld, missingFunctions, osworldTaskSchema, type OsworldFunction } from "./osworldFormat.js";
+import { checkOsworldArguments, looksLikeOsworld, missingFunctions, osworldTaskSchema, type OsworldFunction, type OsworldTaskJson } from "./osworldFormat.js";
 import { checkSolutionSteps, type TaskEnvironments } from "./solutionCheck.js";
 import { pathToFileURL } from "node:url";
 import { z } from "zod";
@@ -39,8 +39,14 @@ export interface ModuleDatasetTask extends LoadedBase {
   module: TaskModule;
 }
 
-/** A task of a dataset, from a JSON file or a task module; `kind` tells which. */
-export type DatasetTask = JsonDatasetTask | ModuleDatasetTask;
+/** A task of OSWorld's format (`<app>/<uuid>.json`) whose every function Pincer implements. */
+export interface OsworldDatasetTask extends LoadedBase {
+  kind: "osworld";
+  json: OsworldTaskJson;
+}
+
+/** A task of a dataset, from a JSON file (Pincer's or OSWorld's format) or a task module; `kind` tells which. */
+export type DatasetTask = JsonDatasetTask | ModuleDatasetTask | OsworldDatasetTask;
 
 /** Options of {@link loadDataset}. */
 export interface LoadDatasetOptions {
@@ -78,8 +84,9 @@ const solutionCallSchema = z.union([
 ]);
 const solutionSchema = z.array(solutionCallSchema);
 
-async function loadSolution(dir: string, problems: DatasetProblem[]): Promise<StepCall[] | undefined> {
-  const file = join(dir, "solution.json");
+/** Reads a solution: `solution.json` in a task's folder, or the file given. */
+async function loadSolution(dirOrFile: string, problems: DatasetProblem[]): Promise<StepCall[] | undefined> {
+  const file = dirOrFile.endsWith(".json") ? dirOrFile : join(dirOrFile, "solution.json");
   if (!existsSync(file)) return undefined;
   const raw = await readJson(file, problems);
   if (raw === NOT_JSON) return undefined;
@@ -189,10 +196,11 @@ async function loadJsonTask(
 }
 
 /**
- * A task file outside a folder of its own: an OSWorld task (validated, and listed with what it
- * needs), or a GUI-OS task in the wrong place (an error saying where it goes).
+ * A task file outside a folder of its own: an OSWorld task (validated; runnable when Pincer has
+ * every function it names, else listed with what it needs; its solution is `<uuid>.solution.json`
+ * beside it), or a GUI-OS task in the wrong place (an error saying where it goes).
  */
-async function loadFlatTask(file: string, root: string, problems: DatasetProblem[]): Promise<UnsupportedTask | undefined> {
+async function loadFlatTask(file: string, root: string, problems: DatasetProblem[]): Promise<OsworldDatasetTask | UnsupportedTask | undefined> {
   const raw = await readJson(file, problems);
   if (raw === NOT_JSON) return undefined;
   if (!looksLikeOsworld(raw)) {
@@ -210,11 +218,33 @@ async function loadFlatTask(file: string, root: string, problems: DatasetProblem
     for (const issue of parsed.error.issues) problems.push({ file, path: jsonPath(issue.path), message: issue.message, severity: "error" });
     return undefined;
   }
-  if (parsed.data.id !== basename(file, ".json")) {
-    problems.push({ file, path: "id", message: `id ${JSON.stringify(parsed.data.id)} differs from the file name; name the file <id>.json`, severity: "error" });
+  const json = parsed.data;
+  if (json.id !== basename(file, ".json")) {
+    problems.push({ file, path: "id", message: `id ${JSON.stringify(json.id)} differs from the file name; name the file <id>.json`, severity: "error" });
     return undefined;
   }
-  return { file, id: parsed.data.id, tool: groupOf(root, dirname(file)), format: "osworld", needs: missingFunctions(parsed.data) };
+  const args = checkOsworldArguments(json);
+  for (const p of args.problems) problems.push({ file, path: p.path, message: p.message, severity: "error" });
+  if (args.problems.length > 0) return undefined;
+  const tool = groupOf(root, dirname(file));
+  const needs = missingFunctions(json);
+  if (needs.length > 0) return { file, id: json.id, tool, format: "osworld", needs };
+  const solutionFile = file.replace(/\.json$/, ".solution.json");
+  const solution = await loadSolution(solutionFile, problems);
+  const task: OsworldDatasetTask = {
+    kind: "osworld",
+    id: json.id,
+    tool,
+    dir: dirname(file),
+    file,
+    instruction: json.instruction,
+    tags: [],
+    relatedApps: json.related_apps,
+    ...(solution ? { solution } : {}),
+    json,
+  };
+  if (solution) checkSolutionSteps(task, solution, solutionFile, problems);
+  return task;
 }
 
 /** As much of a JSON task as its solution's check needs (its folder and environment names), from a task that does not fit the schema. */
@@ -325,8 +355,10 @@ export async function loadDataset(
   for (const file of await findTaskFiles(abs)) {
     const before = problems.filter((p) => p.severity === "error").length;
     if (file.endsWith(".json") && basename(file) !== `${basename(dirname(file))}.json`) {
-      const u = await loadFlatTask(file, abs, problems);
-      if (u && problems.filter((p) => p.severity === "error").length === before) unsupported.push(u);
+      const t = await loadFlatTask(file, abs, problems);
+      const ok = t && problems.filter((p) => p.severity === "error").length === before;
+      if (ok && "kind" in t) loaded.push(t);
+      else if (ok && t) unsupported.push(t as UnsupportedTask);
       else rejected.add(basename(file, ".json"));
       continue;
     }

@@ -1,4 +1,7 @@
 import { z } from "zod";
+import { OSWORLD_CONFIG_TYPES } from "./osworld/configTypes.js";
+import { OSWORLD_GETTERS } from "./osworld/getters.js";
+import { OSWORLD_METRICS } from "./osworld/metrics/index.js";
 
 /**
  * OSWorld's task format (xlang-ai/OSWorld, `evaluation_examples/examples/<app>/<uuid>.json`): a
@@ -74,12 +77,12 @@ export interface OsworldFunction {
 
 /**
  * The config types, getters and metrics Pincer implements with OSWorld's semantics. A task runs
- * only when every one it names is here.
+ * only when every one it names is here (`infeasible` is judged by the runner itself).
  */
 export const OSWORLD_FUNCTIONS: Readonly<Record<OsworldFunction["kind"], ReadonlySet<string>>> = {
-  "config type": new Set(),
-  getter: new Set(),
-  metric: new Set(),
+  "config type": new Set(OSWORLD_CONFIG_TYPES.keys()),
+  getter: new Set(OSWORLD_GETTERS.keys()),
+  metric: new Set([...OSWORLD_METRICS.keys(), "infeasible"]),
 };
 
 /** Every config type, getter and metric a task names, once each. */
@@ -94,9 +97,61 @@ export function functionsOf(task: OsworldTaskJson): OsworldFunction[] {
   return [...out.values()];
 }
 
-/** What a task names that Pincer does not implement yet. */
+/** A problem with what a task passes to a function Pincer implements: its JSON path and what is wrong. */
+export interface OsworldArgumentProblem {
+  path: string;
+  message: string;
+}
+
+const listOf = <T>(v: T | T[] | null | undefined): T[] => (v === undefined || v === null ? [] : Array.isArray(v) ? v : [v]);
+const zodPath = (path: readonly PropertyKey[]) => path.map((k) => (typeof k === "number" ? `[${k}]` : `.${String(k)}`)).join("");
+
+/**
+ * Checks what a task passes to the functions Pincer implements: config parameters, getter fields and
+ * metric options against their schemas (precise problems), and parts of them Pincer does not run (a
+ * pyautogui call, a compare_table rule type), which count as needs.
+ */
+export function checkOsworldArguments(task: OsworldTaskJson): { problems: OsworldArgumentProblem[]; needs: OsworldFunction[] } {
+  const problems: OsworldArgumentProblem[] = [];
+  const needs: OsworldFunction[] = [];
+  const e = task.evaluator;
+  const steps = [...task.config.map((s, i) => [s, `config[${i}]`] as const), ...e.postconfig.map((s, i) => [s, `evaluator.postconfig[${i}]`] as const)];
+  for (const [step, at] of steps) {
+    const type = OSWORLD_CONFIG_TYPES.get(step.type);
+    if (!type) continue;
+    const p = type.parameters.safeParse(step.parameters);
+    if (!p.success) for (const i of p.error.issues) problems.push({ path: `${at}.parameters${zodPath(i.path)}`, message: `${step.type}: ${i.message}` });
+    else for (const name of type.unsupported?.(p.data) ?? []) needs.push({ kind: "config type", name });
+  }
+  const funcs = listOf(e.func);
+  const at = (key: string, i: number) => (Array.isArray(e.func) ? `evaluator.${key}[${i}]` : `evaluator.${key}`);
+  funcs.forEach((name, i) => {
+    const slot = <T>(v: T | T[] | null | undefined): T | undefined => (Array.isArray(e.func) ? (Array.isArray(v) ? v[i] : undefined) : (v as T | undefined));
+    for (const key of ["result", "expected"] as const) {
+      const g = slot(e[key] as unknown) as { type?: string } | null | undefined;
+      const getter = g && typeof g.type === "string" ? OSWORLD_GETTERS.get(g.type) : undefined;
+      if (!getter || !g) continue;
+      const { type: _t, ...fields } = g;
+      const p = getter.config.safeParse(fields);
+      if (!p.success)
+        for (const issue of p.error.issues) problems.push({ path: `${at(key, i)}${zodPath(issue.path)}`, message: `${g.type}: ${issue.message}` });
+    }
+    const metric = OSWORLD_METRICS.get(name);
+    if (!metric) return;
+    const p = metric.options.safeParse(slot(e.options) ?? {});
+    if (!p.success)
+      for (const issue of p.error.issues) problems.push({ path: `${at("options", i)}${zodPath(issue.path)}`, message: `${name}: ${issue.message}` });
+    else for (const part of metric.unsupported?.(p.data) ?? []) needs.push({ kind: "metric", name: part });
+  });
+  return { problems, needs };
+}
+
+/** What a task names that Pincer does not implement yet (functions, and parts of the options of those it does). */
 export function missingFunctions(task: OsworldTaskJson): OsworldFunction[] {
-  return functionsOf(task).filter((f) => !OSWORLD_FUNCTIONS[f.kind].has(f.name));
+  const out = new Map<string, OsworldFunction>();
+  for (const f of functionsOf(task).filter((f) => !OSWORLD_FUNCTIONS[f.kind].has(f.name))) out.set(`${f.kind}:${f.name}`, f);
+  for (const f of checkOsworldArguments(task).needs) out.set(`${f.kind}:${f.name}`, f);
+  return [...out.values()];
 }
 
 /** Whether a parsed JSON file is written in OSWorld's format (it has an `evaluator`). */

@@ -9,7 +9,8 @@ import type { StepCall } from "../benchmark/types.js";
 /** What these checks need of a dataset task (a DatasetTask fits). */
 export type TaskEnvironments =
   | { kind: "module"; dir: string; module: { environments?: readonly string[] | undefined } }
-  | { kind: "json"; dir: string; json: { config: ReadonlyArray<{ env?: string | undefined }>; evaluation: { env?: string | undefined } } };
+  | { kind: "json"; dir: string; json: { config: ReadonlyArray<{ env?: string | undefined }>; evaluation: { env?: string | undefined } } }
+  | { kind: "osworld"; dir: string };
 
 /** A problem found, as the loader reports it. */
 interface Problem {
@@ -22,9 +23,12 @@ interface Problem {
 /** The environment names a task needs: a module's `environments`, or "desktop" and those its JSON names. */
 export function environmentsOf(task: TaskEnvironments): string[] {
   if (task.kind === "module") return [...(task.module.environments ?? ["desktop"])];
+  if (task.kind === "osworld") return ["desktop"];
   const named = [...task.json.config.map((c) => c.env), task.json.evaluation.env].filter((e): e is string => !!e);
   return [...new Set(["desktop", ...named])];
 }
+
+const ROOT_ACTIONS = ["complete", "wait", "submit"];
 
 /** The built-in actions every environment offers under the runner, by name, with their parameter schemas. */
 function builtinActions(): Map<string, z.ZodObject> {
@@ -48,6 +52,8 @@ export function checkSolutionSteps(task: TaskEnvironments, solution: readonly St
     if (!("tool" in step) || typeof step.tool !== "string") return;
     const cut = step.tool.indexOf(TOOL_SEPARATOR);
     const [env, name] = cut < 0 ? [undefined, step.tool] : [step.tool.slice(0, cut), step.tool.slice(cut + TOOL_SEPARATOR.length)];
+    // The root environment's own actions; OSWorld tasks add `fail` (declare the task infeasible).
+    if (env === "root" && (ROOT_ACTIONS.includes(name) || (task.kind === "osworld" && name === "fail"))) return;
     if (env === undefined || !envs.includes(env)) {
       at(".tool", `tool ${JSON.stringify(step.tool)} names no environment of this task; write <environment>__<action> with one of ${envs.join(", ")}`);
       return;

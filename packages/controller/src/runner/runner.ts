@@ -71,7 +71,7 @@ function timestampId(): string {
 }
 
 function taskFields(task: DatasetTask): Record<string, unknown> {
-  if (task.kind === "json") return { ...task.json };
+  if (task.kind !== "module") return { ...task.json };
   const m = task.module;
   return {
     id: m.id,

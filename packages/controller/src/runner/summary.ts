@@ -59,7 +59,7 @@ export interface AttemptEnd {
 
 /** The attempt's settings that summary.json repeats. */
 export interface SummarySettings {
-  kind: "json" | "module";
+  kind: "json" | "module" | "osworld";
   attempt: number;
   maxSteps: number;
   maxStepsRule: string;

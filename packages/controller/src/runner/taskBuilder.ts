@@ -1,3 +1,5 @@
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { z } from "zod";
 import { action } from "../actions/action.js";
 import { createDesktopActions } from "../actions/desktop.js";
@@ -7,6 +9,7 @@ import { createBenchmark, type Benchmark } from "../benchmark/benchmark.js";
 import { createEnvironment } from "../benchmark/environment.js";
 import type { ConfigRegistry, EvaluationOutcome, EvaluationRegistry, HelperContext } from "../datasets/helpers.js";
 import type { DatasetTask } from "../datasets/loader.js";
+import { buildOsworldTask } from "../datasets/osworld/task.js";
 import { environmentsOf } from "../datasets/solutionCheck.js";
 import type { Env } from "../env/index.js";
 import { evaluator } from "../evaluators/evaluator.js";
@@ -59,11 +62,25 @@ function evaluationEvaluator(input: TaskBuildInput & { task: { kind: "json" } },
  * as setup actions and its `evaluation` as the evaluator. `onOutcome` receives each evaluation of a
  * JSON task. Throws when the task cannot be built.
  */
-export function buildTask(input: TaskBuildInput, onOutcome: (o: EvaluationOutcome) => void): Task {
+export function buildTask(input: TaskBuildInput, onOutcome: (o: EvaluationOutcome) => void, dir?: string): Task {
   const { task, envs, registries } = input;
   if (task.kind === "module") {
     const built = task.module.build({ envs, taskDir: task.dir });
     return createTask({ maxSteps: input.maxSteps, timeLimitMs: input.timeLimitMs, ...built, id: task.id, description: task.instruction, tags: task.tags });
+  }
+  if (task.kind === "osworld") {
+    const env = envs.desktop;
+    if (!env) throw new Error("an OSWorld task runs on the environment named desktop");
+    const base = {
+      id: task.id,
+      instruction: task.instruction,
+      tags: task.tags,
+      json: task.json,
+      env,
+      maxSteps: input.maxSteps,
+      timeLimitMs: input.timeLimitMs,
+    };
+    return buildOsworldTask({ ...base, dir: dir ?? join(tmpdir(), `pincer-osworld-${task.id}`) }, onOutcome);
   }
   const ctxBase = { envs, taskDir: task.dir };
   const setup: ActionCall[] = task.json.config.map((c) => ({
@@ -89,7 +106,7 @@ export function buildTask(input: TaskBuildInput, onOutcome: (o: EvaluationOutcom
  * task brings one of the same name there. Throws when the task cannot be built or its actions clash.
  */
 export function buildBenchmark(input: TaskBuildInput, dir: string, onOutcome: (o: EvaluationOutcome) => void): { task: Task; bench: Benchmark } {
-  const task = buildTask(input, onOutcome);
+  const task = buildTask(input, onOutcome, dir);
   // Relative local paths: downloads go to the attempt folder; uploads read from it, then from the task's folder.
   const systemActions = createSystemActions({ localRoot: dir, readRoots: [input.task.dir] });
   const environments = Object.entries(input.envs).map(([name, env]) =>
