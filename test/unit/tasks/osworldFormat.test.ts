@@ -10,7 +10,6 @@ const PERFORMED = ["hotkey", "press", "write", "typewrite", "click", "doubleClic
   .map((n) => `pyautogui.${n}`)
   .concat("time.sleep")
   .join(", ");
-("pyautogui.hotkey, pyautogui.press, pyautogui.write, pyautogui.typewrite, pyautogui.click, pyautogui.doubleClick, pyautogui.rightClick, pyautogui.moveTo, pyautogui.mouseDown, pyautogui.mouseUp, pyautogui.scroll, time.sleep");
 let root: string;
 beforeEach(() => {
   root = mkdtempSync(join(tmpdir(), "pincer-osworld-"));

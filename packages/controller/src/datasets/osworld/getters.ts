@@ -4,21 +4,10 @@ import { basename, extname, join } from "node:path";
 import { InvalidArgumentError, NotFoundError } from "@pincer/shared";
 import { z } from "zod";
 import { expandUser, type OsworldContext, pyFlag, shlexSplit } from "./context.js";
+import { defineGetter, type OsworldGetter } from "./getter.js";
+import { relativeTimeGetter } from "./relativeTime.js";
 
-/**
- * One of OSWorld's getters (`evaluator.result` / `evaluator.expected`: `{type, ...}`), with what
- * OSWorld's returns (`desktop_env/evaluators/getters/`): a file is fetched into the attempt's cache
- * folder under `dest` and its local path returned, or `null` when the machine does not have it.
- */
-export interface OsworldGetter<C extends z.ZodType = z.ZodType> {
-  name: string;
-  /** The getter's fields besides `type`. */
-  config: C;
-  get(config: z.infer<C>, ctx: OsworldContext): Promise<unknown>;
-}
-
-/** Defines a getter; helps TypeScript infer its config's type from the schema. */
-export const defineGetter = <C extends z.ZodType>(g: OsworldGetter<C>): OsworldGetter => g as unknown as OsworldGetter;
+export { defineGetter, type OsworldGetter } from "./getter.js";
 
 /** `path`/`dest` as lists (with `multi`), and the indexes given to the metric (`gives`, default [0]). */
 function filesOf(c: { path: string | string[]; dest: string | string[]; multi: boolean; gives: number[] }): {
@@ -145,5 +134,6 @@ export const OSWORLD_GETTERS: ReadonlyMap<string, OsworldGetter> = new Map(
       config: z.looseObject({ file_name: z.string().min(1), dest: z.string().min(1) }),
       get: (c, ctx) => configFile(`~/.config/GIMP/2.10/${c.file_name}`, c.dest, ctx),
     }),
+    relativeTimeGetter,
   ].map((g) => [g.name, g]),
 );
