@@ -82,13 +82,16 @@ DNS=10.0.2.3
 /**
  * The shell run by mmdebstrap's customize hook (`$1` is the root filesystem): the user, the daemon
  * copied from `bundle`, the entrypoint and session, and the VM's units. `sudo` works for `user` with
- * the password `password`, as on OSWorld's machines, for tasks whose setup needs root.
+ * the password `password`, and the home has Desktop, Documents, Downloads, Music, Pictures and Videos,
+ * as on OSWorld's machines, for tasks whose setup needs root or writes there.
  */
 export function customizeScript(bundle: string, filesDir: string): string {
   return `set -eu
 root="$1"
 chroot "$root" useradd --create-home --uid 1000 --user-group --shell /bin/bash --groups sudo,audio,video user
 echo 'user:password' | chroot "$root" chpasswd
+# The user's folders, as on OSWorld's machines (its tasks write to ~/Desktop and ~/Documents).
+chroot "$root" runuser -u user -- mkdir -p /home/user/Desktop /home/user/Documents /home/user/Downloads /home/user/Music /home/user/Pictures /home/user/Videos
 mkdir -p "$root${GUEST_PREFIX}" "$root/etc/pincer" "$root/etc/systemd/network" "$root/etc/modules-load.d"
 cp -a '${bundle}/.' "$root${GUEST_PREFIX}/"
 chmod -R a+rX "$root${GUEST_PREFIX}"

@@ -45,7 +45,7 @@ const MINIMAL = [
 ] as const;
 
 /** A desktop a person would recognise: a window manager with titles, focus and decorations, a panel and a file manager. */
-const DESKTOP = [...MINIMAL, "openbox", "tint2", "pcmanfm", "lxterminal", "dbus-x11", "at-spi2-core", "adwaita-icon-theme", "fonts-dejavu"] as const;
+const DESKTOP = [...MINIMAL, "openbox", "tint2", "pcmanfm", "lxterminal", "dbus-x11", "at-spi2-core", "adwaita-icon-theme", "fonts-dejavu", "curl"] as const;
 
 /** The applications OSWorld's Linux tasks use that Debian packages. */
 const OFFICE = [
@@ -60,6 +60,9 @@ const OFFICE = [
   "thunderbird",
   "python3-openpyxl",
   "python3-docx",
+  // OSWorld's tasks run `python`, and forward Chrome's debugging port with socat.
+  "python-is-python3",
+  "socat",
 ] as const;
 
 const DESKTOP_SESSION = "openbox --startup 'tint2' & exec pcmanfm --desktop";
