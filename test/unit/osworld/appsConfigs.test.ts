@@ -2,8 +2,8 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, test } from "vitest";
-import { scoreOf } from "../../../packages/controller/src/datasets/osworld/metric.js";
 import { appsMetrics } from "../../../packages/controller/src/datasets/osworld/metrics/apps.js";
+import { metricRunner } from "./metricRunner.js";
 
 const dir = mkdtempSync(join(tmpdir(), "osworld-apps-configs-"));
 
@@ -14,12 +14,7 @@ function fixture(name: string, content: string | Buffer): string {
   return path;
 }
 
-/** Runs one of the apps metrics as OSWorld's evaluator would: options parsed with their defaults. */
-async function run(name: string, result: unknown, expected: unknown, options: unknown = {}) {
-  const metric = appsMetrics.find((m) => m.name === name);
-  if (!metric) throw new Error(`no metric ${name}`);
-  return scoreOf(await metric.run(result, expected, metric.options.parse(options)));
-}
+const run = metricRunner(appsMetrics);
 
 describe("check_config_status", () => {
   const gimprc = [

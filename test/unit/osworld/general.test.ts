@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { generalMetrics } from "../../../packages/controller/src/datasets/osworld/metrics/general.js";
-import { scoreOf } from "../../../packages/controller/src/datasets/osworld/metric.js";
+import { metricRunner } from "./metricRunner.js";
 
 let dir: string;
 beforeAll(async () => {
@@ -20,12 +20,7 @@ async function file(name: string, content: string | Buffer): Promise<string> {
   return path;
 }
 
-/** Runs a metric by name with its options parsed as the task would give them. */
-async function run(name: string, result: unknown, expected: unknown, options: unknown = {}) {
-  const m = generalMetrics.find((x) => x.name === name);
-  if (!m) throw new Error(`no metric ${name}`);
-  return scoreOf(await m.run(result, expected, m.options.parse(options)));
-}
+const run = metricRunner(generalMetrics);
 
 describe("check_include_exclude", () => {
   const rules = { include: ["Large text enabled"], exclude: ["No text scaling enabled", "error"] };

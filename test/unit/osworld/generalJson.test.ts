@@ -7,7 +7,7 @@ import { pyEqual, pySplitlines, pyStr } from "../../../packages/controller/src/d
 import { pyRegex } from "../../../packages/controller/src/datasets/osworld/metrics/common/pyRegex.js";
 import { fuzzRatio, sequenceRatio } from "../../../packages/controller/src/datasets/osworld/metrics/common/similarity.js";
 import { generalMetrics } from "../../../packages/controller/src/datasets/osworld/metrics/general.js";
-import { scoreOf } from "../../../packages/controller/src/datasets/osworld/metric.js";
+import { metricRunner } from "./metricRunner.js";
 
 let dir: string;
 beforeAll(async () => {
@@ -23,11 +23,7 @@ async function file(name: string, content: string): Promise<string> {
   return path;
 }
 
-async function run(name: string, result: unknown, expected: unknown, options: unknown = {}) {
-  const m = generalMetrics.find((x) => x.name === name);
-  if (!m) throw new Error(`no metric ${name}`);
-  return scoreOf(await m.run(result, expected, m.options.parse(options)));
-}
+const run = metricRunner(generalMetrics);
 
 describe("check_json", () => {
   const rules = {

@@ -44,7 +44,7 @@ export interface CompareCsvOptions {
 }
 
 /** The cells pandas reads as NaN by default. */
-const NA = new Set([
+export const NA = new Set([
   "",
   "#N/A",
   "#N/A N/A",
@@ -65,10 +65,14 @@ const NA = new Set([
   "nan",
   "null",
 ]);
-const INT = /^\s*[+-]?\d+\s*$/;
-const FLOAT = /^\s*[+-]?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|inf|infinity)\s*$/i;
-const TRUE = new Set(["True", "TRUE", "true"]);
-const FALSE = new Set(["False", "FALSE", "false"]);
+/** Text pandas reads as an integer. */
+export const INT = /^\s*[+-]?\d+\s*$/;
+/** Text pandas reads as a float (inf and infinity included). */
+export const FLOAT = /^\s*[+-]?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|inf|infinity)\s*$/i;
+/** Text pandas reads as True. */
+export const TRUE = new Set(["True", "TRUE", "true"]);
+/** Text pandas reads as False. */
+export const FALSE = new Set(["False", "FALSE", "false"]);
 
 /** The type pandas infers for a column from its raw cells. */
 function inferDtype(cells: string[]): CsvDtype {

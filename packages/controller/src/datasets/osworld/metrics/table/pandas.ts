@@ -1,5 +1,6 @@
 import { dataOnlyValue, type PyDate, type PyVal, showVal } from "./values.js";
 import type { Book } from "./xlsx.js";
+import { FALSE, FLOAT, INT, NA, TRUE } from "../../../evaluationHelpers/csv.js";
 
 /**
  * `pd.read_excel(book, sheet)` (openpyxl engine, `header=0`) and `DataFrame.round(n).equals(...)`,
@@ -21,32 +22,7 @@ export interface Frame {
   nrows: number;
 }
 
-/** pandas' default NA strings. */
-const NA = new Set([
-  "",
-  "#N/A",
-  "#N/A N/A",
-  "#NA",
-  "-1.#IND",
-  "-1.#QNAN",
-  "-NaN",
-  "-nan",
-  "1.#IND",
-  "1.#QNAN",
-  "<NA>",
-  "N/A",
-  "NA",
-  "NULL",
-  "NaN",
-  "None",
-  "n/a",
-  "nan",
-  "null",
-]);
-const INT = /^\s*[+-]?\d+\s*$/;
-const FLOAT = /^\s*[+-]?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|inf|infinity)\s*$/i;
-const TRUE = new Set(["True", "TRUE", "true"]);
-const FALSE = new Set(["False", "FALSE", "false"]);
+// pandas' default NA strings, and the text it reads as numbers and booleans: as for CSV files.
 
 const isDate = (v: PyVal): v is PyDate => typeof v === "object" && v !== null;
 
