@@ -31,6 +31,14 @@ while [ ! -S /tmp/.X11-unix/X0 ]; do
   if [ "$i" -gt 400 ]; then echo "pincer-entrypoint: Xvfb did not start:" >&2; cat /tmp/pincer-xvfb.log >&2; exit 1; fi
   sleep 0.025
 done
+# A D-Bus session bus where the image has one (the desktop profiles), with the accessibility bus
+# (at-spi2-core) on it: the session, the daemon and the programs it starts find them through
+# DBUS_SESSION_BUS_ADDRESS, and GTK 3 programs (LibreOffice, Thunderbird, Chromium) publish their widgets.
+if command -v dbus-launch >/dev/null 2>&1; then
+  eval "$(dbus-launch --sh-syntax)"
+  export QT_ACCESSIBILITY=1 QT_LINUX_ACCESSIBILITY_ALWAYS_ON=1
+  if [ -x /usr/libexec/at-spi-bus-launcher ]; then /usr/libexec/at-spi-bus-launcher --launch-immediately >/tmp/pincer-a11y.log 2>&1 & fi
+fi
 if [ -x /etc/pincer/session ]; then /etc/pincer/session >/tmp/pincer-session.log 2>&1 & fi
 exec ${GUEST_PREFIX}/bin/node --single-threaded-gc ${GUEST_PREFIX}/node_modules/@pincer/daemon/dist/main.js \\
   --host 0.0.0.0 --port ${GUEST_PORT} --display :0 --token-file "$token"
@@ -90,6 +98,8 @@ export function customizeScript(bundle: string, filesDir: string): string {
 root="$1"
 chroot "$root" useradd --create-home --uid 1000 --user-group --shell /bin/bash --groups sudo,audio,video user
 echo 'user:password' | chroot "$root" chpasswd
+# A D-Bus machine id (libdbus refuses to connect without one; /etc/machine-id is left to systemd).
+if [ -x "$root/usr/bin/dbus-uuidgen" ]; then chroot "$root" dbus-uuidgen --ensure=/var/lib/dbus/machine-id; fi
 # The user's folders, as on OSWorld's machines (its tasks write to ~/Desktop and ~/Documents).
 chroot "$root" runuser -u user -- mkdir -p /home/user/Desktop /home/user/Documents /home/user/Downloads /home/user/Music /home/user/Pictures /home/user/Videos
 mkdir -p "$root${GUEST_PREFIX}" "$root/etc/pincer" "$root/etc/systemd/network" "$root/etc/modules-load.d"
