@@ -104,7 +104,7 @@ describe("config types", () => {
     expect(m.runs).toEqual(["check", "check", "check"]);
   });
 
-  test("activate_window and close_window pick windows as wmctrl -a does: a substring of any case, the whole title with strict, the class with by_class", async () => {
+  test("activate_window and close_window pick windows as wmctrl -a does: a substring of any case, the whole title (strict), the class (by_class)", async () => {
     const { m, ctx } = machine();
     await step("activate_window", { window_name: "libreoffice calc" }, ctx);
     await step("activate_window", { window_name: "SalesRep.xlsx", strict: true }, ctx);

@@ -45,7 +45,7 @@ test("flat <app>/<uuid>.json files load: tasks whose every function Pincer has r
     osworld("a2", {
       func: ["compare_table", "check_include_exclude"],
       conj: "or",
-      result: [{ type: "vm_file", path: "/home/user/a.xlsx", dest: "a.xlsx" }, { type: "vm_terminal_output" }],
+      result: [{ type: "vm_file", path: "/home/user/a.xlsx", dest: "a.xlsx" }, { type: "active_tab_info" }],
       expected: [{ type: "cloud_file", path: "https://example.org/a.xlsx", dest: "a_gold.xlsx" }, {}],
       options: [{ rules: [{ type: "sheet_data", sheet_idx0: 0, sheet_idx1: "EI0" }] }, {}],
       postconfig: [{ type: "sleep", parameters: { seconds: 1 } }],
@@ -81,11 +81,11 @@ test("flat <app>/<uuid>.json files load: tasks whose every function Pincer has r
         "metric compare_table.rule pivot_table",
       ],
     ],
-    ["os", "a2", ["getter vm_terminal_output"]],
+    ["os", "a2", ["getter active_tab_info"]],
   ]);
   const c = coverageOf(ds);
   expect(c).toMatchObject({ supported: 2, unsupported: 2, invalid: 0 });
-  expect(c.missing.map((m) => m.name)).toContain("vm_terminal_output");
+  expect(c.missing.map((m) => m.name)).toContain("active_tab_info");
 });
 
 test("arguments of the functions Pincer has are checked: parameters, getter fields and metric options, with their JSON path", async () => {

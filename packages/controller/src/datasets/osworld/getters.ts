@@ -5,6 +5,7 @@ import { InvalidArgumentError, NotFoundError } from "@pincer/shared";
 import { z } from "zod";
 import { expandUser, type OsworldContext, pyFlag, shlexSplit } from "./context.js";
 import { defineGetter, type OsworldGetter } from "./getter.js";
+import { accessibilityTreeGetter, terminalOutputGetter } from "./accessibilityTree.js";
 import { relativeTimeGetter } from "./relativeTime.js";
 
 export { defineGetter, type OsworldGetter } from "./getter.js";
@@ -135,5 +136,7 @@ export const OSWORLD_GETTERS: ReadonlyMap<string, OsworldGetter> = new Map(
       get: (c, ctx) => configFile(`~/.config/GIMP/2.10/${c.file_name}`, c.dest, ctx),
     }),
     relativeTimeGetter,
+    accessibilityTreeGetter,
+    terminalOutputGetter,
   ].map((g) => [g.name, g]),
 );

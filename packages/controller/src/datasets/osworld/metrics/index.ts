@@ -1,4 +1,5 @@
 import type { OsworldMetric } from "../metric.js";
+import { a11yMetrics } from "./a11y.js";
 import { appsMetrics } from "./apps.js";
 import { docsMetrics } from "./docs.js";
 import { filesMetrics } from "./files.js";
@@ -8,5 +9,5 @@ import { tableMetrics } from "./table.js";
 
 /** Every OSWorld metric Pincer implements, by name. */
 export const OSWORLD_METRICS: ReadonlyMap<string, OsworldMetric> = new Map(
-  [...tableMetrics, ...slidesMetrics, ...docsMetrics, ...generalMetrics, ...filesMetrics, ...appsMetrics].map((m) => [m.name, m]),
+  [...tableMetrics, ...slidesMetrics, ...docsMetrics, ...generalMetrics, ...filesMetrics, ...appsMetrics, ...a11yMetrics].map((m) => [m.name, m]),
 );
