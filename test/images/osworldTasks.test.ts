@@ -22,14 +22,30 @@ test("eleven OSWorld tasks from three apps pass pincer check on a container with
   expect([...apps].sort()).toEqual(["chrome", "os", "vlc"]);
 });
 
-test("chrome_open_tabs opens tabs in the running Chromium through its DevTools port, and conj 'and' needs both checks", async () => {
+test("chrome_open_tabs on a real Chromium, and accessibility_tree with check_accessibility_tree on a real GTK terminal", async () => {
   const image = await osworldImage();
   const out = await mkdtemp(join(tmpdir(), "pincer-osworld-chrome-"));
   try {
     const r = await runPincer(["check", "test/fixtures/osworld-synthetic", "--provider", "container", "--image", image.dir]);
     expect(r.stdout, r.stderr).toMatch(/^ok {3}chrome\/open-tabs$/m);
+    // The terminal's text, read through the accessibility bus of the image, shows the command's output.
+    expect(r.stdout).toMatch(/^ok {3}os\/terminal-text$/m);
+    expect(r.stdout).toMatch(/^2 of 2 tasks check out$/m);
     // With the solution, both tabs were listed by Chromium itself (the first check) and counted (the second).
-    const run = await runPincer(["run", "test/fixtures/osworld-synthetic", "--provider", "container", "--image", image.dir, "--out", out, "--run-id", "r"]);
+    const run = await runPincer([
+      "run",
+      "test/fixtures/osworld-synthetic",
+      "--task",
+      "chrome/*",
+      "--provider",
+      "container",
+      "--image",
+      image.dir,
+      "--out",
+      out,
+      "--run-id",
+      "r",
+    ]);
     expect(run.stdout, run.stderr).toMatch(/tasks 1: passed 1/);
     const attempt = join(out, "r", "chrome", "open-tabs", "attempt-1");
     const fetched = await readdir(join(attempt, "osworld-cache")).catch(() => []);

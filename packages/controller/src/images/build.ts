@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { homedir } from "node:os";
-import { join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { FailedPreconditionError, InvalidArgumentError } from "@pincer/shared";
 import { execa } from "execa";
 import { buildDaemon, daemonDigest, daemonSources, stageDaemon } from "./daemonBundle.js";
@@ -76,10 +76,11 @@ function checkPackages(addPackages: readonly string[]): void {
 
 /** The guest files by name, as written into the image. */
 function guestFiles(profile: ProfileName, manifestStub: object): Record<string, string> {
-  const line = profileOf(profile).session;
+  const { session: line, userFiles = {} } = profileOf(profile);
   return {
     "pincer-entrypoint": entrypoint(),
     ...(line ? { session: session(line) } : {}),
+    ...Object.fromEntries(Object.entries(userFiles).map(([path, text]) => [`home/${path}`, text])),
     "pincer-daemon.service": daemonUnit(),
     "10-eth0.network": networkUnit(),
     "image.json": `${JSON.stringify(manifestStub, null, 2)}\n`,
@@ -116,7 +117,10 @@ async function debootstrap(m: ImageManifest, target: string, scratch: string, lo
   const files = join(scratch, "files");
   await mkdir(files);
   const stub = { profile: m.profile, key: m.key, created: m.created, packages: m.packages };
-  for (const [name, text] of Object.entries(guestFiles(m.profile, stub))) await writeFile(join(files, name), text);
+  for (const [name, text] of Object.entries(guestFiles(m.profile, stub))) {
+    await mkdir(dirname(join(files, name)), { recursive: true });
+    await writeFile(join(files, name), text);
+  }
   const hook = join(scratch, "customize.sh");
   await writeFile(hook, customizeScript(bundle, files));
   log(`mmdebstrap ${m.suite} (${m.packages.length} packages asked for) into ${target}`);

@@ -102,6 +102,8 @@ echo 'user:password' | chroot "$root" chpasswd
 if [ -x "$root/usr/bin/dbus-uuidgen" ]; then chroot "$root" dbus-uuidgen --ensure=/var/lib/dbus/machine-id; fi
 # The user's folders, as on OSWorld's machines (its tasks write to ~/Desktop and ~/Documents).
 chroot "$root" runuser -u user -- mkdir -p /home/user/Desktop /home/user/Documents /home/user/Downloads /home/user/Music /home/user/Pictures /home/user/Videos
+# The profile's files in the user's home (application settings).
+if [ -d '${filesDir}/home' ]; then cp -a '${filesDir}/home/.' "$root/home/user/"; chroot "$root" chown -R user:user /home/user; fi
 mkdir -p "$root${GUEST_PREFIX}" "$root/etc/pincer" "$root/etc/systemd/network" "$root/etc/modules-load.d"
 cp -a '${bundle}/.' "$root${GUEST_PREFIX}/"
 chmod -R a+rX "$root${GUEST_PREFIX}"

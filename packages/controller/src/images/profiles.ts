@@ -17,7 +17,23 @@ export interface Profile {
   packages: readonly string[];
   /** A /bin/sh line run as `user` on the display once the X server is up (a window manager, a panel), or none. */
   session?: string;
+  /** Files written into /home/user (paths relative to it), owned by `user`: application settings. */
+  userFiles?: Readonly<Record<string, string>>;
 }
+
+/**
+ * LibreOffice's settings on OSWorld's machines: saving in a non-ODF format (ctrl+s on an .xlsx, as
+ * OSWorld's postconfig does) asks nothing, and no tip of the day or first-start wizard covers the window.
+ */
+const LIBREOFFICE_SETTINGS = `<?xml version="1.0" encoding="UTF-8"?>
+<oor:items xmlns:oor="http://openoffice.org/2001/registry" xmlns:xs="http://www.w3.org/2001/XMLSchema" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance">
+<item oor:path="/org.openoffice.Office.Common/Save/Document"><prop oor:name="WarnAlienFormat" oor:op="fuse"><value>false</value></prop></item>
+<item oor:path="/org.openoffice.Office.Common/Misc"><prop oor:name="ShowTipOfTheDay" oor:op="fuse"><value>false</value></prop></item>
+<item oor:path="/org.openoffice.Office.Common/Misc"><prop oor:name="FirstRun" oor:op="fuse"><value>false</value></prop></item>
+<item oor:path="/org.openoffice.Setup/Office"><prop oor:name="ooSetupInstCompleted" oor:op="fuse"><value>true</value></prop></item>
+<item oor:path="/org.openoffice.Setup/Office"><prop oor:name="FirstStartWizardCompleted" oor:op="fuse"><value>true</value></prop></item>
+</oor:items>
+`;
 
 /** In every image: the user account tools, certificates, and what the daemon's commands rely on. */
 export const BASE_PACKAGES = ["passwd", "ca-certificates", "procps", "psmisc", "less", "sudo"] as const;
@@ -85,6 +101,7 @@ export const PROFILES: Readonly<Record<ProfileName, Profile>> = {
     description: "desktop plus LibreOffice (Calc, Writer, Impress), Chromium, GIMP, VLC, Thunderbird and Python with openpyxl and python-docx",
     packages: OFFICE,
     session: DESKTOP_SESSION,
+    userFiles: { ".config/libreoffice/4/user/registrymodifications.xcu": LIBREOFFICE_SETTINGS },
   },
 };
 
