@@ -8,10 +8,10 @@ import { osworldImage } from "../fixtures/image.js";
 // OSWorld's own task files, copied unchanged from xlang-ai/OSWorld's evaluation_examples/examples
 // (three apps: os, vlc, chrome), with solutions written for them (<uuid>.solution.json). They need no
 // internet access. `pincer check` runs each with its solution (must score 1) and with no actions
-// (must score 0), each on a fresh container of a desktop image with VLC and Chromium, as user `user`.
+// (must score 0), each on a fresh container of the office image, as user `user`.
 const TASKS = "test/fixtures/osworld";
 
-test("eleven OSWorld tasks from three apps pass pincer check on a container with the apps installed", async () => {
+test("eleven OSWorld tasks from three apps pass pincer check on a container of the office image", async () => {
   const image = await osworldImage();
   const validate = await runPincer(["validate", TASKS]);
   expect(validate.stdout).toMatch(/^11 task\(s\) valid; 0 error\(s\), 0 warning\(s\)$/m);
@@ -22,36 +22,47 @@ test("eleven OSWorld tasks from three apps pass pincer check on a container with
   expect([...apps].sort()).toEqual(["chrome", "os", "vlc"]);
 });
 
-test("chrome_open_tabs on a real Chromium, and accessibility_tree with check_accessibility_tree on a real GTK terminal", async () => {
+test("a LibreOffice round trip, chrome_open_tabs on a real Chromium, accessibility_tree on a real GTK terminal", async () => {
   const image = await osworldImage();
-  const out = await mkdtemp(join(tmpdir(), "pincer-osworld-chrome-"));
+  const out = await mkdtemp(join(tmpdir(), "pincer-osworld-synthetic-"));
+  // Offline, the task's URLs are served from the download cache, filled with `pincer cache add`.
+  const env = { ...process.env, PINCER_DOWNLOADS_DIR: join(out, "downloads") };
   try {
-    const r = await runPincer(["check", "test/fixtures/osworld-synthetic", "--provider", "container", "--image", image.dir]);
+    for (const name of ["stock.xlsx", "stock-gold.xlsx"]) {
+      const add = await runPincer(["cache", "add", `https://pincer.invalid/osworld/${name}`, `test/fixtures/osworld-synthetic/files/${name}`], { env });
+      expect(add.stdout, add.stderr).toMatch(/^added https:\/\/pincer\.invalid\/osworld\/stock/);
+    }
+    const r = await runPincer(["check", "test/fixtures/osworld-synthetic", "--provider", "container", "--image", image.dir], { env });
+    // Download, open in Calc, type, then postconfig's ctrl+s (pyautogui) saves the .xlsx that compare_table reads.
+    expect(r.stdout, r.stderr).toMatch(/^ok {3}libreoffice_calc\/total-row$/m);
     expect(r.stdout, r.stderr).toMatch(/^ok {3}chrome\/open-tabs$/m);
     // The terminal's text, read through the accessibility bus of the image, shows the command's output.
     expect(r.stdout).toMatch(/^ok {3}os\/terminal-text$/m);
-    expect(r.stdout).toMatch(/^2 of 2 tasks check out$/m);
-    // With the solution, both tabs were listed by Chromium itself (the first check) and counted (the second).
-    const run = await runPincer([
-      "run",
-      "test/fixtures/osworld-synthetic",
-      "--task",
-      "chrome/*",
-      "--provider",
-      "container",
-      "--image",
-      image.dir,
-      "--out",
-      out,
-      "--run-id",
-      "r",
-    ]);
+    expect(r.stdout).toMatch(/^3 of 3 tasks check out$/m);
+    // A run keeps what the getters fetched in the attempt: the saved workbook and the expected one.
+    const run = await runPincer(
+      [
+        "run",
+        "test/fixtures/osworld-synthetic",
+        "--task",
+        "libreoffice_calc/*",
+        "--provider",
+        "container",
+        "--image",
+        image.dir,
+        "--out",
+        out,
+        "--run-id",
+        "r",
+      ],
+      { env },
+    );
     expect(run.stdout, run.stderr).toMatch(/tasks 1: passed 1/);
-    const attempt = join(out, "r", "chrome", "open-tabs", "attempt-1");
-    const fetched = await readdir(join(attempt, "osworld-cache")).catch(() => []);
-    expect(fetched).toEqual([]);
+    const attempt = join(out, "r", "libreoffice_calc", "total-row", "attempt-1");
+    expect((await readdir(join(attempt, "osworld-cache"))).sort()).toEqual(["stock-gold.xlsx", "stock.xlsx"]);
     const summary = JSON.parse(await readFile(join(attempt, "summary.json"), "utf8"));
     expect(summary.results).toMatchObject({ state: "passed", score: 1 });
+    expect(summary.evaluator.postconfig).toHaveLength(4);
   } finally {
     await rm(out, { recursive: true, force: true });
   }

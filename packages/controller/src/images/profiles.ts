@@ -21,6 +21,17 @@ export interface Profile {
   userFiles?: Readonly<Record<string, string>>;
 }
 
+/** Office documents open in LibreOffice (OSWorld's `open` step runs xdg-open), not in the browser. */
+const OFFICE_MIME_DEFAULTS = `[Default Applications]
+${Object.entries({
+  calc: ["vnd.openxmlformats-officedocument.spreadsheetml.sheet", "vnd.ms-excel", "vnd.oasis.opendocument.spreadsheet", "csv"],
+  writer: ["vnd.openxmlformats-officedocument.wordprocessingml.document", "msword", "vnd.oasis.opendocument.text", "rtf"],
+  impress: ["vnd.openxmlformats-officedocument.presentationml.presentation", "vnd.ms-powerpoint", "vnd.oasis.opendocument.presentation"],
+})
+  .flatMap(([app, types]) => types.map((t) => `${t === "csv" ? "text" : "application"}/${t}=libreoffice-${app}.desktop`))
+  .join("\n")}
+`;
+
 /**
  * LibreOffice's settings on OSWorld's machines: saving in a non-ODF format (ctrl+s on an .xlsx, as
  * OSWorld's postconfig does) asks nothing, and no tip of the day or first-start wizard covers the window.
@@ -61,7 +72,7 @@ const MINIMAL = [
 ] as const;
 
 /** A desktop a person would recognise: a window manager with titles, focus and decorations, a panel and a file manager. */
-const DESKTOP = [...MINIMAL, "openbox", "tint2", "pcmanfm", "lxterminal", "dbus-x11", "at-spi2-core", "adwaita-icon-theme", "fonts-dejavu", "curl"] as const;
+const DESKTOP = [...MINIMAL, "openbox", "tint2", "pcmanfm", "lxterminal", "dbus-x11", "at-spi2-core", "adwaita-icon-theme", "fonts-dejavu", "curl", "file"] as const;
 
 /** The applications OSWorld's Linux tasks use that Debian packages. */
 const OFFICE = [
@@ -101,7 +112,7 @@ export const PROFILES: Readonly<Record<ProfileName, Profile>> = {
     description: "desktop plus LibreOffice (Calc, Writer, Impress), Chromium, GIMP, VLC, Thunderbird and Python with openpyxl and python-docx",
     packages: OFFICE,
     session: DESKTOP_SESSION,
-    userFiles: { ".config/libreoffice/4/user/registrymodifications.xcu": LIBREOFFICE_SETTINGS },
+    userFiles: { ".config/libreoffice/4/user/registrymodifications.xcu": LIBREOFFICE_SETTINGS, ".config/mimeapps.list": OFFICE_MIME_DEFAULTS },
   },
 };
 

@@ -30,8 +30,8 @@ async function sha256Of(path: string): Promise<string> {
  */
 export class DownloadCache {
   constructor(
-    /** The cache folder. @default $PINCER_CACHE_DIR/downloads, else ~/.cache/pincer/downloads */
-    readonly root: string = join(process.env.PINCER_CACHE_DIR ?? join(homedir(), ".cache", "pincer"), "downloads"),
+    /** The cache folder. @default $PINCER_DOWNLOADS_DIR, else $PINCER_CACHE_DIR/downloads, else ~/.cache/pincer/downloads */
+    readonly root: string = process.env.PINCER_DOWNLOADS_DIR ?? join(process.env.PINCER_CACHE_DIR ?? join(homedir(), ".cache", "pincer"), "downloads"),
     /** Fetches a URL. @default the global fetch */
     private readonly fetcher: typeof fetch = fetch,
   ) {}
