@@ -72,7 +72,19 @@ const MINIMAL = [
 ] as const;
 
 /** A desktop a person would recognise: a window manager with titles, focus and decorations, a panel and a file manager. */
-const DESKTOP = [...MINIMAL, "openbox", "tint2", "pcmanfm", "lxterminal", "dbus-x11", "at-spi2-core", "adwaita-icon-theme", "fonts-dejavu", "curl", "file"] as const;
+const DESKTOP = [
+  ...MINIMAL,
+  "openbox",
+  "tint2",
+  "pcmanfm",
+  "lxterminal",
+  "dbus-x11",
+  "at-spi2-core",
+  "adwaita-icon-theme",
+  "fonts-dejavu",
+  "curl",
+  "file",
+] as const;
 
 /** The applications OSWorld's Linux tasks use that Debian packages. */
 const OFFICE = [
