@@ -35,8 +35,13 @@ const checkThunderbirdPrefs = defineMetric({
         return fail(`the value of ${key} is not JSON (OSWorld raises): ${show(m[2])}`);
       }
       if (!Object.hasOwn(expect, key) && !Object.hasOwn(unexpect, key)) continue;
-      if (Object.hasOwn(expect, key)) seen.set(key, { ok: matchValueToRule(value, expect[key]), value });
-      else if (matchValueToRule(value, unexpect[key])) violations.push(`${key} is ${show(value)}, which it must not be (${show(unexpect[key])})`);
+      try {
+        if (Object.hasOwn(expect, key)) seen.set(key, { ok: matchValueToRule(value, expect[key]), value });
+        else if (matchValueToRule(value, unexpect[key])) violations.push(`${key} is ${show(value)}, which it must not be (${show(unexpect[key])})`);
+      } catch (err) {
+        if (!(err instanceof TypeError)) throw err;
+        return fail(`${key}: ${err.message} (OSWorld raises)`);
+      }
     }
     const reasons = Object.keys(expect).flatMap((key) => {
       const s = seen.get(key);

@@ -5,6 +5,7 @@ import { frameDifference, readExcelLikePandas, roundFrame } from "./pandas.js";
 import { printedSheetLines, stripChars } from "./textFiles.js";
 import { type PyVal, pyStr, showVal } from "./values.js";
 import { colLetter } from "./xlsx.js";
+import { fuzzRatio as rapidfuzzRatio } from "../common/similarity.js";
 
 /** A rule's verdict: undefined when it holds, else why not. */
 export type RuleVerdict = string | undefined;
@@ -54,19 +55,8 @@ export async function sheetPrintRule(r: Rule, ctx: TableContext): Promise<RuleVe
   return undefined;
 }
 
-/** rapidfuzz's `fuzz.ratio`: 100 · 2·LCS / (len1 + len2). */
-export function fuzzRatio(a: string, b: string): number {
-  const x = Array.from(a);
-  const y = Array.from(b);
-  if (x.length + y.length === 0) return 100;
-  let prev = new Array<number>(y.length + 1).fill(0);
-  for (let i = 1; i <= x.length; i++) {
-    const cur = new Array<number>(y.length + 1).fill(0);
-    for (let j = 1; j <= y.length; j++) cur[j] = x[i - 1] === y[j - 1] ? prev[j - 1]! + 1 : Math.max(prev[j]!, cur[j - 1]!);
-    prev = cur;
-  }
-  return (100 * 2 * prev[y.length]!) / (x.length + y.length);
-}
+/** rapidfuzz's `fuzz.ratio`, in [0, 100]. */
+export const fuzzRatio = (a: string, b: string): number => rapidfuzzRatio(a, b);
 
 /** One `sheet_fuzzy` sub-rule's normalisation of a cell's text. */
 function normalise(value: string, rl: Rule): string {
