@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
-import { access, constants, mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
+import { access, constants, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -41,12 +41,14 @@ async function freePort(): Promise<number> {
 }
 
 /**
- * Whether KVM works here: /dev/kvm opens and a QEMU with `-accel kvm -cpu host` keeps running for
- * two seconds (where hardware virtualisation is not passed through, it aborts at once, e.g. with
- * "failed to set MSR 0x10a").
+ * Whether KVM works here: the CPU shows hardware virtualisation (vmx or svm in /proc/cpuinfo),
+ * /dev/kvm opens, and a QEMU with `-accel kvm -cpu host` keeps running for two seconds. Without
+ * the flag, QEMU may abort at once ("failed to set MSR 0x10a") or, on some hosts, start a guest
+ * that never gets past its kernel's first steps: both mean TCG.
  */
 export async function kvmWorks(): Promise<boolean> {
   try {
+    if (!/^flags\s*:.*\b(vmx|svm)\b/m.test(await readFile("/proc/cpuinfo", "utf8"))) return false;
     await access("/dev/kvm", constants.R_OK | constants.W_OK);
   } catch {
     return false;
