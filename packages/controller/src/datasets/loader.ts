@@ -227,7 +227,7 @@ async function loadFlatTask(file: string, root: string, problems: DatasetProblem
   for (const p of args.problems) problems.push({ file, path: p.path, message: p.message, severity: "error" });
   if (args.problems.length > 0) return undefined;
   const tool = groupOf(root, dirname(file));
-  const needs = missingFunctions(json);
+  const needs = missingFunctions(json, args.needs);
   if (needs.length > 0) return { file, id: json.id, tool, format: "osworld", needs };
   const solutionFile = file.replace(/\.json$/, ".solution.json");
   const solution = await loadSolution(solutionFile, problems);

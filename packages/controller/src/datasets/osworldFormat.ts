@@ -146,11 +146,11 @@ export function checkOsworldArguments(task: OsworldTaskJson): { problems: Osworl
   return { problems, needs };
 }
 
-/** What a task names that Pincer does not implement yet (functions, and parts of the options of those it does). */
-export function missingFunctions(task: OsworldTaskJson): OsworldFunction[] {
+/** What a task names that Pincer does not implement yet (functions, and `parts` of the options of those it does, from {@link checkOsworldArguments}). */
+export function missingFunctions(task: OsworldTaskJson, parts = checkOsworldArguments(task).needs): OsworldFunction[] {
   const out = new Map<string, OsworldFunction>();
   for (const f of functionsOf(task).filter((f) => !OSWORLD_FUNCTIONS[f.kind].has(f.name))) out.set(`${f.kind}:${f.name}`, f);
-  for (const f of checkOsworldArguments(task).needs) out.set(`${f.kind}:${f.name}`, f);
+  for (const f of parts) out.set(`${f.kind}:${f.name}`, f);
   return [...out.values()];
 }
 

@@ -69,17 +69,9 @@ export function buildTask(input: TaskBuildInput, onOutcome: (o: EvaluationOutcom
     return createTask({ maxSteps: input.maxSteps, timeLimitMs: input.timeLimitMs, ...built, id: task.id, description: task.instruction, tags: task.tags });
   }
   if (task.kind === "osworld") {
-    const env = envs.desktop;
-    if (!env) throw new Error("an OSWorld task runs on the environment named desktop");
-    const base = {
-      id: task.id,
-      instruction: task.instruction,
-      tags: task.tags,
-      json: task.json,
-      env,
-      maxSteps: input.maxSteps,
-      timeLimitMs: input.timeLimitMs,
-    };
+    // Its steps and evaluator run on the default environment, which environmentsOf names "desktop".
+    if (!envs.desktop) throw new Error("an OSWorld task runs on the environment named desktop");
+    const base = { id: task.id, instruction: task.instruction, tags: task.tags, json: task.json, maxSteps: input.maxSteps, timeLimitMs: input.timeLimitMs };
     return buildOsworldTask({ ...base, dir: dir ?? join(tmpdir(), `pincer-osworld-${task.id}`) }, onOutcome);
   }
   const ctxBase = { envs, taskDir: task.dir };

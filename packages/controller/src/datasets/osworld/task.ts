@@ -17,8 +17,6 @@ export interface OsworldTaskInput {
   instruction: string;
   tags: readonly string[];
   json: OsworldTaskJson;
-  /** The machine (OSWorld tasks have one). */
-  env: Env;
   /** The attempt's folder: getters fetch into `osworld-cache/`, and `osworld.log` keeps what OSWorld only logs. */
   dir: string;
   maxSteps: number;
