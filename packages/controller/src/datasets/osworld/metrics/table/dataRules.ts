@@ -5,7 +5,7 @@ import { frameDifference, readExcelLikePandas, roundFrame } from "./pandas.js";
 import { printedSheetLines, stripChars } from "./textFiles.js";
 import { type PyVal, pyStr, showVal } from "./values.js";
 import { colLetter } from "./xlsx.js";
-import { fuzzRatio as rapidfuzzRatio } from "../common/similarity.js";
+import { fuzzRatio } from "../common/similarity.js";
 
 /** A rule's verdict: undefined when it holds, else why not. */
 export type RuleVerdict = string | undefined;
@@ -54,9 +54,6 @@ export async function sheetPrintRule(r: Rule, ctx: TableContext): Promise<RuleVe
   }
   return undefined;
 }
-
-/** rapidfuzz's `fuzz.ratio`, in [0, 100]. */
-export const fuzzRatio = (a: string, b: string): number => rapidfuzzRatio(a, b);
 
 /** One `sheet_fuzzy` sub-rule's normalisation of a cell's text. */
 function normalise(value: string, rl: Rule): string {

@@ -1,3 +1,5 @@
+import { pyStrip } from "../common/pyCompat.js";
+import { pyFlagsFromNames, pyRegex } from "../common/pyRegex.js";
 import { pyEq } from "./pandas.js";
 import type { PyVal } from "./values.js";
 import { parseRef } from "./xlsx.js";
@@ -42,12 +44,20 @@ export function* cellsOf(r: CellRange): Generator<[number, number]> {
 /** A value a rule can be matched against. */
 export type Matchable = PyVal | CellRange[] | undefined;
 
+/** Python's string order: by code point (JavaScript's `<` compares UTF-16 units). */
+function codePointOrder(a: string, b: string): number {
+  const x = Array.from(a, (ch) => ch.codePointAt(0)!);
+  const y = Array.from(b, (ch) => ch.codePointAt(0)!);
+  for (let i = 0; i < Math.min(x.length, y.length); i++) if (x[i] !== y[i]) return x[i]! - y[i]!;
+  return x.length - y.length;
+}
+
 /** A Python comparison that raises TypeError for unorderable types. */
 export function pyCompare(a: Matchable, b: unknown, op: "lt" | "le" | "gt" | "ge"): boolean {
   const num = (x: unknown) => typeof x === "number" || typeof x === "boolean";
   let c: number;
   if (num(a) && num(b)) c = Number(a) - Number(b);
-  else if (typeof a === "string" && typeof b === "string") c = a < b ? -1 : a > b ? 1 : 0;
+  else if (typeof a === "string" && typeof b === "string") c = codePointOrder(a, b);
   else throw new TypeError(`'${op}' not supported between ${JSON.stringify(a)} and ${JSON.stringify(b)}`);
   return op === "lt" ? c < 0 : op === "le" ? c <= 0 : op === "gt" ? c > 0 : c >= 0;
 }
@@ -58,22 +68,14 @@ function eq(a: Matchable, b: unknown): boolean {
   return pyEq(a ?? null, (b ?? null) as PyVal);
 }
 
-const RE_FLAGS: Record<string, string> = { I: "i", IGNORECASE: "i", M: "m", MULTILINE: "m", S: "s", DOTALL: "s", U: "u", UNICODE: "" };
-
 /** A rule `{method, ref}` as OSWorld's `_match_value_to_rule` applies it; throws where Python raises. */
 export function matchValueToRule(value: Matchable, rule: { method: string; ref?: unknown }): boolean {
   const { method, ref } = rule;
   if (method.startsWith("re")) {
-    const flags = method
-      .split(".")
-      .slice(1)
-      .map((f) => {
-        if (!(f in RE_FLAGS)) throw new Error(`regular expression flag re.${f} is not supported`);
-        return RE_FLAGS[f];
-      })
-      .join("");
+    // Python's re (named groups, \Z, its flags), as the other metrics run it.
+    const flags = pyFlagsFromNames(method.split(".").slice(1));
     if (typeof value !== "string") throw new TypeError(`expected string for re.search, got ${JSON.stringify(value)}`);
-    return new RegExp(String(ref), flags).test(value);
+    return pyRegex(String(ref), flags).test(value);
   }
   if (method === "eq") return eq(value, ref);
   if (method === "ne") return !eq(value, ref);
@@ -90,6 +92,7 @@ export function matchValueToRule(value: Matchable, rule: { method: string; ref?:
   }
   if (method.startsWith("range.")) {
     const [lo, hi] = ref as [unknown, unknown];
+    if (!/^range\.[et][et]$/.test(method)) throw new Error(`unknown rule method ${JSON.stringify(method)}`);
     const op = (e: string) => `l${e}` as "lt" | "le";
     return pyCompare(lo as Matchable, value, op(method[6]!)) && pyCompare(value, hi, op(method[7]!));
   }
@@ -110,7 +113,7 @@ function pyFloat(v: Matchable): number | undefined {
   if (typeof v === "number") return v;
   if (typeof v === "boolean") return Number(v);
   if (typeof v === "string") {
-    const t = v.trim().replace(/_/g, "");
+    const t = pyStrip(v).replace(/(?<=\d)_(?=\d)/g, "");
     if (/^[+-]?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|inf|infinity|nan)$/i.test(t)) {
       const l = t.toLowerCase().replace(/^\+/, "");
       if (l.endsWith("inf") || l.endsWith("infinity")) return l.startsWith("-") ? -Infinity : Infinity;

@@ -1,4 +1,4 @@
-import { dataOnlyValue, type PyDate, type PyVal, showVal } from "./values.js";
+import { dataOnlyValue, type PyDate, type PyVal, pyStr, showVal } from "./values.js";
 import type { Book } from "./xlsx.js";
 import { FALSE, FLOAT, INT, NA, TRUE } from "../../../evaluationHelpers/csv.js";
 
@@ -72,7 +72,7 @@ function columnNames(header: Raw[]): PyVal[] {
     if (cur > 0) {
       while (cur > 0) {
         counts.set(pyKey(old), cur + 1);
-        col = `${pyStrName(old)}.${cur}`;
+        col = `${pyStr(old)}.${cur}`;
         cur = cols.some((c) => pyEq(c, col)) ? cur + 1 : (counts.get(pyKey(col)) ?? 0);
       }
       cols[i] = col;
@@ -81,8 +81,6 @@ function columnNames(header: Raw[]): PyVal[] {
   }
   return cols;
 }
-
-const pyStrName = (v: PyVal) => (typeof v === "number" ? String(v) : String(v));
 
 /** Python's `==` between two cell values. */
 export function pyEq(a: PyVal, b: PyVal): boolean {
