@@ -2,8 +2,9 @@
  * Python `re` patterns run as JavaScript regular expressions. The translation keeps what differs in
  * meaning: `.` (excludes only `\n`), `$` (also before a final `\n`), `^`/`$` under MULTILINE (only
  * `\n` breaks lines), `\A`, `\Z`, `(?P<name>...)`, `(?P=name)` and leading inline flags `(?ims)`.
- * Not translated: `\d`, `\w`, `\b`, `\s` match ASCII only here (Python also matches other Unicode
- * digits, letters and spaces); VERBOSE (`x`) and scoped flags `(?i:...)` are refused.
+ * Not translated: `\d`, `\w`, `\b` match ASCII only here (Python also matches other Unicode digits
+ * and letters); `\s` is JavaScript's set, which lacks \x1c-\x1f and \x85 and has \ufeff; VERBOSE
+ * (`x`) and scoped flags `(?i:...)` are refused.
  */
 
 /** Python's regex flags that have a JavaScript meaning. */
