@@ -1,18 +1,14 @@
+import { PY_WS, pyStrip } from "../common/pyCompat.js";
 import { fuzzRatio as rapidfuzzRatio } from "../common/similarity.js";
 /**
  * Python string semantics the ported metrics depend on: `str.strip()`, `re.sub(r"\s+", " ", s)`,
  * `sorted()` of strings (code-point order) and rapidfuzz's `fuzz.ratio`.
  */
 
-/** Python's `str.isspace()` characters (also what `\s` matches in a `str` regex). */
-const PY_WS = "\\t\\n\\v\\f\\r\\x1c-\\x20\\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000";
-const STRIP = new RegExp(`^[${PY_WS}]+|[${PY_WS}]+$`, "g");
+/** Runs of Python's whitespace (what `\s+` matches in a `str` regex). */
 const RUNS = new RegExp(`[${PY_WS}]+`, "g");
 
-/** Python's `s.strip()`. */
-export function pyStrip(s: string): string {
-  return s.replace(STRIP, "");
-}
+export { pyStrip };
 
 /** Python's `re.sub(r'\s+', ' ', s).strip()`. */
 export function collapseBlanks(s: string): string {

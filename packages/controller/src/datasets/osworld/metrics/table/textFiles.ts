@@ -1,28 +1,10 @@
 import { readFile } from "node:fs/promises";
 import path from "node:path";
+import { pySplitlines, pyStrip } from "../common/pyCompat.js";
 
 /** OSWorld's line-by-line reading of text files (`_safe_read_file`), for `compare_csv` and `sheet_print`. */
 
-// biome-ignore lint/suspicious/noControlCharactersInRegex: Python's splitlines() breaks lines at these
-const LINE_BREAKS = /\r\n|[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]/;
-
-/** Python's `str.splitlines()`. */
-export function splitLines(text: string): string[] {
-  const lines = text.split(LINE_BREAKS);
-  if (lines.length && lines[lines.length - 1] === "") lines.pop();
-  return lines;
-}
-
-const PY_SPACE = " \t\n\r\v\f\x1c\x1d\x1e\x1f\x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000";
-
-/** Python's `str.strip()` (its whitespace, not JavaScript's). */
-export function pyStrip(s: string): string {
-  let a = 0;
-  let b = s.length;
-  while (a < b && PY_SPACE.includes(s[a]!)) a++;
-  while (b > a && PY_SPACE.includes(s[b - 1]!)) b--;
-  return s.slice(a, b);
-}
+export { pyStrip };
 
 /** Python's `str.lstrip(chars)` / `rstrip(chars)`. */
 export function stripChars(s: string, chars: string, side: "left" | "right"): string {
@@ -55,7 +37,7 @@ export async function safeReadLines(file: string): Promise<string[] | undefined>
   } catch {
     text = bytes.toString("latin1");
   }
-  return splitLines(text);
+  return pySplitlines(text);
 }
 
 /**
