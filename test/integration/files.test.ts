@@ -290,7 +290,7 @@ describe("upload and download, verified by sha256 on both sides", () => {
     mkdirSync(sub);
     try {
       await env.system.info();
-      proxy.blackhole(true);
+      await proxy.blackhole(true);
       const t0 = performance.now();
       const stalled = env.files.download(remote, join(sub, "target.bin"));
       await expect(stalled).rejects.toBeInstanceOf(TimeoutError);

@@ -55,7 +55,7 @@ test("a link that goes silent mid-task is env_error, and the retry passes once i
     agents += 1;
     const scripted = new ScriptedAgent(solution);
     if (agents > 1) {
-      proxy.blackhole(false);
+      void proxy.blackhole(false);
       return scripted;
     }
     return {
@@ -64,7 +64,7 @@ test("a link that goes silent mid-task is env_error, and the retry passes once i
       wantsScreenshots: false,
       start: (ctx) => scripted.start(ctx),
       act: async (obs) => {
-        if (obs.step === 1) proxy.blackhole(true);
+        if (obs.step === 1) await proxy.blackhole(true);
         return scripted.act(obs);
       },
     };
@@ -80,7 +80,8 @@ test("a link that goes silent mid-task is env_error, and the retry passes once i
     const { runDir, report } = await runTasks({ tasks: ds.tasks, registries, pool, agentFor, outDir: out, runId: "r", screenshots: false, attempts: 2 });
     const first: Summary = JSON.parse(readFileSync(join(runDir, "t", "relay", "attempt-1", "summary.json"), "utf8"));
     const second: Summary = JSON.parse(readFileSync(join(runDir, "t", "relay", "attempt-2", "summary.json"), "utf8"));
-    console.log(`link drop: attempt 1 ${first.results.state} (${first.results.error}); attempt 2 ${second.results.state}; ${Date.now() - t0} ms`);
+    const states = `attempt 1 ${first.results.state} (${first.results.error}); attempt 2 ${second.results.state} (${second.results.error})`;
+    console.log(`link drop: ${states}; ${Date.now() - t0} ms`);
     expect(first.results.state).toBe("env_error");
     expect(first.results.error).toMatch(/unreachable|connection|UNAVAILABLE/i);
     expect(second.results.state).toBe("passed");
@@ -88,7 +89,7 @@ test("a link that goes silent mid-task is env_error, and the retry passes once i
     // The proxy saw a new connection: the channel reconnected after the outage.
     expect(proxy.connections()).toBeGreaterThanOrEqual(2);
   } finally {
-    proxy.blackhole(false);
+    await proxy.blackhole(false);
     await pool.close();
   }
 }, 60_000);

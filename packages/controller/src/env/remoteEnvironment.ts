@@ -4,6 +4,7 @@ import { TimeoutError, UnavailableError } from "@pincer/shared";
 import { createClipboardApi, type ClipboardApi } from "./clipboard.js";
 import { createFilesApi, type FilesApi } from "./files.js";
 import { createKeyboardApi, type KeyboardApi } from "./keyboard.js";
+import { InFlightCalls, watchLink } from "./linkHealth.js";
 import { createMouseApi, type MouseApi } from "./mouse.js";
 import { createProcessApi, type ProcessApi } from "./process.js";
 import { createPromiseClient, type RpcChannel } from "./rpc.js";
@@ -30,13 +31,24 @@ export interface ConnectOptions {
   /** Connect with TLS. `true`: TLS with the system's trusted CAs. */
   tls?: true | TlsConnectOptions;
   /**
-   * HTTP/2 keepalive: a ping after this long without traffic, and the connection counted as dead
-   * when the answer takes longer than `keepaliveTimeoutMs`. Calls on a dead connection then fail
-   * with UnavailableError instead of waiting out their deadline. @default 10_000
+   * How often the connection is checked: an HTTP/2 ping to the daemon, and, while calls are under
+   * way, a new connection to its address (opened and closed at once) to tell a machine that is busy
+   * from one that is gone (see `keepaliveTimeoutMs`). @default 10_000
    */
   keepaliveMs?: number;
-  /** @default 5_000 */
+  /**
+   * A machine counts as gone when nothing accepts a connection at its address within this long:
+   * the calls under way then fail with UnavailableError at once instead of waiting out their
+   * deadlines. A daemon that is merely slow to answer (a loaded host) is still accepted by its
+   * machine's kernel, and its calls keep waiting within their deadlines. @default 5_000
+   */
   keepaliveTimeoutMs?: number;
+  /**
+   * The connection is given up (its calls fail with UnavailableError) when the daemon leaves a ping
+   * unanswered this long although its machine still accepts connections: a daemon stopped or
+   * wedged that long, or a path that lost this connection's state. @default 60_000
+   */
+  unresponsiveTimeoutMs?: number;
   /** Longest wait between attempts to reconnect after the connection failed. @default 5_000 */
   maxReconnectBackoffMs?: number;
   /**
@@ -105,10 +117,12 @@ function channelOptions(opts: ConnectOptions): grpc.ClientOptions {
     "grpc.max_receive_message_length": opts.maxReceiveMessageBytes ?? 80 * 1024 * 1024,
     "grpc.max_send_message_length": 8 * 1024 * 1024,
     "grpc.enable_retries": 0,
-    // A link that went silent is noticed within keepalive + timeout, and a link that came back is
-    // used again within the backoff (grpc's default backoff grows to 120 s).
+    // Pings keep the connection's state alive in NATs and firewalls on the way. One unanswered for
+    // long (unresponsiveTimeoutMs) drops the connection; a machine that is gone is noticed sooner,
+    // by the probe of linkHealth.ts. A link that came back is used again within the backoff (grpc's
+    // default backoff grows to 120 s).
     "grpc.keepalive_time_ms": opts.keepaliveMs ?? 10_000,
-    "grpc.keepalive_timeout_ms": opts.keepaliveTimeoutMs ?? 5_000,
+    "grpc.keepalive_timeout_ms": opts.unresponsiveTimeoutMs ?? 60_000,
     "grpc.keepalive_permit_without_calls": 1,
     "grpc.initial_reconnect_backoff_ms": Math.min(1_000, opts.maxReconnectBackoffMs ?? 5_000),
     "grpc.max_reconnect_backoff_ms": opts.maxReconnectBackoffMs ?? 5_000,
@@ -168,6 +182,8 @@ export class RemoteEnvironment implements Env {
   readonly #defaultTimeoutMs: number;
   #closed = false;
   readonly #watchdog: NodeJS.Timeout;
+  readonly #calls = new InFlightCalls();
+  readonly #stopWatchingLink: () => void;
 
   constructor(
     /** "host:port" of the daemon. */
@@ -180,23 +196,36 @@ export class RemoteEnvironment implements Env {
     this.#client = newClient();
     const self = this;
     const channel: RpcChannel = {
-      // Read per call: the watchdog may have replaced the client.
+      // Read per call: the client may have been replaced.
       get client() {
         return self.#client;
       },
       address,
       defaultTimeoutMs: this.#defaultTimeoutMs,
       isClosed: () => this.#closed,
+      calls: this.#calls,
     };
-    this.#watchdog = connectWatchdog(
-      () => this.#client,
-      () => {
-        const stuck = this.#client;
-        this.#client = newClient();
-        stuck.close();
+    // A fresh client (and connection) for the calls that come next.
+    const replaceClient = () => {
+      const old = this.#client;
+      this.#client = newClient();
+      old.close();
+    };
+    this.#watchdog = connectWatchdog(() => this.#client, replaceClient, opts.connectTimeoutMs ?? 10_000);
+    this.#stopWatchingLink = watchLink(address, this.#calls, {
+      intervalMs: opts.keepaliveMs ?? 10_000,
+      timeoutMs: opts.keepaliveTimeoutMs ?? 5_000,
+      onGone: (why) => {
+        this.#calls.failAll(
+          (label) =>
+            new UnavailableError(
+              `${label}: pincer-daemon at ${address} is unreachable (${why}): the machine or the network path to it is down; ` +
+                "check that the machine is running and reachable from here",
+            ),
+        );
+        replaceClient();
       },
-      opts.connectTimeoutMs ?? 10_000,
-    );
+    });
     const input = createPromiseClient("Input", channel);
     const system = createPromiseClient("System", channel);
     this.mouse = createMouseApi(input);
@@ -235,6 +264,7 @@ export class RemoteEnvironment implements Env {
     if (this.#closed) return;
     this.#closed = true;
     clearInterval(this.#watchdog);
+    this.#stopWatchingLink();
     this.#client.close();
   }
 }

@@ -13,6 +13,7 @@ import {
   type RuntimeMethod,
   type ServiceName,
 } from "@pincer/shared";
+import type { CallEntry, InFlightCalls } from "./linkHealth.js";
 import type { CallOptions } from "./types.js";
 
 /**
@@ -33,6 +34,8 @@ export interface RpcChannel {
   readonly defaultTimeoutMs: number;
   /** True once the `env` was closed: calls then fail with UnavailableError without starting. */
   isClosed(): boolean;
+  /** The calls under way, so that a machine found gone can fail them at once (see linkHealth.ts). */
+  readonly calls: InFlightCalls;
 }
 
 /** A server-streaming call: iterate its messages once; `cancel()` ends it without an error. */
@@ -84,7 +87,12 @@ function refusal(channel: RpcChannel, label: string, signal: AbortSignal | undef
 }
 
 function callOptions(channel: RpcChannel, opts: CallOptions): grpc.CallOptions {
-  return { deadline: Date.now() + (opts.timeoutMs ?? channel.defaultTimeoutMs), ...(opts.waitForReady ? { waitForReady: true } : {}) };
+  return { deadline: Date.now() + (opts.timeoutMs ?? channel.defaultTimeoutMs) };
+}
+
+/** A call's metadata; grpc-js takes wait-for-ready there, not among the call options. */
+function metadataOf(opts: CallOptions): grpc.Metadata {
+  return new grpc.Metadata(opts.waitForReady ? { waitForReady: true } : undefined);
 }
 
 /**
@@ -119,26 +127,35 @@ function cancelOnAbort(call: { cancel(): void }, signal?: AbortSignal): () => vo
   return () => signal.removeEventListener("abort", onAbort);
 }
 
+/**
+ * True for a failure that grpc-js reports when the client a call was queued on was replaced before
+ * the call went out (the connection watchdog does that): the daemon never saw the call.
+ */
+function neverSent(err: unknown): boolean {
+  const e = err as grpc.ServiceError;
+  return e?.code === grpc.status.UNAVAILABLE && /before call started/.test(e.details ?? "");
+}
+
 function unaryCall(channel: RpcChannel, def: RuntimeMethod, req: unknown, opts: CallOptions): Promise<unknown> {
   const label = methodLabel(def);
   const refused = refusal(channel, label, opts.signal);
   if (refused) return Promise.reject(refused);
+  const options = callOptions(channel, opts);
   return new Promise((resolve, reject) => {
-    let stopListening: () => void = () => undefined;
-    const call = channel.client.makeUnaryRequest(
-      def.path,
-      def.requestSerialize,
-      def.responseDeserialize,
-      req,
-      new grpc.Metadata(),
-      callOptions(channel, opts),
-      (err, res) => {
+    const send = () => {
+      let stopListening: () => void = () => undefined;
+      const call = channel.client.makeUnaryRequest(def.path, def.requestSerialize, def.responseDeserialize, req, metadataOf(opts), options, (err, res) => {
         stopListening();
-        if (err) reject(callError(label, channel, err, opts.signal));
+        tracked.done();
+        // A call that never left this process is sent again on the client that replaced its own.
+        if (err && neverSent(err) && !channel.isClosed() && !opts.signal?.aborted && Date.now() < Number(options.deadline)) send();
+        else if (err) reject(tracked.failure ?? callError(label, channel, err, opts.signal));
         else resolve(res);
-      },
-    );
-    stopListening = cancelOnAbort(call, opts.signal);
+      });
+      const tracked = channel.calls.add(label, () => call.cancel());
+      stopListening = cancelOnAbort(call, opts.signal);
+    };
+    send();
   });
 }
 
@@ -147,8 +164,11 @@ function serverStreamCall(channel: RpcChannel, def: RuntimeMethod, req: unknown,
   const refused = refusal(channel, label, opts.signal);
   const call = refused
     ? undefined
-    : channel.client.makeServerStreamRequest(def.path, def.requestSerialize, def.responseDeserialize, req, new grpc.Metadata(), callOptions(channel, opts));
+    : channel.client.makeServerStreamRequest(def.path, def.requestSerialize, def.responseDeserialize, req, metadataOf(opts), callOptions(channel, opts));
   const stopListening = call ? cancelOnAbort(call, opts.signal) : () => undefined;
+  const tracked = call ? channel.calls.add(label, () => call.cancel()) : undefined;
+  // Its end, whether or not anyone reads it.
+  call?.once("status", () => tracked?.done());
   let cancelled = false;
   return {
     cancel() {
@@ -162,7 +182,7 @@ function serverStreamCall(channel: RpcChannel, def: RuntimeMethod, req: unknown,
       } catch (err) {
         // cancel() ends the stream on purpose.
         if (cancelled && (err as grpc.ServiceError).code === grpc.status.CANCELLED) return;
-        throw callError(label, channel, err, opts.signal);
+        throw tracked?.failure ?? callError(label, channel, err, opts.signal);
       } finally {
         stopListening();
       }
@@ -181,21 +201,24 @@ function clientStreamCall(channel: RpcChannel, def: RuntimeMethod, opts: CallOpt
   let settled = false;
   let stopListening: () => void = () => undefined;
   let call!: grpc.ClientWritableStream<unknown>;
+  let tracked: CallEntry | undefined;
   const response = new Promise<unknown>((resolve, reject) => {
     call = channel.client.makeClientStreamRequest(
       def.path,
       def.requestSerialize,
       def.responseDeserialize,
-      new grpc.Metadata(),
+      metadataOf(opts),
       callOptions(channel, opts),
       (err, res) => {
         settled = true;
         stopListening();
-        if (err) reject(callError(label, channel, err, opts.signal));
+        tracked?.done();
+        if (err) reject(tracked?.failure ?? callError(label, channel, err, opts.signal));
         else resolve(res);
       },
     );
   });
+  tracked = channel.calls.add(label, () => call.cancel());
   // A caller that stops at a failed write still sees the error there; this only keeps an
   // unread rejection from being reported as unhandled.
   response.catch(() => undefined);
