@@ -90,12 +90,12 @@ describe("the remote provider's reset", () => {
     expect(report).toMatchObject({ tasks: 2, passed: 1 });
   });
 
-  test("a reset command that fails is the attempt's setup_error, with its output, retried by attempts", async () => {
+  test("a reset command that fails is the attempt's env_error (the machine failed, not the task), with its output, retried by attempts", async () => {
     const { summary, report } = await runOn("failing-reset", { reset: "echo snapshot missing >&2; exit 3" }, 2);
     for (const attempt of [1, 2]) {
-      expect(summary("a-leaves", attempt).results).toMatchObject({ state: "setup_error", steps: 0 });
+      expect(summary("a-leaves", attempt).results).toMatchObject({ state: "env_error", steps: 0 });
       expect(summary("a-leaves", attempt).results.error).toMatch(/^resetting the machines: the reset command of .* exited with 3: snapshot missing/);
     }
-    expect(report).toMatchObject({ tasks: 2, passed: 0, errorsByState: { setup_error: 2 } });
+    expect(report).toMatchObject({ tasks: 2, passed: 0, errorsByState: { env_error: 2 } });
   });
 });

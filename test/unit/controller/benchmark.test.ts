@@ -185,6 +185,17 @@ describe("why an episode ends", () => {
     expect(bench.state().error).toEqual({ type: "RangeError", message: "evaluator node broken: bad regex in the task" });
   });
 
+  test("env_error, not setup_error, when a setup action's machine fails (directly or as the cause of the action's error)", async () => {
+    const failing = (err: Error) => action({ name: "prepare", description: "d", run: () => Promise.reject(err) });
+    const unreachable = new UnavailableError("Process/Run: pincer-daemon at 127.0.0.1:1 is unreachable (Connection dropped)");
+    for (const err of [unreachable, new Error("setup[0] (download): could not write the file", { cause: unreachable })]) {
+      const { bench } = setup({ setup: [failing(err)] });
+      const started = await bench.start("two");
+      expect(started).toMatchObject({ ok: false, reason: "env_error" });
+      expect(bench.state().reason).toBe("env_error");
+    }
+  });
+
   test("setup_error: a failing setup action ends the episode before any step, never skipped", async () => {
     const ran: string[] = [];
     const step = (name: string, fail = false) =>

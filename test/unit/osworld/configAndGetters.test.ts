@@ -1,7 +1,7 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { NotFoundError } from "@pincer/shared";
+import { FailedPreconditionError, NotFoundError, UnavailableError } from "@pincer/shared";
 import { afterAll, describe, expect, test } from "vitest";
 import type { Env } from "../../../packages/controller/src/env/index.js";
 import { OSWORLD_CONFIG_TYPES } from "../../../packages/controller/src/datasets/osworld/configTypes.js";
@@ -29,7 +29,7 @@ const windows = [
   { id: 2, title: "Terminal", instance: "gnome-terminal-server", class: "Gnome-terminal" },
 ];
 
-function machine(answer: (cmd: string | string[]) => { stdout?: string; stderr?: string; exitCode?: number } = () => ({})) {
+function machine(answer: (cmd: string | string[]) => { stdout?: string; stderr?: string; exitCode?: number } | Error = () => ({})) {
   const m: Machine = { runs: [], launched: [], focused: [], closed: [], files: {}, logs: [] };
   const env = {
     screen: { size: async () => ({ width: 1920, height: 1080 }) },
@@ -38,6 +38,7 @@ function machine(answer: (cmd: string | string[]) => { stdout?: string; stderr?:
         if (Array.isArray(cmd) && cmd[0] === "sh" && cmd[2] === 'printf %s "$HOME"') return { stdout: "/home/user", stderr: "", exitCode: 0 };
         m.runs.push(cmd);
         const a = answer(cmd);
+        if (a instanceof Error) throw a;
         return { stdout: a.stdout ?? "", stderr: a.stderr ?? "", exitCode: a.exitCode ?? 0 };
       },
       launch: async (cmd: string | string[]) => {
@@ -164,5 +165,26 @@ describe("getters", () => {
     expect(await get("vm_command_error", { command: ["ls", "~/x"] }, ctx)).toBe("warn");
     expect(m.runs[1]).toEqual(["ls", "/home/user/x"]);
     expect(await get("vm_command_line", { command: "missing arg" }, ctx)).toBeNull();
+  });
+});
+
+describe("chrome_open_tabs: who is at fault", () => {
+  test("a machine that fails mid-way is that machine's failure, at once: no retries, and no blame on the task", async () => {
+    const dropped = new UnavailableError("Process/Run: pincer-daemon at 127.0.0.1:1 is unreachable (Connection dropped)");
+    const { m, ctx } = machine(() => dropped);
+    const t0 = Date.now();
+    await expect(step("chrome_open_tabs", { urls_to_open: ["file:///tmp/a.html"] }, ctx)).rejects.toBe(dropped);
+    expect(m.runs).toHaveLength(1);
+    expect(Date.now() - t0).toBeLessThan(1_000);
+  });
+
+  test("a machine without curl is told to install it", async () => {
+    const { ctx } = machine(() => new NotFoundError('argv[0]: program "curl" not found (is it installed and on PATH?)'));
+    const err = await step("chrome_open_tabs", { urls_to_open: ["file:///tmp/a.html"] }, ctx).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(FailedPreconditionError);
+    expect((err as Error).message).toMatch(/install curl there/);
   });
 });

@@ -22,6 +22,14 @@ describe("classifyFailure: environment, agent or evaluator failure", () => {
     expect(classifyFailure(new TokenExpiredError("expired"), "agent")).toBe("env_error");
   });
 
+  test("an error caused by a machine's failure is one too (code that adds context keeps the cause)", () => {
+    const dropped = new UnavailableError("Process/Run: pincer-daemon at 127.0.0.1:1 is unreachable (Connection dropped)");
+    const wrapped = new Error("setup[2] (chrome_open_tabs): GET /json/list failed", { cause: new Error("curl", { cause: dropped }) });
+    expect(isEnvironmentFailure(wrapped)).toBe(true);
+    expect(classifyFailure(wrapped, "evaluation")).toBe("env_error");
+    expect(isEnvironmentFailure(new Error("bad task", { cause: new RangeError("bad regex") }))).toBe(false);
+  });
+
   test("TimeoutError stays the stage's own failure (a slow action is not a lost machine)", () => {
     const err = new TimeoutError("deadline exceeded after 20000 ms");
     expect(isEnvironmentFailure(err)).toBe(false);

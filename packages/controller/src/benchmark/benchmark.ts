@@ -116,7 +116,8 @@ export class Benchmark {
   /**
    * Starts an episode of `taskId`: closes the current one first (its teardown; a TeardownError
    * propagates), then runs the task's setup in order. A failed setup action ends the episode with
-   * `setup_error` (returned, not thrown); nothing is skipped. The time limit starts after setup.
+   * `setup_error`, or `env_error` when its machine failed (returned, not thrown); nothing is
+   * skipped. The time limit starts after setup.
    */
   async start(taskId: string, opts: BenchmarkCallOptions = {}): Promise<StartResult> {
     const task = this.tasks.get(taskId);
@@ -137,7 +138,8 @@ export class Benchmark {
         await call.action.runParsed(call.args, { env: this.#env(this.#envName(call)), episode: ep.handle(), ...signalOf(opts) });
       } catch (err) {
         const info = toErrorInfo(err);
-        ep.finish("setup_error", { ...info, message: `setup[${i}] ${call.action.name} in ${this.#envName(call)}: ${info.message}` });
+        const reason = isEnvironmentFailure(err) ? "env_error" : "setup_error";
+        ep.finish(reason, { ...info, message: `setup[${i}] ${call.action.name} in ${this.#envName(call)}: ${info.message}` });
         if (opts.signal?.aborted) throw err;
         return result();
       }

@@ -24,12 +24,15 @@ function isErrorInfo(value: unknown): value is ErrorInfo {
 }
 
 /**
- * Whether `err` means the machine failed (see {@link ENVIRONMENT_FAILURES}). Takes a thrown error
- * (checked with `instanceof`) or an {@link ErrorInfo}, the form an evaluator's error is recorded in,
- * which keeps only the class name (so a subclass recorded that way is not recognised).
+ * Whether `err` means the machine failed (see {@link ENVIRONMENT_FAILURES}): it, or an error it was
+ * caused by (`cause`: code that adds context to a machine's failure keeps it there). Takes a thrown
+ * error (checked with `instanceof`) or an {@link ErrorInfo}, the form an evaluator's error is
+ * recorded in, which keeps only the class name (so a subclass recorded that way is not recognised).
  */
 export function isEnvironmentFailure(err: unknown): boolean {
-  if (err instanceof Error) return ENVIRONMENT_FAILURES.some((type) => err instanceof type);
+  for (let e: unknown = err, depth = 0; e instanceof Error && depth < 10; e = e.cause, depth++) {
+    if (ENVIRONMENT_FAILURES.some((type) => e instanceof type)) return true;
+  }
   return isErrorInfo(err) && ENVIRONMENT_FAILURES.some((type) => type.name === err.type);
 }
 

@@ -15,7 +15,7 @@ import type { EvaluationState } from "../evaluators/metrics.js";
  * - `token_budget`: the agent reported more tokens than `tokenBudget`;
  * - `setup_error`: a setup action failed; no step can be taken;
  * - `env_error`: a machine became unreachable or refused the credentials (UnavailableError,
- *   UnauthenticatedError) during an action or an evaluation;
+ *   UnauthenticatedError) during setup, an action or an evaluation;
  * - `evaluator_error`: an evaluator threw (a bug or a broken check, reported apart from `false`);
  * - `agent_error`: the agent failed (reported by the caller with `Benchmark.end`).
  *

@@ -195,9 +195,10 @@ function exitCode(report: Report, strict: boolean): number {
 }
 
 /**
- * Why a task's solution did not pass, from its last attempt's summary and trajectory: the step that
- * failed and its error (the solution is at fault), a setup or evaluator error (the task is), or the
- * evaluation's verdict after every step ran (one of the two is wrong).
+ * Why a task's solution did not pass, from its last attempt's summary and trajectory: a machine
+ * that failed (neither is at fault), the step that failed and its error (the solution is at fault),
+ * a setup or evaluator error (the task is), or the evaluation's verdict after every step ran (one of
+ * the two is wrong).
  */
 async function whySolutionFailed(taskDir: string): Promise<string> {
   const attempts = existsSync(taskDir)
@@ -209,6 +210,9 @@ async function whySolutionFailed(taskDir: string): Promise<string> {
   if (!last) return "it did not run";
   const summary = JSON.parse(readFileSync(join(taskDir, last, "summary.json"), "utf8")) as Summary;
   const r = summary.results;
+  if (r.state === "env_error") {
+    return `its machine failed: ${r.error ?? "no reason recorded"} (neither the task nor its solution is at fault; check it again once the machine is sound)`;
+  }
   if (r.state === "setup_error") return `the task's setup failed, before any step: ${r.error ?? "no reason recorded"} (the task is at fault)`;
   if (r.state === "eval_error") return `the task's evaluation failed to run: ${r.eval_error ?? r.error ?? "no reason recorded"} (the task is at fault)`;
   const trajectory = existsSync(join(taskDir, last, "trajectory.jsonl"))

@@ -18,7 +18,7 @@ export interface AttemptOptions extends TaskBuildInput {
   addresses: Readonly<Record<string, string>>;
   /** How the machines were reset before this attempt, for summary.json. */
   reset?: Readonly<Record<string, { provider: string; method: string; ms: number }>>;
-  /** Why the machines could not be reset: the attempt then ends with setup_error at once. */
+  /** Why the machines could not be reset: the attempt then ends with env_error at once (the machine failed, not the task). */
   resetError?: string;
   agent: Agent;
   maxStepsRule: string;
@@ -72,7 +72,7 @@ async function runEpisode(opts: AttemptOptions, dir: string, record: AttemptReco
   record.usage.timing.setup_ms = performance.now() - t0;
   if (!start.ok) {
     await closeEpisode(bench, record, signal);
-    return { reason: "setup_error", error: start.error?.message ?? "setup failed" };
+    return { reason: start.reason ?? "setup_error", error: start.error?.message ?? "setup failed" };
   }
   const tools = bench.tools("mcp").map((t) => ({ name: t.name, description: t.description ?? "", parameters: t.inputSchema as Record<string, unknown> }));
   await opts.agent.start({ taskId: task.id, instruction: task.description, tools, maxSteps: task.maxSteps, signal });
@@ -121,7 +121,7 @@ export async function runAttempt(opts: AttemptOptions, dir: string): Promise<Tas
     addresses: opts.addresses,
     ...(opts.reset ? { reset: opts.reset } : {}),
   };
-  if (opts.resetError) return attemptResults(settings, record, { reason: "setup_error", error: opts.resetError });
+  if (opts.resetError) return attemptResults(settings, record, { reason: "env_error", error: opts.resetError });
   record.daemonVersions = await daemonVersionsOf(opts.envs, opts.signal);
   let built: ReturnType<typeof buildBenchmark>;
   try {

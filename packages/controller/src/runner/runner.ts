@@ -191,7 +191,7 @@ async function runTaskAttempts(ctx: RunContext, slot: EnvironmentSlot, task: Dat
   for (let n = (previous.at(-1)?.attempt ?? 0) + 1; n <= ctx.attempts; n++) {
     const dir = await store.beginAttempt(task.tool, task.id, n);
     const { maxSteps, rule } = maxStepsFor(task, opts.maxSteps ?? "auto");
-    // A clean machine for every attempt; a failed reset is the machine's failure (setup_error, retried).
+    // A clean machine for every attempt; a failed reset is the machine's failure (env_error, retried).
     const reset = await resetSlot(slot, environmentsOf(task), signal);
     const agent = opts.agentFor(task);
     const results = await runAttempt(

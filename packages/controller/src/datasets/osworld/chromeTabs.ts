@@ -1,4 +1,4 @@
-import { FailedPreconditionError } from "@pincer/shared";
+import { FailedPreconditionError, NotFoundError } from "@pincer/shared";
 import { z } from "zod";
 import type { OsworldContext } from "./context.js";
 
@@ -12,16 +12,22 @@ interface Target {
   title: string;
 }
 
+/** A DevTools call that curl made but that failed (nothing listening yet, an HTTP error). */
+class DevtoolsCallError extends Error {}
+
 /** One DevTools HTTP call, made on the machine with curl (the port is the machine's own). */
 async function devtools(ctx: OsworldContext, method: "GET" | "PUT", path: string): Promise<unknown> {
   let r: { exitCode: number | null; stdout: string; stderr: string };
   try {
     r = await ctx.env.process.run(["curl", "-sS", "-f", "-m", "10", "-X", method, `${DEVTOOLS}${path}`], { signal: ctx.signal, commandTimeoutMs: 15_000 });
   } catch (err) {
-    if (ctx.signal.aborted) throw err;
-    throw new FailedPreconditionError(`chrome_open_tabs talks to Chrome's DevTools with curl on the machine: ${(err as Error).message}; install curl there`);
+    // Only a missing curl is the machine image's gap; a machine that failed stays that machine's failure.
+    if (!(err instanceof NotFoundError) || ctx.signal.aborted) throw err;
+    throw new FailedPreconditionError(`chrome_open_tabs talks to Chrome's DevTools with curl on the machine: ${err.message}; install curl there`, {
+      cause: err,
+    });
   }
-  if (r.exitCode !== 0) throw new Error(`${method} ${path}: ${r.stderr.trim() || `curl exit ${r.exitCode}`}`);
+  if (r.exitCode !== 0) throw new DevtoolsCallError(`${method} ${path}: ${r.stderr.trim() || `curl exit ${r.exitCode}`}`);
   return r.stdout.trim() ? JSON.parse(r.stdout) : null;
 }
 
@@ -40,7 +46,8 @@ async function waitForDevtools(ctx: OsworldContext): Promise<void> {
       await devtools(ctx, "GET", "/json/version");
       return;
     } catch (err) {
-      if (err instanceof FailedPreconditionError) throw err;
+      // Only DevTools not answering yet is waited for; anything else (no curl, a machine that failed) ends the wait.
+      if (!(err instanceof DevtoolsCallError)) throw err;
       last = err;
       if (attempt < 15) await pause(5000, ctx.signal);
     }
