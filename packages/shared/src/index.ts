@@ -1,4 +1,5 @@
-export { LOADER_OPTIONS, PROTO_FILES, PROTO_ROOT, loadProtocol } from "./protoLoader.js";
+export { LOADER_OPTIONS, PROTO_FILES } from "./contract.js";
+export { loadProtocol } from "./protoLoader.js";
 export type { PincerProto } from "./protoLoader.js";
 export { DESCRIPTOR_SET_BASE64 } from "./generated/descriptorSet.js";
 export * from "./errors.js";

@@ -1,9 +1,8 @@
-import { existsSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
 import * as grpc from "@grpc/grpc-js";
 import * as protoLoader from "@grpc/proto-loader";
 import { passEncodedChunks } from "./chunks.js";
+import { LOADER_OPTIONS } from "./contract.js";
+import { CONTRACT_JSON } from "./generated/contractJson.js";
 import type { ProtoGrpcType as InputProto } from "./generated/input.js";
 import type { ProtoGrpcType as ScreenProto } from "./generated/screen.js";
 import type { ProtoGrpcType as SystemProto } from "./generated/system.js";
@@ -23,47 +22,15 @@ export type PincerProto = {
   };
 };
 
-/**
- * The one set of proto-loader options. `scripts/gen.ts` turns the same object into
- * `proto-loader-gen-types` flags, so the generated types always describe what `loadSync` returns.
- */
-export const LOADER_OPTIONS = {
-  keepCase: false,
-  longs: Number,
-  enums: String,
-  defaults: true,
-  oneofs: true,
-} as const satisfies protoLoader.Options;
-
-/** The proto files of the wire contract, relative to {@link PROTO_ROOT}. */
-export const PROTO_FILES = [
-  "pincer/v1/common.proto",
-  "pincer/v1/input.proto",
-  "pincer/v1/screen.proto",
-  "pincer/v1/system.proto",
-  "pincer/v1/files.proto",
-  "pincer/v1/process.proto",
-  "pincer/v1/accessibility.proto",
-] as const;
-
-function findProtoRoot(): string {
-  const here = dirname(fileURLToPath(import.meta.url));
-  // src/ or dist/ inside packages/shared in the repository, or a packaged copy beside dist/.
-  const candidates = [resolve(here, "../../../proto"), resolve(here, "../proto")];
-  const found = candidates.find((dir) => existsSync(join(dir, PROTO_FILES[0])));
-  if (!found) throw new Error(`pincer proto files not found (looked in ${candidates.join(", ")})`);
-  return found;
-}
-
-/** Directory holding `pincer/v1/*.proto`. */
-export const PROTO_ROOT = findProtoRoot();
-
 let cached: { definition: protoLoader.PackageDefinition; grpcObject: PincerProto } | undefined;
 
-/** Loads the wire contract once per process. */
+/**
+ * Loads the wire contract once per process, from the copy embedded in this package (`npm run gen`
+ * builds it from proto/): no file is read at run time.
+ */
 export function loadProtocol(): { definition: protoLoader.PackageDefinition; grpcObject: PincerProto } {
   if (!cached) {
-    const definition = protoLoader.loadSync([...PROTO_FILES], { ...LOADER_OPTIONS, includeDirs: [PROTO_ROOT] });
+    const definition = protoLoader.fromJSON(JSON.parse(CONTRACT_JSON), LOADER_OPTIONS);
     // File data may be written as pre-encoded chunk messages (chunks.ts), on both ends.
     const files = definition["pincer.v1.Files"] as protoLoader.ServiceDefinition;
     files.Upload!.requestSerialize = passEncodedChunks(files.Upload!.requestSerialize);
