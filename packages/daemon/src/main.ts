@@ -44,6 +44,9 @@ const program = new Command("pincer-daemon")
     new Option("--host <host>", "interface to listen on; any but loopback needs a token or mutual TLS, or --insecure").env("PINCER_HOST").default("127.0.0.1"),
   )
   .addOption(new Option("--port <port>", "TCP port; 0 picks a free one").env("PINCER_PORT").argParser(parsePort).default(50051))
+  .addOption(
+    new Option("--socket <path>", "listen on this unix socket instead of --host/--port (its folder's permissions decide who may connect)").env("PINCER_SOCKET"),
+  )
   .addOption(new Option("--display <display>", "X display to drive, e.g. :1 (default: $DISPLAY)").env("PINCER_DISPLAY"))
   .addOption(new Option("--xvfb <WxHxD>", "start and own an Xvfb of this size (e.g. 1920x1080x24) and drive it; stopped on exit").env("PINCER_XVFB"))
   .addOption(
@@ -139,6 +142,7 @@ type Opts = {
   config?: string;
   host: string;
   port: number;
+  socket?: string;
   display?: string;
   xvfb?: string;
   xvfbDisplay?: number;
@@ -224,6 +228,7 @@ function daemonOptions(o: Opts, log: ReturnType<typeof createLogger>): DaemonOpt
   return {
     host: o.host,
     port: o.port,
+    ...(o.socket ? { socket: o.socket } : {}),
     display: o.display,
     xvfb: o.xvfb,
     ...(o.xvfbDisplay !== undefined ? { xvfbDisplay: o.xvfbDisplay } : {}),

@@ -29,6 +29,11 @@ export interface DaemonOptions {
   host?: string;
   /** TCP port; 0 picks a free one. @default 50051 */
   port?: number;
+  /**
+   * Listen on this unix socket instead of `host` and `port`: only processes that can open its
+   * folder can connect (the local sandbox's daemon listens so, its folder open to the runner only).
+   */
+  socket?: string;
   /** X display to drive (":1"). @default process.env.DISPLAY */
   display?: string;
   /** How screenshots are read. @default "auto" (MIT-SHM, else GetImage, else screenshot-desktop) */
@@ -86,7 +91,7 @@ export interface SecuritySummary {
 }
 
 export interface Daemon {
-  /** "host:port" the daemon listens on, with the real port when 0 was asked. */
+  /** "host:port" the daemon listens on, with the real port when 0 was asked; "unix:/path" on a socket. */
   readonly address: string;
   readonly port: number;
   /** The X display driven (":N"), the daemon's own when `xvfb` was given. */
@@ -185,9 +190,12 @@ async function serve(opts: DaemonOptions, r: Resolved): Promise<Daemon> {
 
   const streamWindow = raiseStreamWindow(server);
   const bindHost = host.includes(":") && !host.startsWith("[") ? `[${host}]` : host;
-  const port = await new Promise<number>((resolve, reject) =>
-    server.bindAsync(`${bindHost}:${opts.port ?? 50051}`, serverCredentials(sec.tls), (err, p) => (err ? reject(err) : resolve(p))),
+  const target = opts.socket ? `unix:${opts.socket}` : `${bindHost}:${opts.port ?? 50051}`;
+  const bound = await new Promise<number>((resolve, reject) =>
+    server.bindAsync(target, serverCredentials(sec.tls), (err, p) => (err ? reject(err) : resolve(p))),
   );
+  const port = opts.socket ? 0 : bound;
+  const address = opts.socket ? target : `${bindHost}:${port}`;
   if (sec.token && !keepDuplicateAuthorization(server)) {
     log.warn("cannot see duplicate authorization headers (grpc-js internals changed): a call with two is judged by the first");
   }
@@ -198,12 +206,12 @@ async function serve(opts: DaemonOptions, r: Resolved): Promise<Daemon> {
 
   let closed = false;
   return {
-    address: `${bindHost}:${port}`,
+    address,
     port,
     display: r.display,
     ...(xserver ? { xserver: { pid: xserver.pid, exited: xserver.exited } } : {}),
     ...(buses ? { accessibilityBus: { sessionBusAddress: buses.sessionBusAddress, exited: buses.exited } } : {}),
-    security: securitySummary(r, `${bindHost}:${port}`),
+    security: securitySummary(r, address),
     async close(graceMs = 2_000) {
       if (closed) return;
       closed = true;
