@@ -4,8 +4,8 @@
 # and xclock from x11-apps, xdotool, xclip); Python with grpcio and protoc for the test that calls
 # the daemon from a client that is not Pincer's (python3 also serves the notebook example);
 # ImageMagick for the screenshot-desktop capture fallback and the image example; gcc for the
-# daemon's native spawner (built by npm ci); bubblewrap and util-linux (unshare) for the sandbox
-# each local machine of `pincer run` runs in; chromium (Debian's) for the test that opens a run's
+# daemon's native spawner and the sandbox helper (built by npm ci); bubblewrap for the sandbox
+# each local machine of `pincer run` runs in, and slirp4netns for its network link (`--network`); chromium (Debian's) for the test that opens a run's
 # report.html in a real headless browser; dbus (dbus-daemon, dbus-send) and at-spi2-core
 # (at-spi-bus-launcher, at-spi2-registryd) for the accessibility tree, and zenity, a small GTK 3
 # program whose dialog the accessibility test reads; ffmpeg, with which a machine records its screen
@@ -17,7 +17,7 @@ set -euo pipefail
 packages=(
   xvfb xauth x11-xserver-utils x11-utils x11-apps xterm xdotool xclip
   python3 python3-grpcio protobuf-compiler protobuf-compiler-grpc imagemagick openssl systemd
-  gcc libc6-dev bubblewrap util-linux chromium dbus at-spi2-core zenity ffmpeg
+  gcc libc6-dev bubblewrap util-linux slirp4netns chromium dbus at-spi2-core zenity ffmpeg
   mmdebstrap e2fsprogs podman runc catatonit conmon netavark aardvark-dns iptables qemu-system-x86 qemu-utils
 )
 # `install-system-deps.sh bench` adds what npm run bench compares against (sshd for ssh/scp).

@@ -1,11 +1,14 @@
-import { readdirSync, readFileSync } from "node:fs";
+import { readdirSync, readFileSync, readlinkSync } from "node:fs";
 import { hostname } from "node:os";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import type { RemoteEnvironment } from "../../packages/controller/src/env/index.js";
 import { containerProvider, type ContainerProvider } from "../../packages/controller/src/machines/containerProvider.js";
 import { openEngine, onPath } from "../../packages/controller/src/machines/dockerEngine.js";
 import { openPool, type EnvironmentPool } from "../../packages/controller/src/machines/provider.js";
+import { probeMachine, startHostBait } from "../fixtures/hostileProbe.js";
 import { expectTokenRequired, IMAGE_BUILD_TIMEOUT_MS, minimalImage } from "../fixtures/image.js";
+
+const FAKE_KEYS = { OPENAI_API_KEY: "sk-fake-runner-key", ANTHROPIC_API_KEY: "sk-ant-fake", AWS_SECRET_ACCESS_KEY: "fake-aws-secret" };
 
 /** The children of this process whose command is `name` (read from /proc: no tool in between). */
 function childrenNamed(name: string): number[] {
@@ -49,9 +52,12 @@ describe.skipIf(!onPath("podman") && !onPath("docker"))("the container provider"
   afterAll(async () => {
     await pool?.close();
     await provider?.close();
+    for (const k of Object.keys(FAKE_KEYS)) delete process.env[k];
   });
 
   test("a reset gives the slot a new container that sees nothing the last task left: file, clipboard, window", async () => {
+    // Secrets in the runner's environment, as `pincer run` has them: no container may see them.
+    Object.assign(process.env, FAKE_KEYS);
     provider = containerProvider({ image: tag, screen: "1024x768" });
     pool = await openPool(provider, ["desktop"], 1);
     const slot = pool.slots[0]!;
@@ -94,6 +100,35 @@ describe.skipIf(!onPath("podman") && !onPath("docker"))("the container provider"
     const env = pool!.slots[0]!.envs.desktop as RemoteEnvironment;
     await expectTokenRequired(env);
   });
+
+  test("a hostile task in a container: what the container provider guarantees, and no key of the runner's", async () => {
+    const env = pool!.slots[0]!.envs.desktop as RemoteEnvironment;
+    const bait = await startHostBait();
+    try {
+      const found = await probeMachine(env, bait);
+      console.log(`hostile task in a container: ${JSON.stringify(found)}`);
+      // Tasks run as the image's user; their commands have no capability.
+      expect(BigInt(`0x${found.cap_eff as string}`)).toBe(0n);
+      // Namespaces of its own but the user and (Podman on cgroup v1) cgroup namespaces: root in the
+      // container (sudo) is this computer's root, with Podman's default capabilities.
+      const namespaces = found.namespaces as Record<string, string>;
+      for (const ns of ["mnt", "net", "uts", "ipc", "pid"]) expect(namespaces[ns], ns).not.toBe(readlinkSync(`/proc/self/ns/${ns}`));
+      expect(namespaces.user).toBe(readlinkSync("/proc/self/ns/user"));
+      for (const [path, writable] of Object.entries(found.writable as Record<string, boolean>)) expect(writable, path).toBe(false);
+      expect(found.sethostname).toBe("EPERM");
+      expect(found.mount).toBe("EPERM");
+      // The image's files, not this computer's.
+      expect(found.shadow).toMatch(/^error: EACCES/);
+      // Its own network: this computer's loopback and displays are out of reach; its other addresses are not.
+      expect(found.host_loopback_service).toBe("ECONNREFUSED");
+      expect(found.host_display_abstract).toBe("ECONNREFUSED");
+      expect(found.host_display_path).toBe("ENOENT");
+      expect(found.host_address_service).toBe("connected");
+      for (const k of Object.keys(FAKE_KEYS)) expect(found.environ_keys as string[]).not.toContain(k);
+    } finally {
+      await bait.close();
+    }
+  }, 60_000);
 
   test("closing the pool removes every container it made and stops the Podman service Pincer started", async () => {
     // The slot's machine and its spare (the container its next reset hands out).

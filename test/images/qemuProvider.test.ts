@@ -36,6 +36,7 @@ const QEMU_VM = new URL("../../packages/controller/src/machines/qemuVm.ts", impo
 const qemuInstalled = spawnSync("qemu-system-x86_64", ["--version"]).status === 0;
 const MARKER = "/home/user/left-behind.txt";
 const TITLE = "left-open-by-task-1";
+const FAKE_KEYS = { OPENAI_API_KEY: "sk-fake-runner-key", ANTHROPIC_API_KEY: "sk-ant-fake", AWS_SECRET_ACCESS_KEY: "fake-aws-secret" };
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)]!;
 
 // One VM, booted once (TCG boots take 25-60 s here), serves every test but the fallback's new boot.
@@ -47,6 +48,8 @@ describe.skipIf(!qemuInstalled)("the qemu provider", () => {
   let qcow2: { disk: string; kernel: string; initrd: string; append: string };
 
   beforeAll(async () => {
+    // Secrets in the runner's environment, as `pincer run` has them: no VM may see them.
+    Object.assign(process.env, FAKE_KEYS);
     const image = await minimalImage(["qcow2"]);
     qcow2 = image.qcow2!;
     provider = qemuProvider({ ...qcow2, log: (l) => log.push(l) });
@@ -56,6 +59,7 @@ describe.skipIf(!qemuInstalled)("the qemu provider", () => {
   }, IMAGE_BUILD_TIMEOUT_MS + 300_000);
   afterAll(async () => {
     await pool?.close();
+    for (const k of Object.keys(FAKE_KEYS)) delete process.env[k];
   });
 
   test("a reset to the ready snapshot undoes a task's file, clipboard and window, and sets the guest's clock", async () => {
@@ -65,6 +69,8 @@ describe.skipIf(!qemuInstalled)("the qemu provider", () => {
     expect((await slot.reset!())["desktop"]).toMatchObject({ provider: "qemu", method: "fresh" });
     const first = slot.envs["desktop"]!;
     expect((await first.process.run("id -un")).stdout.trim()).toBe("user");
+    const environ = (await first.process.run("env")).stdout;
+    for (const [k, v] of Object.entries(FAKE_KEYS)) expect(environ).not.toMatch(new RegExp(`${k}|${v}`));
 
     await first.files.write(MARKER, "left behind");
     await first.clipboard.set("set by task 1");

@@ -18,6 +18,7 @@ export interface MachineCliOptions {
   engine?: string;
   vmMemory?: number;
   vmCpus?: number;
+  network?: boolean;
   [flag: string]: unknown;
 }
 
@@ -48,7 +49,12 @@ export function addProviderOptions(cmd: Command): Command {
     )
     .option("--engine <socket>", "container: the Docker or Podman API socket (default: found, or a private podman service)")
     .option("--vm-memory <MiB>", "qemu: memory per VM (default 1024)", positive("--vm-memory"))
-    .option("--vm-cpus <n>", "qemu: virtual CPUs per VM (default 1)", positive("--vm-cpus"));
+    .option("--vm-cpus <n>", "qemu: virtual CPUs per VM (default 1)", positive("--vm-cpus"))
+    .option(
+      "--network",
+      "local: give each sandboxed machine a user-mode network link (slirp4netns: what this computer reaches, never its loopback); " +
+        "without it a sandbox has its loopback only",
+    );
 }
 
 /** The remote provider the options describe and its environment names, or undefined without --env/--machines. */
@@ -106,6 +112,8 @@ export async function openCliPool(
 ): Promise<EnvironmentPool> {
   const remote = remoteProviderOf(o);
   const provider = o.provider ?? (remote ? "remote" : "local");
+  if (provider !== "local" && o.network)
+    throw new CliArgumentError(`--network is for local machines; ${provider} machines have the network their engine or image gives them`);
   if (provider === "remote") {
     if (!remote) throw new CliArgumentError("--provider remote needs --env name=host:port or --machines FILE");
     return openRemotePool(remote, concurrency);
@@ -116,7 +124,7 @@ export async function openCliPool(
   if (provider === "local") {
     const each = `an Xvfb display and a pincer-daemon${local.accessibilityBus ? " with an accessibility bus" : ""} each`;
     process.stderr.write(`starting ${concurrency} local slot(s) with ${names.join(", ")} (${each})\n`);
-    return openPool(localProvider(local), names, concurrency);
+    return openPool(localProvider({ ...local, ...(o.network ? { network: true } : {}) }), names, concurrency);
   }
   const made = await imageProvider(o, local);
   process.stderr.write(`starting ${concurrency} slot(s) with ${names.join(", ")} (${provider}, image ${o.image})\n`);

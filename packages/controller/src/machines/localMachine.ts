@@ -1,17 +1,22 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { FailedPreconditionError, NODE_FLAGS } from "@pincer/shared";
 import { connect, type RemoteEnvironment } from "../env/index.js";
-import { overlaySandbox, removeMountDir, reserveDisplay, sandboxSupport, type SandboxMode } from "./sandbox.js";
+import { machineEnvironment, prepareSandbox, sandboxSupport, type SandboxMode } from "./sandbox.js";
+import { startUserModeLink, type UserModeLink } from "./userModeLink.js";
 
 /** A machine on this computer: a pincer-daemon with an Xvfb display of its own, for runs without --env. */
 export interface LocalMachine {
   /** How it is isolated from this computer. */
   sandbox: SandboxMode;
   display: string;
+  /** Where its daemon listens: a unix socket in a private folder (sandbox), or 127.0.0.1:port. */
   address: string;
+  /** Connected with the machine's own token: nothing else on this computer can call its daemon. */
   env: RemoteEnvironment;
   close(): Promise<void>;
 }
@@ -35,6 +40,12 @@ export interface LocalMachineOptions {
    * Needs the dbus and at-spi2-core packages. @default false
    */
   accessibilityBus?: boolean;
+  /**
+   * Give a sandboxed machine a network link: a user-mode one (slirp4netns, NAT), with DNS, that
+   * reaches what this computer reaches but not this computer's loopback. Without it a sandbox has
+   * its loopback only. Machines without a sandbox always share this computer's network. @default false
+   */
+  network?: boolean;
 }
 
 /** The installed daemon's entry point: @pincer/daemon's dist/main.js (run `npm run build` if missing). */
@@ -82,19 +93,47 @@ function firstLine(child: ChildProcess, stream: NodeJS.ReadableStream, what: str
   });
 }
 
+/** How the daemon of a local machine is started: its command, where it listens, its token file. */
+interface Launch {
+  argv: string[];
+  /** Where to connect; undefined: the address the daemon prints. */
+  address?: string;
+  tokenFile: string;
+  /** Extra descriptors for the spawn (the sandbox's pid pipe). */
+  extraFds: number;
+  cleanup(): void;
+}
+
+/** The daemon in a sandbox: it listens on a unix socket in the sandbox's private folder. */
+function sandboxedLaunch(daemonArgv: string[], token: string, network: boolean): Launch {
+  const box = prepareSandbox(daemonArgv, token, { network });
+  return { argv: box.argv, address: box.address, tokenFile: box.tokenFile, extraFds: 1, cleanup: () => box.release() };
+}
+
+/** The daemon on this computer, on 127.0.0.1 with a token of its own. */
+function plainLaunch(daemonArgv: string[], token: string): Launch {
+  const dir = mkdtempSync(join(tmpdir(), "pincer-machine-"));
+  const tokenFile = join(dir, "token");
+  writeFileSync(tokenFile, token, { mode: 0o600 });
+  return {
+    argv: [...daemonArgv, "--host", "127.0.0.1", "--port", "0", "--token-file", tokenFile],
+    tokenFile,
+    extraFds: 0,
+    cleanup: () => rmSync(dir, { recursive: true, force: true }),
+  };
+}
+
 /**
- * Starts a daemon listening on 127.0.0.1:<free port> with an Xvfb of its own (`--xvfb`). The daemon
- * is started with `--exit-with-stdin` and this process holds its stdin: when this process dies, even
- * by SIGKILL, the pipe closes and the daemon stops, taking its Xvfb and its commands with it.
+ * Starts a daemon with an Xvfb of its own (`--xvfb`), in a sandbox where available (see
+ * sandbox.ts), with a random token and the machine's environment (never the runner's: no keys or
+ * tokens of this process reach the commands a task runs). The daemon is started with
+ * `--exit-with-stdin` and this process holds its stdin: when this process dies, even by SIGKILL, the
+ * pipe closes and the daemon stops, taking its Xvfb and its commands with it.
  */
 export async function startLocalMachine(opts: LocalMachineOptions = {}): Promise<LocalMachine> {
   const screen = `${opts.width ?? 1280}x${opts.height ?? 800}x24`;
   const daemonArgv = [
     ...(opts.daemonCommand ?? defaultDaemonCommand()),
-    "--host",
-    "127.0.0.1",
-    "--port",
-    "0",
     "--xvfb",
     screen,
     "--exit-with-stdin",
@@ -102,25 +141,29 @@ export async function startLocalMachine(opts: LocalMachineOptions = {}): Promise
     ...(opts.accessibilityBus ? ["--accessibility-bus"] : []),
   ];
   const mode = opts.sandbox ?? sandboxSupport().mode;
-  // In a sandbox the display number must be unique on this computer (see reserveDisplay).
-  const reserved = mode === "overlay" ? reserveDisplay() : undefined;
-  if (reserved) daemonArgv.push("--xvfb-display", String(reserved.display));
-  const boxed = mode === "overlay" ? overlaySandbox(daemonArgv) : undefined;
-  const [cmd, ...args] = boxed?.argv ?? daemonArgv;
-  const daemon = spawn(cmd!, args, { stdio: ["pipe", "pipe", "pipe"] });
-  daemon.once("exit", () => {
-    if (boxed) removeMountDir(boxed.mountDir);
-    reserved?.release();
-  });
+  const token = randomBytes(32).toString("hex");
+  const launch = mode === "overlay" ? sandboxedLaunch(daemonArgv, token, !!opts.network) : plainLaunch(daemonArgv, token);
+  const [cmd, ...args] = launch.argv;
+  const stdio: Array<"pipe"> = ["pipe", "pipe", "pipe", ...Array<"pipe">(launch.extraFds).fill("pipe")];
+  const daemon = spawn(cmd!, args, { stdio, env: machineEnvironment(process.env, mode === "overlay") });
+  daemon.once("exit", () => launch.cleanup());
   // Held open, never written: its end is the signal to stop.
   daemon.stdin!.on("error", () => undefined);
   let dErr = "";
   daemon.stderr!.on("data", (d: Buffer) => (dErr = (dErr + d.toString()).slice(-4000)));
+  // The sandbox's first process, in this computer's PID namespace, once it runs (fd 3): the link attaches to it.
+  const sandboxPid =
+    opts.network && launch.extraFds ? firstLine(daemon, daemon.stdio[3] as NodeJS.ReadableStream, "the sandbox", 30_000, () => dErr) : undefined;
+  let link: UserModeLink | undefined;
   try {
+    if (opts.network && sandboxPid) link = await startUserModeLink(Number(await sandboxPid));
     const line = await firstLine(daemon, daemon.stdout!, "pincer-daemon", 30_000, () => dErr);
-    const address = /listening on (\S+)/.exec(line)?.[1];
-    if (!address) throw new FailedPreconditionError(`pincer-daemon printed ${JSON.stringify(line)} instead of its address`);
-    const env = connect(address);
+    const printed = /listening on (\S+)/.exec(line)?.[1];
+    if (!printed) throw new FailedPreconditionError(`pincer-daemon printed ${JSON.stringify(line)} instead of its address`);
+    // Read at start; nothing needs it on disk any more.
+    rmSync(launch.tokenFile, { force: true });
+    const address = launch.address ?? printed;
+    const env = connect(address, { token });
     const info = await env.waitUntilReady({ timeoutMs: 20_000 });
     return {
       sandbox: mode,
@@ -130,10 +173,12 @@ export async function startLocalMachine(opts: LocalMachineOptions = {}): Promise
       async close() {
         env.close();
         await endDaemon(daemon);
+        link?.stop();
       },
     };
   } catch (err) {
     await endDaemon(daemon);
+    link?.stop();
     throw err;
   }
 }

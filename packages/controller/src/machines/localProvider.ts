@@ -1,6 +1,6 @@
 import { startLocalMachine, type LocalMachine, type LocalMachineOptions } from "./localMachine.js";
 import { openPool, type EnvironmentPool, type EnvironmentProvider, type ProvidedMachine } from "./provider.js";
-import { sandboxSupport } from "./sandbox.js";
+import { removeDeadSandboxes, sandboxSupport } from "./sandbox.js";
 
 /**
  * The embedded default: a local machine (a daemon with its own Xvfb, in a sandbox where available)
@@ -9,6 +9,7 @@ import { sandboxSupport } from "./sandbox.js";
  */
 export function localProvider(opts: LocalMachineOptions = {}): EnvironmentProvider {
   const mode = opts.sandbox ?? sandboxSupport().mode;
+  if (mode === "overlay") void removeDeadSandboxes();
   const started = new WeakMap<ProvidedMachine, LocalMachine>();
   const make = async (): Promise<ProvidedMachine> => {
     const m = await startLocalMachine({ ...opts, sandbox: mode });
@@ -24,6 +25,7 @@ export function localProvider(opts: LocalMachineOptions = {}): EnvironmentProvid
       screen: `${opts.width ?? 1280}x${opts.height ?? 800}`,
       ...(opts.daemonCommand ? { daemon_command: opts.daemonCommand } : {}),
       ...(opts.accessibilityBus ? { accessibility_bus: true } : {}),
+      ...(mode === "overlay" ? { network: opts.network ? "user-mode (slirp4netns)" : "none" } : {}),
     }),
     acquire: () => make(),
     reset: async (machine) => {

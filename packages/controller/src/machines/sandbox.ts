@@ -1,18 +1,55 @@
 import { spawnSync } from "node:child_process";
-import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync, writeSync } from "node:fs";
+import {
+  chmodSync,
+  chownSync,
+  type Dirent,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  realpathSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { processAlive } from "@pincer/shared";
+import { fileURLToPath } from "node:url";
+import { removeDeadDirs } from "./hostProcess.js";
+import { reserveNumber } from "./reservations.js";
 
 /**
  * How a local machine is isolated from the computer it runs on:
- * - `overlay`: bubblewrap around a private mount namespace in which the host's root file system is
- *   mounted read-only under an overlay whose writable layer is a tmpfs. The machine can write
- *   anywhere (/etc, /usr, /home/user …) and nothing reaches the host; the writes vanish with the
- *   machine. Needs root (mounting overlayfs and tmpfs) and bubblewrap.
- * - `none`: no sandbox; the machine is this computer (its files, its /tmp).
+ * - `overlay`: the sandbox (below). Needs Linux ≥ 5.19, root, bubblewrap and the sandbox helper
+ *   built at install (`native/sandbox.c`, with gcc).
+ * - `none`: no sandbox; the machine is this computer (its files, its /tmp, its network).
+ *
+ * What the sandbox guarantees (each is a test in test/integration/hostileTask.test.ts):
+ * - Root inside is not root here: a user namespace maps uid/gid 0..65535 inside to a range of
+ *   65536 unprivileged ids outside, one range per sandbox. Root keeps only the capabilities a
+ *   machine's programs expect of it (MACHINE_CAPABILITIES), which reach only the sandbox's own
+ *   namespaces and files, and no_new_privs is set: no module loads, no mount, no sethostname, no
+ *   network configuration.
+ * - This computer's files: the system (/usr, /bin, /lib*, /etc, /var, /opt) is seen through an
+ *   overlay whose writable layer is a tmpfs, with each file's owner kept: root inside can write
+ *   anywhere and nothing reaches this computer. What this computer does not let every user read
+ *   in /etc, /var and /opt (/etc/shadow, keys, databases, other users' spools) is not there;
+ *   /home (but an empty /home/user), /root, /tmp, /run, /mnt, /media and /srv are empty; other
+ *   top-level folders are not there, but for the daemon's own files, read-only.
+ * - /sys is read-only, /proc is the sandbox's own (its PID namespace) with /proc/sys read-only.
+ * - Its own network namespace (a loopback only; with `network`, a user-mode link through
+ *   slirp4netns that cannot reach this computer's loopback: userModeLink.ts), UTS (hostname
+ *   `pincer`), IPC and cgroup namespaces; no display of this computer's.
+ * - The daemon listens on a unix socket in a folder only the runner (and the sandbox) can open,
+ *   and asks for a token; the daemon's environment is the machine's own, not the runner's.
+ * What it does not: it shares this computer's kernel (a kernel bug is an escape), CPU and memory
+ * (no limits beyond the layer's size), and what every user here may read in the system folders.
  */
 export type SandboxMode = "overlay" | "none";
+
+/** The sandbox helper, built by `npm ci` (native/build.mjs). */
+export const SANDBOX_HELPER = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "native", "build", "pincer-sandbox");
 
 /** Whether `program` runs (`--version`). */
 function runs(program: string): boolean {
@@ -26,98 +63,243 @@ function runs(program: string): boolean {
 export function sandboxSupport(env: NodeJS.ProcessEnv = process.env): { mode: SandboxMode; why?: string } {
   if (env.PINCER_SANDBOX === "none") return { mode: "none", why: "PINCER_SANDBOX=none" };
   if (process.platform !== "linux") return { mode: "none", why: "sandboxes need Linux" };
-  if (process.getuid?.() !== 0) return { mode: "none", why: "the overlay sandbox needs root (mounting overlayfs)" };
+  if (process.getuid?.() !== 0) return { mode: "none", why: "the sandbox needs root (user namespaces with a range of ids, idmapped mounts)" };
   if (!runs("bwrap")) return { mode: "none", why: "bubblewrap is not installed (apt-get install bubblewrap)" };
-  if (!runs("unshare")) return { mode: "none", why: "unshare (util-linux) is not installed" };
+  if (!existsSync(SANDBOX_HELPER))
+    return { mode: "none", why: `the sandbox helper is not built (${SANDBOX_HELPER}): install gcc and run npm run build:native` };
   return { mode: "overlay" };
 }
 
 /** The size limit of a machine's writable layer (a tmpfs, so it is memory). @default "4g" */
 const LAYER_SIZE = process.env.PINCER_SANDBOX_SIZE ?? "4g";
 
-/**
- * The command that runs `argv` inside a fresh overlay sandbox, and the directory its mounts hang on
- * (empty on the host; remove it after the sandbox ends). The overlay and its tmpfs live only in a
- * private mount namespace (`unshare`), so they disappear with the last process of the sandbox,
- * however it ends. bubblewrap adds: a new PID namespace (the sandbox's processes die with it), a new
- * IPC namespace, its own /tmp, /dev and /proc, HOME=/home/user, and `--die-with-parent`, so a
- * runner killed by SIGKILL takes its sandboxes along. The network is shared: the daemon's port is
- * reachable on 127.0.0.1.
- */
-export function overlaySandbox(argv: readonly string[]): { argv: string[]; mountDir: string } {
-  const mountDir = mkdtempSync(join(tmpdir(), "pincer-sandbox-"));
-  // The sandbox's /tmp is its own: what the command needs from this computer's /tmp (a checkout of
-  // Pincer there, as CI makes) is bound back, read-only.
-  const binds = hiddenByTmp(argv).flatMap((dir) => ["--ro-bind", dir, dir]);
-  const script = [
-    `mount -t tmpfs -o size=${LAYER_SIZE},mode=0755 pincer-layer "$0"`,
-    'mkdir "$0/upper" "$0/work" "$0/root"',
-    'mount -t overlay pincer-root -o "lowerdir=/,upperdir=$0/upper,workdir=$0/work" "$0/root"',
-    [
-      'exec bwrap --die-with-parent --new-session --unshare-pid --unshare-ipc --bind "$0/root" /',
-      "--dev /dev --proc /proc --bind /sys /sys --tmpfs /tmp",
-      ...binds.map((b) => `'${b.replace(/'/g, "'\\''")}'`),
-      "--dir /home/user --setenv HOME /home/user --chdir /home/user",
-      '"$@"',
-    ].join(" "),
-  ].join(" && ");
-  return { argv: ["unshare", "--mount", "--propagation", "private", "--", "sh", "-c", script, mountDir, ...argv], mountDir };
+/** Top-level folders the sandbox sees through its overlay; the others are hidden or replaced. */
+const SYSTEM_DIRS = new Set(["bin", "sbin", "lib", "lib32", "lib64", "libx32", "usr", "etc", "var", "opt"]);
+/** Top-level folders that are the sandbox's own, empty at its start. */
+const EMPTY_DIRS = ["/tmp", "/run", "/home", "/root", "/mnt", "/media", "/srv", "/var/tmp"];
+/** Mounted by bubblewrap. */
+const KERNEL_DIRS = new Set(["dev", "proc", "sys"]);
+/** Folders of SYSTEM_DIRS whose entries the host may keep from other users (walked for them). */
+const WALKED = ["/etc", "/var", "/opt"];
+
+/** Whether this computer lets every user read `mode`'s entry (and enter it, for a folder). */
+function everyoneReads(mode: number, dir: boolean): boolean {
+  return dir ? (mode & 0o5) === 0o5 : (mode & 0o4) === 0o4;
 }
 
-/**
- * The directories of `argv`'s files that the sandbox's own /tmp would hide: for each absolute path
- * under /tmp, the nearest folder above it that holds node_modules (the checkout, with the daemon's
- * dependencies), else the file's folder.
- */
-function hiddenByTmp(argv: readonly string[]): string[] {
-  const dirs = new Set<string>();
-  for (const arg of argv) {
-    if (!arg.startsWith("/tmp/")) continue;
-    let dir = dirname(arg);
-    for (let d = dir; d !== "/tmp" && d !== "/"; d = dirname(d)) {
-      if (existsSync(join(d, "node_modules"))) {
-        dir = d;
-        break;
-      }
-    }
-    dirs.add(dir);
+/** Adds to `out` what under `dir` not every user may read, without entering those folders. */
+function walkPrivate(dir: string, out: string[]): void {
+  let entries: Dirent[];
+  try {
+    entries = readdirSync(dir, { withFileTypes: true });
+  } catch {
+    return;
   }
-  return [...dirs];
-}
-
-/** Removes a sandbox's (empty) mount directory once the sandbox has ended. */
-export function removeMountDir(dir: string): void {
-  rmSync(dir, { recursive: true, force: true });
-}
-
-/**
- * A display number for a sandboxed machine, unique on this computer, held until `release`.
- *
- * Each sandbox has its own /tmp, so its Xvfb would always take :0, and X clients try the abstract
- * socket `@/tmp/.X11-unix/X<n>` before the path one. Abstract sockets belong to the network
- * namespace, which sandboxes share with this computer: a program in a sandbox would reach this
- * computer's (or another sandbox's) :0 instead of its own. So each sandbox's Xvfb gets a number no
- * X server here uses (from 100 up, skipping abstract sockets in use), held by a lock file in this
- * computer's /tmp as Xvfb itself writes one, so that other runners and X servers skip it too.
- */
-export function reserveDisplay(from = 100): { display: number; release(): void } {
-  const abstract = readFileSync("/proc/net/unix", "latin1");
-  for (let n = from; n < from + 1000; n++) {
-    if (abstract.includes(`@/tmp/.X11-unix/X${n}\n`)) continue;
-    const lock = `/tmp/.X${n}-lock`;
-    let fd: number;
+  for (const e of entries) {
+    const path = join(dir, e.name);
+    if (e.isSymbolicLink() || EMPTY_DIRS.includes(path)) continue;
+    let mode: number;
     try {
-      fd = openSync(lock, "wx", 0o444);
+      mode = lstatSync(path).mode;
     } catch {
-      // Taken: free it if its owner is gone (as Xvfb does with stale locks), else try the next.
-      const owner = Number(readFileSync(lock, "latin1").trim().replace(/\D+$/, "") || Number.NaN);
-      if (Number.isInteger(owner) && owner > 0 && !processAlive(owner)) rmSync(lock, { force: true });
       continue;
     }
-    // Xvfb's format: the pid, right-aligned in ten characters, and a newline.
-    writeSync(fd, `${String(process.pid).padStart(10)}\n`);
-    closeSync(fd);
-    return { display: n, release: () => rmSync(lock, { force: true }) };
+    if (!everyoneReads(mode, e.isDirectory())) out.push(path);
+    else if (e.isDirectory()) walkPrivate(path, out);
   }
-  throw new Error("no free X display number between 100 and 1099");
+}
+
+let hideFile: string | undefined;
+
+/**
+ * The file listing what the sandbox must not see of this computer (one absolute path a line),
+ * made once per process: top-level entries that are not system folders, and what in /etc, /var and
+ * /opt this computer does not let every user read.
+ */
+function hideList(): string {
+  if (hideFile && existsSync(hideFile)) return hideFile;
+  const hidden = readdirSync("/")
+    .filter((name) => !SYSTEM_DIRS.has(name) && !KERNEL_DIRS.has(name) && !EMPTY_DIRS.includes(`/${name}`))
+    .map((name) => `/${name}`);
+  for (const dir of WALKED) walkPrivate(dir, hidden);
+  const dir = mkdtempSync(join(tmpdir(), `${STATE_PREFIX}${process.pid}-hidden-`));
+  process.once("exit", () => rmSync(dir, { recursive: true, force: true }));
+  hideFile = join(dir, "hidden");
+  writeFileSync(hideFile, `${hidden.join("\n")}\n`, { mode: 0o600 });
+  return hideFile;
+}
+
+/**
+ * The folders a command needs from outside the system folders, to bind read-only into the sandbox:
+ * for each absolute path in `argv` (the node binary, the daemon's main.js), the package it belongs
+ * to, every node_modules folder Node would look in from there, and the real folders of the
+ * workspace packages linked into those.
+ */
+export function commandFiles(argv: readonly string[]): string[] {
+  const dirs = new Set<string>();
+  const add = (p: string) => {
+    const top = p.split("/")[1] ?? "";
+    if (!SYSTEM_DIRS.has(top) || p.startsWith("/var/tmp/")) dirs.add(p);
+  };
+  for (const arg of argv) {
+    if (!arg.startsWith("/") || !existsSync(arg)) continue;
+    const real = realpathSync(arg);
+    let pkg = statSync(real).isDirectory() ? real : dirname(real);
+    while (pkg !== "/" && !existsSync(join(pkg, "package.json"))) pkg = dirname(pkg);
+    add(pkg === "/" ? dirname(real) : pkg);
+    for (let d = pkg; d !== "/"; d = dirname(d)) {
+      const modules = join(d, "node_modules");
+      if (!existsSync(modules)) continue;
+      add(modules);
+      for (const scope of readdirSync(modules).filter((n) => n.startsWith("@"))) {
+        for (const name of readdirSync(join(modules, scope))) {
+          const link = join(modules, scope, name);
+          if (lstatSync(link).isSymbolicLink()) add(realpathSync(link));
+        }
+      }
+    }
+  }
+  // A folder inside another one on the list is bound with it.
+  return [...dirs].filter((d) => ![...dirs].some((o) => o !== d && d.startsWith(`${o}/`))).sort();
+}
+
+/** The environment of a machine's daemon, and so of every command it runs: the machine's, not the runner's. */
+export function machineEnvironment(runner: NodeJS.ProcessEnv = process.env, inSandbox = false): Record<string, string> {
+  const env: Record<string, string> = {
+    PATH: "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+    HOME: inSandbox ? "/home/user" : (runner.HOME ?? "/root"),
+    LANG: runner.LANG ?? "C.UTF-8",
+  };
+  if (inSandbox) Object.assign(env, { USER: "root", LOGNAME: "root", SHELL: "/bin/sh" });
+  // What says how to show text and time, nothing else: no keys, tokens, proxies or paths of the runner.
+  for (const [k, v] of Object.entries(runner)) if (v !== undefined && (/^LC_[A-Z]+$/.test(k) || k === "TZ" || k === "LANGUAGE")) env[k] = v;
+  return env;
+}
+
+/**
+ * The capabilities root keeps inside (in the sandbox's user namespace, over its own files and
+ * processes only): what a machine's programs expect root to have (xterm chowns its terminal, su and
+ * sudo change ids, a server binds port 80). Not kept: mounting, the hostname, network
+ * configuration and raw sockets, modules, the clock, tracing, devices (CAP_SYS_ADMIN, NET_ADMIN,
+ * NET_RAW, SYS_MODULE, SYS_TIME, SYS_PTRACE, MKNOD and the rest).
+ */
+const MACHINE_CAPABILITIES = [
+  "CAP_CHOWN",
+  "CAP_DAC_OVERRIDE",
+  "CAP_FOWNER",
+  "CAP_FSETID",
+  "CAP_KILL",
+  "CAP_SETGID",
+  "CAP_SETUID",
+  "CAP_SETPCAP",
+  "CAP_SETFCAP",
+  "CAP_NET_BIND_SERVICE",
+  "CAP_SYS_CHROOT",
+  "CAP_AUDIT_WRITE",
+];
+
+/** Where the daemon's socket and token file are, inside the sandbox. */
+const INSIDE = "/run/pincer";
+
+/** A sandbox ready to start: the command to spawn, and where its daemon will listen. */
+export interface PreparedSandbox {
+  /** The helper, bubblewrap and the command; spawn it with a pipe as fd 3 (the sandbox's pid). */
+  argv: string[];
+  /** The daemon's unix socket on this computer ("unix:/…", to connect to). */
+  address: string;
+  /** The token file on this computer, to remove once the daemon read it. */
+  tokenFile: string;
+  /** Removes the sandbox's folder once it has ended, and frees its ids. */
+  release(): void;
+}
+
+/** The sandboxes' folders in the temporary folder: `pincer-sandbox-<runner pid>-…`. */
+const STATE_PREFIX = "pincer-sandbox-";
+
+/** Removes the folders of sandboxes whose runner died without removing them (their mounts went with them). */
+export function removeDeadSandboxes(): Promise<void> {
+  return removeDeadDirs(STATE_PREFIX);
+}
+
+/** Ids of the sandboxes: uid/gid base = 2^30 + n × 65536. */
+const ID_BASE = 2 ** 30;
+const ID_RANGE = 65536;
+
+/**
+ * Prepares a sandbox for `daemonArgv` (a daemon command line, to which the socket and token
+ * options are added): a private folder for its layer and socket, a token, its ids.
+ */
+export function prepareSandbox(daemonArgv: readonly string[], token: string, opts: { network?: boolean } = {}): PreparedSandbox {
+  const ids = reserveNumber("sandbox-ids", 0, 4096);
+  const base = ID_BASE + ids.number * ID_RANGE;
+  const state = mkdtempSync(join(tmpdir(), `${STATE_PREFIX}${process.pid}-`));
+  const sock = join(state, "sock");
+  try {
+    mkdirSync(sock, { mode: 0o700 });
+    chownSync(sock, base, base);
+    const tokenFile = join(sock, "token");
+    writeFileSync(tokenFile, token, { mode: 0o600 });
+    chownSync(tokenFile, base, base);
+    chmodSync(state, 0o700);
+    const binds = commandFiles(daemonArgv).flatMap((d) => ["--ro-bind", d, d]);
+    if (opts.network) {
+      // slirp4netns's DNS; this computer's resolver may listen on its own loopback.
+      writeFileSync(join(state, "resolv.conf"), "nameserver 10.0.2.3\n", { mode: 0o644 });
+      binds.push("--ro-bind", join(state, "resolv.conf"), "/etc/resolv.conf");
+    }
+    const bwrap = [
+      "bwrap",
+      "--die-with-parent",
+      "--new-session",
+      "--unshare-pid",
+      "--unshare-uts",
+      "--hostname",
+      "pincer",
+      "--bind",
+      join(state, "layer", "root"),
+      "/",
+      "--dev",
+      "/dev",
+      "--tmpfs",
+      "/dev/shm",
+      "--proc",
+      "/proc",
+      "--ro-bind",
+      "/sys",
+      "/sys",
+      ...EMPTY_DIRS.flatMap((d) => ["--tmpfs", d]),
+      "--dir",
+      "/home/user",
+      "--bind",
+      sock,
+      INSIDE,
+      ...binds,
+      "--clearenv",
+      ...Object.entries(machineEnvironment(process.env, true)).flatMap(([k, v]) => ["--setenv", k, v]),
+      "--cap-drop",
+      "ALL",
+      ...MACHINE_CAPABILITIES.flatMap((c) => ["--cap-add", c]),
+      "--chdir",
+      "/home/user",
+      "--",
+      ...daemonArgv,
+      "--socket",
+      `${INSIDE}/daemon.sock`,
+      "--token-file",
+      `${INSIDE}/token`,
+    ];
+    return {
+      argv: [SANDBOX_HELPER, "--base", String(base), "--state", state, "--size", LAYER_SIZE, "--hide", hideList(), "--pid-fd", "3", "--", ...bwrap],
+      address: `unix:${join(sock, "daemon.sock")}`,
+      tokenFile,
+      release() {
+        rmSync(state, { recursive: true, force: true });
+        ids.release();
+      },
+    };
+  } catch (err) {
+    rmSync(state, { recursive: true, force: true });
+    ids.release();
+    throw err;
+  }
 }

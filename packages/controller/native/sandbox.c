@@ -1,0 +1,287 @@
+/*
+ * pincer-sandbox: starts a command (bubblewrap, as machines/sandbox.ts builds it) in a sandbox that
+ * contains root. It does the two things bubblewrap cannot:
+ *
+ * 1. The file system: the host's root file system seen through an idmapped mount (host uid/gid N
+ *    shows as N + BASE) under an overlay whose writable layer is a tmpfs. Inside the sandbox's user
+ *    namespace (uid/gid 0..65535 = BASE..BASE+65535 outside), the host's files keep their owners,
+ *    so root inside can write anywhere, and every write lands in the tmpfs, gone with the sandbox.
+ *    Paths listed in --hide are whited out of the overlay: they do not exist inside.
+ * 2. The user namespace: uid 0 inside is BASE outside, an unprivileged uid that owns nothing of the
+ *    host; its capabilities reach only the namespaces made for the sandbox (user, mount, network,
+ *    UTS, IPC, cgroup; bubblewrap adds the PID namespace and drops every capability).
+ *
+ * Usage: pincer-sandbox --base UID --state DIR [--size SIZE] [--hide FILE] [--pid-fd N] -- COMMAND [ARG...]
+ *   --base   first outer uid/gid of the sandbox's 65536 (a multiple of 65536, not 0)
+ *   --state  an empty directory only root can reach; the layer is mounted at DIR/layer and the
+ *            sandbox's root at DIR/layer/root (mounts live in a private mount namespace: they go
+ *            away with the sandbox's last process, however it ends)
+ *   --size   the tmpfs's size limit, as mount(8) takes it ("4g")
+ *   --hide   a file of absolute paths, one per line, to white out
+ *   --pid-fd writes the pid of the sandbox's first process (in this computer's PID namespace, e.g.
+ *            for slirp4netns) to this descriptor as one line once it runs, then closes it
+ * The sandbox's network namespace has its loopback up and nothing else. Exits with the command's
+ * status. Dies (SIGKILL) with its parent, and the sandbox with it. Needs root and Linux >= 5.19
+ * (idmapped layers of overlayfs).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <net/if.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/sysmacros.h>
+#include <sys/socket.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* The new mount API (Linux 5.2 / 5.12); the same numbers on every architecture. */
+#ifndef SYS_open_tree
+#define SYS_open_tree 428
+#endif
+#ifndef SYS_move_mount
+#define SYS_move_mount 429
+#endif
+#ifndef SYS_mount_setattr
+#define SYS_mount_setattr 442
+#endif
+#define PINCER_OPEN_TREE_CLONE 1
+#define PINCER_MOVE_MOUNT_F_EMPTY_PATH 0x00000004
+#define PINCER_MOUNT_ATTR_IDMAP 0x00100000
+
+struct pincer_mount_attr {
+  uint64_t attr_set, attr_clr, propagation, userns_fd;
+};
+
+#define RANGE 65536u
+
+static void die(const char *what) {
+  fprintf(stderr, "pincer-sandbox: %s: %s\n", what, strerror(errno));
+  exit(125);
+}
+
+static void dief(const char *fmt, const char *arg) {
+  fprintf(stderr, "pincer-sandbox: ");
+  fprintf(stderr, fmt, arg);
+  fprintf(stderr, ": %s\n", strerror(errno));
+  exit(125);
+}
+
+static void write_file(const char *path, const char *text) {
+  int fd = open(path, O_WRONLY | O_CLOEXEC);
+  if (fd < 0 || write(fd, text, strlen(text)) != (ssize_t)strlen(text)) dief("cannot write %s", path);
+  close(fd);
+}
+
+/* Maps uid and gid 0..65535 of the user namespace of `pid` to base..base+65535. */
+static void write_maps(pid_t pid, unsigned base) {
+  char path[64], map[64];
+  snprintf(map, sizeof map, "0 %u %u\n", base, RANGE);
+  snprintf(path, sizeof path, "/proc/%d/uid_map", (int)pid);
+  write_file(path, map);
+  snprintf(path, sizeof path, "/proc/%d/gid_map", (int)pid);
+  write_file(path, map);
+}
+
+/* A user namespace with the sandbox's mapping, as a descriptor (for the idmapped mount). */
+static int mapping_userns(unsigned base) {
+  int ready[2];
+  if (pipe2(ready, O_CLOEXEC) < 0) die("pipe");
+  pid_t pid = fork();
+  if (pid < 0) die("fork");
+  if (pid == 0) {
+    char c = 0;
+    if (unshare(CLONE_NEWUSER) < 0) _exit(1);
+    if (write(ready[1], &c, 1) != 1) _exit(1);
+    pause();
+    _exit(0);
+  }
+  char c;
+  close(ready[1]);
+  if (read(ready[0], &c, 1) != 1) die("the helper process for the uid mapping did not start");
+  close(ready[0]);
+  write_maps(pid, base);
+  char path[64];
+  snprintf(path, sizeof path, "/proc/%d/ns/user", (int)pid);
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) die("open the mapping's user namespace");
+  kill(pid, SIGKILL);
+  waitpid(pid, NULL, 0);
+  return fd;
+}
+
+/* Mounts the file system at `src` (that mount only, not those below it) at `dst`, idmapped. */
+static void idmapped_clone(const char *src, const char *dst, int userns) {
+  int tree = (int)syscall(SYS_open_tree, AT_FDCWD, src, PINCER_OPEN_TREE_CLONE | O_CLOEXEC);
+  if (tree < 0) dief("open_tree %s", src);
+  struct pincer_mount_attr attr = {.attr_set = PINCER_MOUNT_ATTR_IDMAP, .userns_fd = (uint64_t)userns};
+  if (syscall(SYS_mount_setattr, tree, "", AT_EMPTY_PATH, &attr, sizeof attr) < 0) {
+    dief("idmapped mount of %s (needs Linux >= 5.12 and a file system that supports it: ext4, xfs, btrfs, tmpfs)", src);
+  }
+  if (syscall(SYS_move_mount, tree, "", AT_FDCWD, dst, PINCER_MOVE_MOUNT_F_EMPTY_PATH) < 0) dief("move_mount to %s", dst);
+  close(tree);
+}
+
+static void make_dir(const char *path, mode_t mode, uid_t uid, gid_t gid) {
+  if (mkdir(path, mode) < 0 && errno != EEXIST) dief("mkdir %s", path);
+  if (chown(path, uid, gid) < 0) dief("chown %s", path);
+}
+
+/* The owner an entry of the host shows inside: shifted into the sandbox's range (nobody outside it). */
+static uid_t shifted(unsigned id, unsigned base) {
+  return id < RANGE ? base + id : base + 65534u;
+}
+
+/*
+ * Whites `path` out of the overlay whose writable layer is `upper`: its parents are made in the
+ * layer with the host's modes and (shifted) owners, then a 0/0 character device, overlayfs's mark
+ * for "removed", takes its place.
+ */
+static void whiteout(const char *upper, const char *path, unsigned base) {
+  char host[PATH_MAX], layer[PATH_MAX * 3];
+  if (path[0] != '/' || strlen(path) >= sizeof host) return;
+  snprintf(host, sizeof host, "%s", path);
+  for (char *slash = strchr(host + 1, '/'); slash; slash = strchr(slash + 1, '/')) {
+    *slash = 0;
+    struct stat st;
+    if (lstat(host, &st) < 0 || !S_ISDIR(st.st_mode)) return;
+    snprintf(layer, sizeof layer, "%s%s", upper, host);
+    if (access(layer, F_OK) < 0) make_dir(layer, st.st_mode & 07777, shifted(st.st_uid, base), shifted(st.st_gid, base));
+    *slash = '/';
+  }
+  snprintf(layer, sizeof layer, "%s%s", upper, path);
+  if (mknod(layer, S_IFCHR | 0600, makedev(0, 0)) < 0 && errno != EEXIST) dief("whiteout %s", layer);
+}
+
+static void hide_listed(const char *list, const char *upper, unsigned base) {
+  FILE *f = fopen(list, "re");
+  if (!f) dief("open %s", list);
+  char line[PATH_MAX];
+  while (fgets(line, sizeof line, f)) {
+    line[strcspn(line, "\n")] = 0;
+    if (line[0] == '/') whiteout(upper, line, base);
+  }
+  fclose(f);
+}
+
+/* The layer and the overlay: DIR/layer/{lower,upper,work,root}. */
+static void build_root(const char *state, const char *size, const char *hide, unsigned base) {
+  char layer[PATH_MAX], lower[PATH_MAX + 8], upper[PATH_MAX + 8], work[PATH_MAX + 8], root[PATH_MAX + 8], opts[PATH_MAX * 4];
+  if (strlen(state) > PATH_MAX - 64) die("--state: path too long");
+  snprintf(layer, sizeof layer, "%s/layer", state);
+  snprintf(lower, sizeof lower, "%s/lower", layer);
+  snprintf(upper, sizeof upper, "%s/upper", layer);
+  snprintf(work, sizeof work, "%s/work", layer);
+  snprintf(root, sizeof root, "%s/root", layer);
+  // Only root and the sandbox's root (which bubblewrap runs as) may reach the sandbox's files.
+  make_dir(state, 0700, base, base);
+  make_dir(layer, 0700, base, base);
+  snprintf(opts, sizeof opts, "size=%s,mode=0700,uid=%u,gid=%u", size, base, base);
+  if (mount("pincer-layer", layer, "tmpfs", MS_NOSUID | MS_NODEV, opts) < 0) die("mount the tmpfs layer");
+  make_dir(lower, 0755, 0, 0);
+  make_dir(work, 0700, 0, 0);
+  make_dir(root, 0755, 0, 0);
+  struct stat st;
+  if (stat("/", &st) < 0) die("stat /");
+  make_dir(upper, st.st_mode & 07777, shifted(st.st_uid, base), shifted(st.st_gid, base));
+  int userns = mapping_userns(base);
+  idmapped_clone("/", lower, userns);
+  close(userns);
+  if (hide) hide_listed(hide, upper, base);
+  snprintf(opts, sizeof opts, "lowerdir=%s,upperdir=%s,workdir=%s", lower, upper, work);
+  if (mount("pincer-root", root, "overlay", 0, opts) < 0) die("mount the overlay (needs Linux >= 5.19 for idmapped layers)");
+}
+
+/* Brings up the loopback interface of this process's network namespace. */
+static void loopback_up(void) {
+  struct ifreq ifr;
+  memset(&ifr, 0, sizeof ifr);
+  strcpy(ifr.ifr_name, "lo");
+  int s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+  if (s < 0 || ioctl(s, SIOCGIFFLAGS, &ifr) < 0) die("read the loopback's flags");
+  ifr.ifr_flags |= IFF_UP | IFF_RUNNING;
+  if (ioctl(s, SIOCSIFFLAGS, &ifr) < 0) die("bring the loopback up");
+  close(s);
+}
+
+static pid_t child = -1;
+
+static void forward(int sig) {
+  if (child > 0) kill(child, sig);
+}
+
+int main(int argc, char **argv) {
+  unsigned long base = 0;
+  const char *state = NULL, *size = "4g", *hide = NULL;
+  int pid_fd = -1;
+  int i = 1;
+  for (; i < argc && strcmp(argv[i], "--") != 0; i += 2) {
+    if (i + 1 >= argc) break;
+    if (!strcmp(argv[i], "--base")) base = strtoul(argv[i + 1], NULL, 10);
+    else if (!strcmp(argv[i], "--state")) state = argv[i + 1];
+    else if (!strcmp(argv[i], "--size")) size = argv[i + 1];
+    else if (!strcmp(argv[i], "--hide")) hide = argv[i + 1];
+    else if (!strcmp(argv[i], "--pid-fd")) pid_fd = atoi(argv[i + 1]);
+    else break;
+  }
+  if (i >= argc || strcmp(argv[i], "--") != 0 || i + 1 >= argc || !state || base == 0 || base % RANGE || base > UINT32_MAX - RANGE) {
+    fprintf(stderr, "usage: pincer-sandbox --base UID --state DIR [--size SIZE] [--hide FILE] [--pid-fd N] -- COMMAND [ARG...]\n");
+    return 125;
+  }
+  char **command = argv + i + 1;
+  if (pid_fd >= 0 && fcntl(pid_fd, F_SETFD, FD_CLOEXEC) < 0) die("--pid-fd");
+  if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0) die("prctl");
+  if (getppid() == 1) return 125;
+  if (unshare(CLONE_NEWNS) < 0) die("unshare the mount namespace (needs root)");
+  if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0) die("make / private");
+  build_root(state, size, hide, (unsigned)base);
+
+  int go[2], ready[2];
+  if (pipe2(go, O_CLOEXEC) < 0 || pipe2(ready, O_CLOEXEC) < 0) die("pipe");
+  child = fork();
+  if (child < 0) die("fork");
+  if (child == 0) {
+    char c = 0;
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0) die("prctl");
+    if (unshare(CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWUTS | CLONE_NEWIPC | CLONE_NEWCGROUP) < 0) die("unshare the namespaces");
+    if (write(ready[1], &c, 1) != 1) _exit(125);
+    if (read(go[0], &c, 1) != 1) _exit(125);
+    if (setresgid(0, 0, 0) < 0 || setresuid(0, 0, 0) < 0) die("become root of the user namespace");
+    loopback_up();
+    execvp(command[0], command);
+    dief("cannot run %s", command[0]);
+  }
+  close(ready[1]);
+  close(go[0]);
+  char c = 0;
+  if (read(ready[0], &c, 1) != 1) {
+    int status;
+    waitpid(child, &status, 0);
+    return 125;
+  }
+  write_maps(child, (unsigned)base);
+  if (write(go[1], &c, 1) != 1) die("start the sandbox");
+  if (pid_fd >= 0) {
+    dprintf(pid_fd, "%d\n", (int)child);
+    close(pid_fd);
+  }
+  signal(SIGTERM, forward);
+  signal(SIGINT, forward);
+  signal(SIGHUP, forward);
+  int status;
+  while (waitpid(child, &status, 0) < 0) {
+    if (errno != EINTR) die("waitpid");
+  }
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
