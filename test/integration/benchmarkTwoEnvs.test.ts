@@ -132,6 +132,8 @@ describe("one benchmark, two real machines", () => {
 
       expect(bench.metrics()).toEqual({
         completionRatio: 1,
+        score: 1,
+        reason: "3 of 3 checks passed",
         success: true,
         actions: 4,
         tokens: 40,

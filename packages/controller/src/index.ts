@@ -48,7 +48,9 @@ export type { SystemActionsOptions } from "./actions/system.js";
 export { complete, rootActions, submit } from "./actions/root.js";
 
 // Evaluators.
-export { and, evaluator, isEvaluator, not, or } from "./evaluators/evaluator.js";
+export { and, evaluator, isEvaluator, judge, not, or } from "./evaluators/evaluator.js";
+export { fail, pass, passes, toVerdict, VERDICT } from "./evaluators/verdict.js";
+export type { Verdict, VerdictLike } from "./evaluators/verdict.js";
 export type { AnyEvaluator, Evaluator, EvaluatorDefinition } from "./evaluators/evaluator.js";
 export { createGraphEvaluator, GraphEvaluator } from "./evaluators/graph.js";
 export type { EvaluateOptions, GraphEvaluatorOptions, GraphNode, GraphNodeInput } from "./evaluators/graph.js";

@@ -74,6 +74,8 @@ describe("an episode over two environments", () => {
     expect(s3).toMatchObject({ step: 3, ok: true, terminated: true, truncated: false, reason: "success" });
     expect(bench.metrics()).toEqual({
       completionRatio: 1,
+      score: 1,
+      reason: "2 of 2 checks passed",
       success: true,
       actions: 3,
       tokens: 300,

@@ -1,12 +1,12 @@
 import { describe, expect, test } from "vitest";
 import { z } from "zod";
-import { action, ActionDefinitionError, ActionReturnError, and, createMemoryEnv, evaluator, not, or, type Env } from "@pincer/controller";
+import { action, ActionDefinitionError, ActionReturnError, and, createMemoryEnv, evaluator, not, or, type Env, type Verdict } from "@pincer/controller";
 
-/** An evaluator that answers `value` and records the env handle and signal it received. */
-function answer(name: string, value: boolean, log: Array<{ name: string; env: Env; signal: AbortSignal }>) {
+/** An evaluator that answers `value` (a boolean or a verdict) and records the env handle and signal it received. */
+function answer(name: string, value: boolean | Verdict, log: Array<{ name: string; env: Env; signal: AbortSignal }>) {
   return evaluator({
     name,
-    description: `always ${value}`,
+    description: `always ${JSON.stringify(value)}`,
     run: (_p, { env, signal }) => {
       log.push({ name, env, signal });
       return value;
@@ -15,10 +15,16 @@ function answer(name: string, value: boolean, log: Array<{ name: string; env: En
 }
 
 describe("evaluator()", () => {
-  test("its result is boolean: declared, and checked at run time", async () => {
-    const sneaky = evaluator({ name: "sneaky", description: "d", run: () => "yes" as unknown as boolean });
-    await expect(sneaky.call({})).rejects.toBeInstanceOf(ActionReturnError);
-    expect(() => evaluator({ name: "e", description: "d", returns: z.number(), run: () => true })).toThrow(/returns must be z\.boolean\(\)/);
+  test("its result is a verdict: a boolean is 1 or 0, a score outside [0, 1] or another value is refused at run time", async () => {
+    expect(await evaluator({ name: "yes", description: "d", run: () => true }).call({})).toEqual({ score: 1, reason: "passed" });
+    expect(await evaluator({ name: "no", description: "d", run: () => false }).call({})).toEqual({ score: 0, reason: "failed" });
+    const half = evaluator({ name: "half", description: "d", run: () => ({ score: 0.5, reason: "2 of 4 rows match" }) });
+    expect(await half.call({})).toEqual({ score: 0.5, reason: "2 of 4 rows match" });
+    for (const bad of ["yes", { score: 1.5, reason: "r" }, { score: Number.NaN, reason: "r" }, null]) {
+      const sneaky = evaluator({ name: "sneaky", description: "d", run: () => bad as unknown as boolean });
+      await expect(sneaky.call({})).rejects.toBeInstanceOf(ActionReturnError);
+    }
+    expect(() => evaluator({ name: "e", description: "d", returns: z.number(), run: () => true })).toThrow(/returns must be left out/);
   });
 
   test("an evaluator that throws is an error, not false", async () => {
@@ -29,7 +35,7 @@ describe("evaluator()", () => {
 
   test("parameters are validated like any action's", async () => {
     const atLeast = evaluator({ name: "at_least", description: "d", params: z.object({ n: z.number() }), run: ({ n }) => n >= 3 });
-    expect(await atLeast.call({ n: 4 })).toBe(true);
+    expect(await atLeast.call({ n: 4 })).toMatchObject({ score: 1 });
     expect((await atLeast.safeCall({ n: "4" })).ok).toBe(false);
   });
 });
@@ -43,12 +49,12 @@ describe("and / or / not", () => {
     const f = answer("window_open", false, log);
     const combined = or(and(t, not(f)), f);
     expect(combined.name).toBe("file_saved_and_not_window_open_or_window_open");
-    expect(await combined.call({}, { env, signal })).toBe(true);
+    expect(await combined.call({}, { env, signal })).toMatchObject({ score: 1 });
     expect(log.map((l) => l.name)).toEqual(["file_saved", "window_open"]);
     expect(log.every((l) => l.env === env && l.signal === signal)).toBe(true);
   });
 
-  test("truth tables, with short-circuit like && and ||", async () => {
+  test("truth tables, with short-circuit like && and || (at a score of 0 or 1)", async () => {
     const log: Array<{ name: string; env: Env; signal: AbortSignal }> = [];
     const T = answer("t", true, log);
     const F = answer("f", false, log);
@@ -64,9 +70,28 @@ describe("and / or / not", () => {
     ];
     for (const [e, expected, calls] of cases) {
       log.length = 0;
-      expect(await e.call({})).toBe(expected);
+      expect((await e.call({})).score).toBe(expected ? 1 : 0);
       expect(log.map((l) => l.name)).toEqual(calls);
     }
+  });
+
+  test("partial credit: and is the lowest score, or the highest, not its complement; each keeps the reasons", async () => {
+    const log: Array<{ name: string; env: Env; signal: AbortSignal }> = [];
+    const most = answer("most_rows", { score: 0.75, reason: "3 of 4 rows" }, log);
+    const half = answer("half_cells", { score: 0.5, reason: "2 of 4 cells" }, log);
+    const T = answer("t", true, log);
+    expect(await and(most, half, T).call({})).toEqual({ score: 0.5, reason: "most_rows: 3 of 4 rows; half_cells: 2 of 4 cells" });
+    expect(await or(half, most).call({})).toEqual({ score: 0.75, reason: "half_cells: 2 of 4 cells; most_rows: 3 of 4 rows" });
+    expect(await or(half, T, most).call({})).toEqual({ score: 1, reason: "t: passed" });
+    expect(await not(most).call({})).toEqual({ score: 0.25, reason: "not (3 of 4 rows)" });
+    expect(await and(T, T).call({})).toEqual({ score: 1, reason: "all of t, t passed" });
+  });
+
+  test("an action that returns a boolean is an evaluator too", async () => {
+    const saved = action({ name: "saved", description: "d", returns: z.boolean(), run: () => true });
+    const log: Array<{ name: string; env: Env; signal: AbortSignal }> = [];
+    expect(await and(saved, answer("half", { score: 0.5, reason: "half" }, log)).call({})).toEqual({ score: 0.5, reason: "half: half" });
+    expect(await not(saved).call({})).toEqual({ score: 0, reason: "not (passed)" });
   });
 
   test("parameters of the parts are merged", async () => {
@@ -74,8 +99,8 @@ describe("and / or / not", () => {
     const under = evaluator({ name: "under", description: "d", params: z.object({ max: z.number(), value: z.number() }), run: (p) => p.value < p.max });
     const between = and(over, under);
     expect(Object.keys(between.params.shape)).toEqual(["min", "value", "max"]);
-    expect(await between.call({ min: 1, max: 5, value: 3 })).toBe(true);
-    expect(await between.call({ min: 1, max: 5, value: 7 })).toBe(false);
+    expect((await between.call({ min: 1, max: 5, value: 3 })).score).toBe(1);
+    expect((await between.call({ min: 1, max: 5, value: 7 })).score).toBe(0);
   });
 
   test("only evaluators can be combined", () => {

@@ -107,7 +107,14 @@ describe("evaluation rounds", () => {
     // Everything holds now: A passes, which makes B and C checkable, which makes D checkable, all in one round.
     state = await g.round(2, ["A", "B", "C", "D"]);
     expect(g.checked).toEqual(["A", "B", "C", "D"]);
-    expect(state).toEqual({ nodes: { A: "passed", B: "passed", C: "passed", D: "passed" }, completionRatio: 1, success: true, errors: [] });
+    expect(state).toEqual({
+      nodes: { A: "passed", B: "passed", C: "passed", D: "passed" },
+      completionRatio: 1,
+      score: 1,
+      reason: "4 of 4 checks passed",
+      success: true,
+      errors: [],
+    });
   });
 
   test("the nodes whose predecessors have passed are checked at the same time, events in topological order", async () => {
@@ -236,6 +243,8 @@ describe("metrics are pure functions of the events (hand-computed)", () => {
     let m = computeMetrics(g.graph.shape, g.events);
     expect(m).toEqual({
       completionRatio: 0.25,
+      score: 0.25,
+      reason: "1 of 4 checks passed; B: failed; C: failed; D: pending",
       success: false,
       actions: 1,
       tokens: 100,
@@ -252,6 +261,8 @@ describe("metrics are pure functions of the events (hand-computed)", () => {
     m = computeMetrics(g.graph.shape, g.events);
     expect(m).toEqual({
       completionRatio: 1,
+      score: 1,
+      reason: "4 of 4 checks passed",
       success: true,
       actions: 3,
       tokens: 200,
@@ -267,6 +278,8 @@ describe("metrics are pure functions of the events (hand-computed)", () => {
     const g = graphOf(["only"], [], "sticky");
     expect(computeMetrics(g.graph.shape, g.events)).toEqual({
       completionRatio: 0,
+      score: 0,
+      reason: "pending",
       success: false,
       actions: 0,
       tokens: 0,

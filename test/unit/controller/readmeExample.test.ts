@@ -40,6 +40,8 @@ describe("the README example (examples/readme-benchmark.ts)", () => {
     const metrics = await clickBoth(a, b, (...args) => lines.push(args));
     expect(metrics).toEqual({
       completionRatio: 1,
+      score: 1,
+      reason: "2 of 2 checks passed",
       success: true,
       actions: 3,
       tokens: 300,

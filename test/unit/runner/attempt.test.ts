@@ -7,6 +7,7 @@ import {
   action,
   createBenchmark,
   createEnvironment,
+  createGraphEvaluator,
   createMemoryEnv,
   createTask,
   evaluator,
@@ -76,6 +77,38 @@ async function run(tasks: DatasetTask[], envs: Record<string, Env>, agentFor: (t
 }
 
 const task = (module: TaskModule) => moduleTask(module, work);
+
+describe("one verdict, from the evaluator to summary.json", () => {
+  test("a module task whose evaluator gives 0.5 scores 0.5, with its reason, and fails", async () => {
+    const half = evaluator({
+      name: "half_done",
+      description: "Half of the rows are sorted.",
+      run: async (_p, { env, signal }) => ((await env.mouse.position({ signal })).x === 7 ? { score: 0.5, reason: "2 of 4 rows sorted" } : false),
+    });
+    const t = task(defineTask({ id: "half", instruction: "Sort the rows.", build: () => ({ evaluator: half }) }));
+    const { summary, report } = await run([t], { desktop: createMemoryEnv() }, () => new ScriptedAgent([click(7, 8)]), "half");
+    expect(summary("half").results).toMatchObject({ state: "failed", score: 0.5, eval_reason: "2 of 4 rows sorted" });
+    expect(report.perTask[0]).toMatchObject({ score: 0.5, state: "failed" });
+  });
+
+  test("a graph's score is the mean of its nodes' scores, partial credit included", async () => {
+    const first = pointerAt(7, 8).withName("first");
+    const partly = evaluator({ name: "partly", description: "d", run: () => ({ score: 0.5, reason: "one of two windows" }) });
+    const t = task(
+      defineTask({
+        id: "graph-half",
+        instruction: "Click, then open two windows.",
+        build: () => ({ evaluator: createGraphEvaluator({ nodes: { first, partly }, edges: [["first", "partly"]], passPolicy: "sticky" }) }),
+      }),
+    );
+    const { summary } = await run([t], { desktop: createMemoryEnv() }, () => new ScriptedAgent([click(7, 8)]), "graph-half");
+    expect(summary("graph-half").results).toMatchObject({
+      state: "failed",
+      score: 0.75,
+      eval_reason: "1 of 2 checks passed; partly: one of two windows",
+    });
+  });
+});
 
 describe("the runner's failure states, on an in-memory machine", () => {
   test("a machine that refuses the token mid-task ends the task with env_error, not agent_error", async () => {

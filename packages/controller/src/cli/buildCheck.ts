@@ -16,7 +16,7 @@ export function checkTasksBuild(dataset: Dataset, registries: Registries): Datas
     const envs: Record<string, Env> = {};
     for (const name of environmentsOf(task)) envs[name] = noMachineEnv(`${name} has no machine while tasks are validated; build() must not use it`);
     try {
-      buildBenchmark({ task, envs, registries, agent: {}, maxSteps: DEFAULT_MAX_STEPS, timeLimitMs: DEFAULT_TIME_LIMIT_MS }, task.dir, () => {});
+      buildBenchmark({ task, envs, registries, agent: {}, maxSteps: DEFAULT_MAX_STEPS, timeLimitMs: DEFAULT_TIME_LIMIT_MS }, task.dir);
       return true;
     } catch (err) {
       problems.push({ file: task.file, path: "build", message: `the task cannot be built: ${(err as Error).message}`, severity: "error" });

@@ -2,6 +2,7 @@ import { isAbsolute, resolve } from "node:path";
 import type { z } from "zod";
 import { InvalidArgumentError } from "@pincer/shared";
 import type { Env } from "../env/index.js";
+import type { Verdict } from "../evaluators/verdict.js";
 
 /**
  * What a dataset helper (config or evaluation) gets besides its arguments.
@@ -22,13 +23,8 @@ export function resolveLocal(ctx: Pick<HelperContext, "taskDir">, path: string):
   return isAbsolute(path) ? path : resolve(ctx.taskDir, path);
 }
 
-/** The result of an evaluation helper: a score in [0, 1] and, when below 1, why. */
-export interface EvaluationOutcome {
-  /** 1 = passed, 0 = failed, in between = partial credit. */
-  score: number;
-  /** Why the score is what it is, in words a researcher reads in the report ("row 3: expected 4.2, got 4.5"). */
-  reason: string;
-}
+/** The result of an evaluation helper. @deprecated it is a {@link Verdict}; use that name. */
+export type EvaluationOutcome = Verdict;
 
 /** A config helper (the `config: [{func, arguments}]` entries of a task): prepares a machine. */
 export interface ConfigHelper<A extends z.ZodType = z.ZodType> {
@@ -46,8 +42,8 @@ export interface EvaluationHelper<A extends z.ZodType = z.ZodType> {
   name: string;
   description: string;
   args: A;
-  /** Returns the score; throwing means the check itself broke (eval_error), which is not a score of 0. */
-  run(args: z.infer<A>, ctx: HelperContext): Promise<EvaluationOutcome>;
+  /** Returns the verdict; throwing means the check itself broke (eval_error), which is not a score of 0. */
+  run(args: z.infer<A>, ctx: HelperContext): Promise<Verdict>;
 }
 
 /** Defines a config helper; helps TypeScript infer its argument type from its schema. */

@@ -1,7 +1,7 @@
-import type { EpisodeHandle } from "../actions/action.js";
+import type { AnyAction, EpisodeHandle } from "../actions/action.js";
 import { ActionDefinitionError, throwIfAborted } from "../actions/errors.js";
 import type { Env } from "../env/index.js";
-import { isEvaluator, type AnyEvaluator } from "./evaluator.js";
+import { isEvaluator, judge, type AnyEvaluator } from "./evaluator.js";
 import { evaluationState, passedNodes, type EpisodeEvent, type EvaluationState, type GraphShape, type PassPolicy } from "./metrics.js";
 
 /** A node of a graph: an evaluator, the environment it checks, and its arguments. */
@@ -61,10 +61,11 @@ export class GraphEvaluator {
     for (const [id, input] of Object.entries(opts.nodes)) {
       if (id === "") throw new ActionDefinitionError("graph: a node id must not be empty");
       const spec = typeof input === "object" && "evaluator" in input ? input : { evaluator: input };
-      if (!isEvaluator(spec.evaluator)) throw new ActionDefinitionError(`graph: node ${id} is not an evaluator (returns must be z.boolean())`);
+      if (!isEvaluator(spec.evaluator))
+        throw new ActionDefinitionError(`graph: node ${id} is not an evaluator (define it with evaluator(), or return a boolean)`);
       let args: Record<string, unknown>;
       try {
-        args = spec.evaluator.parse(spec.args ?? {}) as Record<string, unknown>;
+        args = (spec.evaluator as AnyAction).parse(spec.args ?? {}) as Record<string, unknown>;
       } catch (err) {
         throw new ActionDefinitionError(`graph: node ${id}: ${(err as Error).message}`);
       }
@@ -152,16 +153,19 @@ export class GraphEvaluator {
     return evaluationState(this.shape, opts.events);
   }
 
-  /** Checks one node: passed, failed, or the error its evaluator threw (cancellation rethrown). */
-  async #check(id: string, opts: EvaluateOptions): Promise<{ outcome: "passed" | "failed" } | { outcome: "error"; error: { type: string; message: string } }> {
+  /** Checks one node: its verdict (passed at a score of 1), or the error its evaluator threw (cancellation rethrown). */
+  async #check(
+    id: string,
+    opts: EvaluateOptions,
+  ): Promise<{ outcome: "passed" | "failed"; score: number; reason: string } | { outcome: "error"; error: { type: string; message: string } }> {
     const node = this.nodes.get(id)!;
     try {
-      const ok = await node.evaluator.runParsed(node.args, {
+      const v = await judge(node.evaluator, node.args, {
         env: opts.envFor(node),
         ...(opts.signal ? { signal: opts.signal } : {}),
         ...(opts.episode ? { episode: opts.episode } : {}),
       });
-      return { outcome: ok ? "passed" : "failed" };
+      return { outcome: v.score >= 1 ? "passed" : "failed", score: v.score, reason: v.reason };
     } catch (err) {
       if (opts.signal?.aborted) throw err;
       return { outcome: "error", error: err instanceof Error ? { type: err.name, message: err.message } : { type: "Error", message: String(err) } };

@@ -16,8 +16,16 @@ export type EpisodeEvent =
   | { type: "tokens"; step: number; tokens: number }
   /** The start of an evaluation round (after step `step`; 0 = before any step). */
   | { type: "round"; step: number }
-  /** One node checked in the current round. */
-  | { type: "check"; step: number; node: string; outcome: "passed" | "failed" | "error"; error?: { type: string; message: string } };
+  /** One node checked in the current round: its verdict (score and reason), or the error its evaluator threw. */
+  | {
+      type: "check";
+      step: number;
+      node: string;
+      outcome: "passed" | "failed" | "error";
+      score?: number;
+      reason?: string;
+      error?: { type: string; message: string };
+    };
 
 /** The structure of a graph that the metrics need. */
 export interface GraphShape {
@@ -37,6 +45,13 @@ export interface EvaluationState {
   nodes: Record<string, NodeStatus>;
   /** Passed nodes / all nodes, in [0, 1]. */
   completionRatio: number;
+  /**
+   * The task's score, in [0, 1]: the mean of the nodes' scores, a passed node counting 1, a failed one
+   * its latest score (partial credit), a pending or erroring one 0. One node: its own score.
+   */
+  score: number;
+  /** Why: the one node's reason, or how many passed and the reasons of those that did not. */
+  reason: string;
   /** The sink passed. */
   success: boolean;
   /** Nodes whose evaluator threw in the latest round (an evaluation error, not a `false`). */
@@ -47,6 +62,9 @@ export interface EvaluationState {
 export interface GraphMetrics {
   /** Passed nodes / all nodes, in [0, 1]. */
   completionRatio: number;
+  /** The task's score and its reason, as {@link EvaluationState} has them after the latest round. */
+  score: number;
+  reason: string;
   /** The sink passed. */
   success: boolean;
   /** Actions the agent took (steps, failed ones included); evaluation calls are not counted. */
@@ -88,16 +106,34 @@ export function evaluationState(graph: GraphShape, events: readonly EpisodeEvent
   const round = latestRound(events);
   const nodes: Record<string, NodeStatus> = {};
   const errors: EvaluationState["errors"] = [];
+  const verdicts = new Map<string, { score: number; reason: string }>();
   for (const id of graph.nodes) {
+    const check = round.findLast((e): e is Extract<EpisodeEvent, { type: "check" }> => e.type === "check" && e.node === id);
     if (passed.has(id)) {
       nodes[id] = "passed";
+      verdicts.set(id, { score: 1, reason: check?.outcome === "passed" ? (check.reason ?? "passed") : "passed earlier" });
       continue;
     }
-    const check = round.findLast((e) => e.type === "check" && e.node === id);
-    nodes[id] = check?.type === "check" ? check.outcome : "pending";
-    if (check?.type === "check" && check.error) errors.push({ node: id, ...check.error });
+    nodes[id] = check ? check.outcome : "pending";
+    if (check?.error) errors.push({ node: id, ...check.error });
+    verdicts.set(id, check?.outcome === "failed" ? { score: check.score ?? 0, reason: check.reason ?? "failed" } : { score: 0, reason: nodes[id]! });
   }
-  return { nodes, completionRatio: passed.size / graph.nodes.length, success: passed.has(graph.sink), errors };
+  const score = [...verdicts.values()].reduce((sum, v) => sum + v.score, 0) / graph.nodes.length;
+  return {
+    nodes,
+    completionRatio: passed.size / graph.nodes.length,
+    score,
+    reason: reasonOf(graph, verdicts, passed),
+    success: passed.has(graph.sink),
+    errors,
+  };
+}
+
+/** The one node's reason; or how many nodes passed, and the reasons of the checked nodes that did not. */
+function reasonOf(graph: GraphShape, verdicts: ReadonlyMap<string, { score: number; reason: string }>, passed: ReadonlySet<string>): string {
+  if (graph.nodes.length === 1) return verdicts.get(graph.nodes[0]!)!.reason;
+  const short = graph.nodes.filter((id) => !passed.has(id)).map((id) => `${id}: ${verdicts.get(id)!.reason}`);
+  return [`${passed.size} of ${graph.nodes.length} checks passed`, ...short].join("; ");
 }
 
 /** Longest chain of unpassed nodes ending at the sink (passed nodes have only passed ancestors). */
@@ -116,6 +152,7 @@ function longestUnfinished(graph: GraphShape, passed: Set<string>): number {
 export function computeMetrics(graph: GraphShape, events: readonly EpisodeEvent[]): GraphMetrics {
   const passed = passedNodes(graph, events);
   const completionRatio = passed.size / graph.nodes.length;
+  const { score, reason } = evaluationState(graph, events);
   let actions = 0;
   let tokens = 0;
   let stepsToComplete: number | null = null;
@@ -131,6 +168,8 @@ export function computeMetrics(graph: GraphShape, events: readonly EpisodeEvent[
   }
   return {
     completionRatio,
+    score,
+    reason,
     success: passed.has(graph.sink),
     actions,
     tokens,

@@ -125,7 +125,7 @@ export async function runAttempt(opts: AttemptOptions, dir: string): Promise<Tas
   record.daemonVersions = await daemonVersionsOf(opts.envs, opts.signal);
   let built: ReturnType<typeof buildBenchmark>;
   try {
-    built = buildBenchmark(opts, dir, (o) => (record.lastOutcome = o));
+    built = buildBenchmark(opts, dir);
   } catch (err) {
     return attemptResults(settings, record, { reason: "setup_error", error: `building the task: ${(err as Error).message}` });
   }

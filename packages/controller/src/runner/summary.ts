@@ -1,5 +1,4 @@
 import type { EndReason } from "../benchmark/types.js";
-import type { EvaluationOutcome } from "../datasets/helpers.js";
 import type { AgentState, InfraState, TaskResults, TaskState } from "./results.js";
 import type { RecordingResults } from "./recording.js";
 import type { AttemptUsage } from "./usage.js";
@@ -41,8 +40,6 @@ export interface AttemptRecord {
   messages: unknown[];
   usage: AttemptUsage;
   daemonVersions: Record<string, string>;
-  /** The latest evaluation of a JSON task. */
-  lastOutcome?: EvaluationOutcome | undefined;
   teardownError: string | null;
   /** Screen recordings of the agent's part, when the run records. */
   recordings?: RecordingResults;
@@ -69,20 +66,18 @@ export interface SummarySettings {
   reset?: Readonly<Record<string, { provider: string; method: string; ms: number }>>;
 }
 
-/** The score and the state: a module task's completion ratio, or a JSON task's evaluation score. */
-function verdict(settings: SummarySettings, record: AttemptRecord, end: AttemptEnd, metrics: Record<string, unknown>) {
-  const isModule = settings.kind === "module";
-  const score = isModule ? Number((metrics.completionRatio as number | undefined) ?? 0) : (record.lastOutcome?.score ?? 0);
-  const passed = (isModule && metrics.success ? 1 : score) >= 1;
-  const { state, agent_state } = attemptState(end.reason, passed);
-  const evalReason = record.lastOutcome?.reason ?? (isModule ? `completion ratio ${score}` : null);
+/** The score and the state: the task evaluator's verdict, as the benchmark's metrics carry it. */
+function verdict(end: AttemptEnd, metrics: Record<string, unknown>) {
+  const score = typeof metrics.score === "number" ? metrics.score : 0;
+  const { state, agent_state } = attemptState(end.reason, metrics.success === true);
+  const evalReason = typeof metrics.reason === "string" ? metrics.reason : null;
   return { score, state, agent_state, evalReason };
 }
 
 /** The `results` object of summary.json. */
 export function attemptResults(settings: SummarySettings, record: AttemptRecord, end: AttemptEnd): TaskResults {
   const metrics = end.metrics ?? {};
-  const { score, state, agent_state, evalReason } = verdict(settings, record, end, metrics);
+  const { score, state, agent_state, evalReason } = verdict(end, metrics);
   const { usage } = record;
   return {
     score: state === "passed" || state === "failed" ? score : 0,

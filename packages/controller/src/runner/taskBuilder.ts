@@ -7,7 +7,7 @@ import { createSystemActions } from "../actions/system.js";
 import type { Agent } from "../agents/types.js";
 import { createBenchmark, type Benchmark } from "../benchmark/benchmark.js";
 import { createEnvironment } from "../benchmark/environment.js";
-import type { ConfigRegistry, EvaluationOutcome, EvaluationRegistry, HelperContext } from "../datasets/helpers.js";
+import type { ConfigRegistry, EvaluationRegistry, HelperContext } from "../datasets/helpers.js";
 import type { DatasetTask } from "../datasets/loader.js";
 import { buildOsworldTask } from "../datasets/osworld/task.js";
 import { environmentsOf } from "../datasets/solutionCheck.js";
@@ -40,8 +40,8 @@ function configAction(registry: ConfigRegistry, func: string, ctxBase: Omit<Help
   });
 }
 
-/** The evaluator of a JSON task: its `evaluation` helper; passes at a score of 1. */
-function evaluationEvaluator(input: TaskBuildInput & { task: { kind: "json" } }, onOutcome: (o: EvaluationOutcome) => void) {
+/** The evaluator of a JSON task: its `evaluation` helper, whose verdict is the task's. */
+function evaluationEvaluator(input: TaskBuildInput & { task: { kind: "json" } }) {
   const evalCall = input.task.json.evaluation;
   const helper = input.registries.evaluations.get(evalCall.func)!;
   const ctxBase = { envs: input.envs, taskDir: input.task.dir };
@@ -49,20 +49,15 @@ function evaluationEvaluator(input: TaskBuildInput & { task: { kind: "json" } },
     name: "evaluation",
     description: `${evalCall.func}: ${helper.description}`,
     ...(evalCall.env ? { env: evalCall.env } : {}),
-    run: async (_params, { env, signal }) => {
-      const outcome = await helper.run(helper.args.parse(evalCall.arguments), { ...ctxBase, env, signal });
-      onOutcome(outcome);
-      return outcome.score >= 1;
-    },
+    run: (_params, { env, signal }) => helper.run(helper.args.parse(evalCall.arguments), { ...ctxBase, env, signal }),
   });
 }
 
 /**
  * Builds the Task of a dataset task: a module task's `build()`, or a JSON task's `config` entries
- * as setup actions and its `evaluation` as the evaluator. `onOutcome` receives each evaluation of a
- * JSON task. Throws when the task cannot be built.
+ * as setup actions and its `evaluation` as the evaluator. Throws when the task cannot be built.
  */
-export function buildTask(input: TaskBuildInput, onOutcome: (o: EvaluationOutcome) => void, dir?: string): Task {
+export function buildTask(input: TaskBuildInput, dir?: string): Task {
   const { task, envs, registries } = input;
   if (task.kind === "module") {
     const built = task.module.build({ envs, taskDir: task.dir });
@@ -72,7 +67,7 @@ export function buildTask(input: TaskBuildInput, onOutcome: (o: EvaluationOutcom
     // Its steps and evaluator run on the default environment, which environmentsOf names "desktop".
     if (!envs.desktop) throw new Error("an OSWorld task runs on the environment named desktop");
     const base = { id: task.id, instruction: task.instruction, tags: task.tags, json: task.json, maxSteps: input.maxSteps, timeLimitMs: input.timeLimitMs };
-    return buildOsworldTask({ ...base, dir: dir ?? join(tmpdir(), `pincer-osworld-${task.id}`) }, onOutcome);
+    return buildOsworldTask({ ...base, dir: dir ?? join(tmpdir(), `pincer-osworld-${task.id}`) });
   }
   const ctxBase = { envs, taskDir: task.dir };
   const setup: ActionCall[] = task.json.config.map((c) => ({
@@ -83,7 +78,7 @@ export function buildTask(input: TaskBuildInput, onOutcome: (o: EvaluationOutcom
   return createTask({
     id: task.id,
     description: task.instruction,
-    evaluator: evaluationEvaluator({ ...input, task }, onOutcome),
+    evaluator: evaluationEvaluator({ ...input, task }),
     setup,
     maxSteps: input.maxSteps,
     timeLimitMs: input.timeLimitMs,
@@ -97,8 +92,8 @@ export function buildTask(input: TaskBuildInput, onOutcome: (o: EvaluationOutcom
  * the agent's own actions, unless the
  * task brings one of the same name there. Throws when the task cannot be built or its actions clash.
  */
-export function buildBenchmark(input: TaskBuildInput, dir: string, onOutcome: (o: EvaluationOutcome) => void): { task: Task; bench: Benchmark } {
-  const task = buildTask(input, onOutcome, dir);
+export function buildBenchmark(input: TaskBuildInput, dir: string): { task: Task; bench: Benchmark } {
+  const task = buildTask(input, dir);
   // Relative local paths: downloads go to the attempt folder; uploads read from it, then from the task's folder.
   const systemActions = createSystemActions({ localRoot: dir, readRoots: [input.task.dir] });
   const environments = Object.entries(input.envs).map(([name, env]) =>

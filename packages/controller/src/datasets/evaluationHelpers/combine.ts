@@ -1,5 +1,6 @@
 import { z } from "zod";
-import type { EvaluationHelper, EvaluationOutcome, EvaluationRegistry } from "../helpers.js";
+import type { EvaluationHelper, EvaluationRegistry } from "../helpers.js";
+import type { Verdict } from "../../evaluators/verdict.js";
 import { defineEvaluationHelper } from "../helpers.js";
 
 /**
@@ -46,7 +47,7 @@ function argsSchema(registry: EvaluationRegistry, kind: string) {
     });
 }
 
-interface PartOutcome extends EvaluationOutcome {
+interface PartOutcome extends Verdict {
   label: string;
 }
 
@@ -60,7 +61,7 @@ async function runParts(registry: EvaluationRegistry, args: CombinationArgs, ctx
     if (!helper) throw new Error(`evaluators${label}: unknown evaluation helper`);
     const parsed = helper.args.safeParse(part.arguments);
     if (!parsed.success) throw new Error(`evaluators${label}: invalid arguments: ${z.prettifyError(parsed.error)}`);
-    let o: EvaluationOutcome;
+    let o: Verdict;
     try {
       o = await helper.run(parsed.data, ctx);
     } catch (e) {

@@ -2,7 +2,10 @@ import { readFile } from "node:fs/promises";
 import { z } from "zod";
 import { InvalidArgumentError, NotFoundError } from "@pincer/shared";
 import type { Env } from "../../env/index.js";
-import { resolveLocal, type EvaluationOutcome, type HelperContext } from "../helpers.js";
+import { fail, type Verdict } from "../../evaluators/verdict.js";
+import { resolveLocal, type HelperContext } from "../helpers.js";
+
+export { fail, pass } from "../../evaluators/verdict.js";
 
 /**
  * Shared pieces of the built-in evaluation helpers: outcomes, fetching files from the machine and
@@ -13,16 +16,6 @@ import { resolveLocal, type EvaluationOutcome, type HelperContext } from "../hel
  * malformed expected file, an unknown environment) throws, which the runner reports as an
  * evaluation error.
  */
-
-/** A passing outcome. */
-export function pass(reason = "passed"): EvaluationOutcome {
-  return { score: 1, reason };
-}
-
-/** A failing outcome (score 0 unless given). */
-export function fail(reason: string, score = 0): EvaluationOutcome {
-  return { score, reason };
-}
 
 /** Quotes a value for a reason, shortened so one long line does not drown the report. */
 export function show(value: string, max = 120): string {
@@ -42,7 +35,7 @@ export function pickEnv(ctx: HelperContext, name: string | undefined): Env {
 }
 
 /** The result of fetching a file from the machine: its bytes, or the failing outcome when it is not there. */
-export type Fetched = { ok: true; data: Buffer } | { ok: false; outcome: EvaluationOutcome };
+export type Fetched = { ok: true; data: Buffer } | { ok: false; outcome: Verdict };
 
 /**
  * Downloads a result file from the machine through its daemon, in one call (the Download answers
@@ -70,7 +63,7 @@ export async function fetchResultText(
   envName: string | undefined,
   path: string,
   what?: string,
-): Promise<{ ok: true; text: string } | { ok: false; outcome: EvaluationOutcome }> {
+): Promise<{ ok: true; text: string } | { ok: false; outcome: Verdict }> {
   const r = await fetchResult(ctx, envName, path, what);
   return r.ok ? { ok: true, text: decodeText(r.data) } : r;
 }

@@ -1,6 +1,6 @@
 import { parse } from "csv-parse/sync";
 import { z } from "zod";
-import type { EvaluationOutcome } from "../helpers.js";
+import type { Verdict } from "../../evaluators/verdict.js";
 import { defineEvaluationHelper } from "../helpers.js";
 import { envArg, fail, fetchResultText, pass, readLocalText, show } from "./common.js";
 
@@ -190,7 +190,7 @@ function shapeProblem(e: CsvFrame, r: CsvFrame, lenient: boolean): string | unde
  * Compares two CSV texts as the dataset's `compare_csv` does (see the file's comment). Throws when
  * the expected text cannot be read (the task is broken); a result that cannot be read scores 0.
  */
-export function compareCsv(expectedText: string, resultText: string, opts: CompareCsvOptions = {}): EvaluationOutcome {
+export function compareCsv(expectedText: string, resultText: string, opts: CompareCsvOptions = {}): Verdict {
   let expected: CsvFrame;
   try {
     expected = readCsvLikePandas(expectedText);

@@ -1,5 +1,6 @@
 import { z } from "zod";
-import type { EvaluationHelper, EvaluationOutcome, HelperContext } from "../helpers.js";
+import type { EvaluationHelper, HelperContext } from "../helpers.js";
+import type { Verdict } from "../../evaluators/verdict.js";
 import { defineEvaluationHelper } from "../helpers.js";
 import { envArg, fail, fetchResultText, pass, readLocalText } from "./common.js";
 import { compareJupyterlabImages } from "./images.js";
@@ -28,7 +29,7 @@ async function resultNotebook(
   ctx: HelperContext,
   env: string | undefined,
   path: string,
-): Promise<{ ok: true; cells: NotebookCell[] } | { ok: false; outcome: EvaluationOutcome }> {
+): Promise<{ ok: true; cells: NotebookCell[] } | { ok: false; outcome: Verdict }> {
   const r = await fetchResultText(ctx, env, path);
   if (!r.ok) return r;
   try {
@@ -44,13 +45,9 @@ const pairArgs = {
   env: envArg,
 };
 
-type Compare = (expected: NotebookCell[], result: NotebookCell[]) => EvaluationOutcome;
+type Compare = (expected: NotebookCell[], result: NotebookCell[]) => Verdict;
 
-async function runPair(
-  args: { local_expected: string; vm_result: string; env?: string | undefined },
-  ctx: HelperContext,
-  compare: Compare,
-): Promise<EvaluationOutcome> {
+async function runPair(args: { local_expected: string; vm_result: string; env?: string | undefined }, ctx: HelperContext, compare: Compare): Promise<Verdict> {
   const expected = await expectedNotebook(ctx, args.local_expected);
   const result = await resultNotebook(ctx, args.env, args.vm_result);
   if (!result.ok) return result.outcome;
@@ -184,7 +181,7 @@ export const evaluateMultipleNotebooks = defineEvaluationHelper({
       });
     }),
   async run(args, ctx) {
-    const parts: Array<EvaluationOutcome & { label: string }> = [];
+    const parts: Array<Verdict & { label: string }> = [];
     for (const [i, c] of args.comparisons.entries()) {
       ctx.signal.throwIfAborted();
       const helper = NOTEBOOK_HELPERS[c.func]!;

@@ -1,6 +1,6 @@
 import { isDeepStrictEqual } from "node:util";
 import { z } from "zod";
-import type { EvaluationOutcome } from "../helpers.js";
+import type { Verdict } from "../../evaluators/verdict.js";
 import { fail, pass, show } from "./common.js";
 
 /**
@@ -103,7 +103,7 @@ const cellCount = (expected: NotebookCell[], result: NotebookCell[]) =>
   expected.length === result.length ? undefined : fail(`expected ${expected.length} cell(s) (markdown included), the result has ${result.length}`);
 
 /** `compare_notebook_cells`: the same number of cells, and per cell the same type and source (its ends stripped). */
-export function compareNotebookCells(expected: NotebookCell[], result: NotebookCell[]): EvaluationOutcome {
+export function compareNotebookCells(expected: NotebookCell[], result: NotebookCell[]): Verdict {
   const count = cellCount(expected, result);
   if (count) return count;
   for (const [i, e] of expected.entries()) {
@@ -136,7 +136,7 @@ const hasPlain = (o: NotebookOutput) => o.data !== undefined && "text/plain" in 
  * type, name and text). The result's pip messages are left out; stderr, errors and images are not
  * compared.
  */
-export function compareNotebookOutputs(expected: NotebookCell[], result: NotebookCell[], opts: NotebookOutputsOptions = {}): EvaluationOutcome {
+export function compareNotebookOutputs(expected: NotebookCell[], result: NotebookCell[], opts: NotebookOutputsOptions = {}): Verdict {
   const count = cellCount(expected, result);
   if (count) return count;
   let compared = 0;
@@ -183,7 +183,7 @@ function sanitized(c: NotebookCell): { cell_type: string; source: string; output
 }
 
 /** `compare_ipynb_files`: per cell the same type and stripped source and, for code cells, the same stream texts (stderr included). */
-export function compareIpynbFiles(expected: NotebookCell[], result: NotebookCell[]): EvaluationOutcome {
+export function compareIpynbFiles(expected: NotebookCell[], result: NotebookCell[]): Verdict {
   const count = cellCount(expected, result);
   if (count) return count;
   for (const [i, e] of expected.entries()) {
@@ -214,7 +214,7 @@ export interface CellsExecutedOptions {
 }
 
 /** Checks which cells have been run. */
-export function checkCellsExecuted(nb: NotebookCell[], opts: CellsExecutedOptions = {}): EvaluationOutcome {
+export function checkCellsExecuted(nb: NotebookCell[], opts: CellsExecutedOptions = {}): Verdict {
   if (opts.expected) {
     const unexecuted = nb.filter((c) => c.type === (opts.cellType ?? "code") && !c.executionCount).map((c) => c.index);
     if (isDeepStrictEqual(unexecuted, opts.expected)) return pass(`the unexecuted cells are ${list(unexecuted)}, as expected`);
@@ -251,7 +251,7 @@ export interface OutputsClearedOptions {
  * Checks that outputs were cleared: the cells of `cellType` that have an output with text, data or
  * an error are exactly `expected` (in any order).
  */
-export function checkOutputsCleared(nb: NotebookCell[], opts: OutputsClearedOptions = {}): EvaluationOutcome {
+export function checkOutputsCleared(nb: NotebookCell[], opts: OutputsClearedOptions = {}): Verdict {
   const cells = nb.filter((c) => c.type === (opts.cellType ?? "code"));
   const withOutputs = cells.filter((c) => c.outputs.some((o) => o.text !== undefined || o.data !== undefined || o.ename !== undefined)).map((c) => c.index);
   const want = [...(opts.expected ?? [])].sort((a, b) => a - b);

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { EvaluationOutcome } from "../helpers.js";
+import type { Verdict } from "../../evaluators/verdict.js";
 import { defineEvaluationHelper } from "../helpers.js";
 import { envArg, fail, fetchResultText, oneOfEach, pass, pickEnv, readLocalText, show, splitLines } from "./common.js";
 import { allRules, checkRules, nestedRules, ruleCount, rulesShape } from "./rules.js";
@@ -54,7 +54,7 @@ function whereTheyDiffer(expected: string, result: string): string {
  * CRLF, CR) never matter; everything else does, a final line break included, unless
  * `ignoreBlanks`. The reason names the first line that differs.
  */
-export function compareText(expected: string, result: string, opts: CompareTextOptions = {}): EvaluationOutcome {
+export function compareText(expected: string, result: string, opts: CompareTextOptions = {}): Verdict {
   const e = normalizeText(expected, opts);
   const r = normalizeText(result, opts);
   if (e === r) return pass(opts.ignoreBlanks ? "the texts match (blanks collapsed)" : `the texts match (${splitLines(e).length} line(s))`);

@@ -1,4 +1,4 @@
-import type { EvaluationOutcome } from "../helpers.js";
+import type { Verdict } from "../../evaluators/verdict.js";
 import type { OsworldTaskJson } from "../osworldFormat.js";
 import { OSWORLD_CONFIG_TYPES } from "./configTypes.js";
 import type { OsworldContext } from "./context.js";
@@ -54,7 +54,7 @@ async function judge(e: Evaluator, idx: number, ctx: OsworldContext): Promise<{ 
  * task infeasible), else 0 when it did, else each metric on its getters' values, combined with
  * `conj`: "and" stops at the first 0 and averages, "or" stops at the first 1 and takes the maximum.
  */
-export async function evaluateOsworld(e: Evaluator, ctx: OsworldContext, declaredInfeasible: boolean): Promise<EvaluationOutcome> {
+export async function evaluateOsworld(e: Evaluator, ctx: OsworldContext, declaredInfeasible: boolean): Promise<Verdict> {
   await runSteps(e.postconfig, ctx, "postconfig");
   const funcs = list(e.func);
   if (funcs.length === 1 && funcs[0] === "infeasible") {

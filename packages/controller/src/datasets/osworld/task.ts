@@ -5,7 +5,6 @@ import { action } from "../../actions/action.js";
 import type { Env } from "../../env/index.js";
 import { evaluator } from "../../evaluators/evaluator.js";
 import { createTask, type Task } from "../../tasks/task.js";
-import type { EvaluationOutcome } from "../helpers.js";
 import type { OsworldTaskJson } from "../osworldFormat.js";
 import type { OsworldContext } from "./context.js";
 import { DownloadCache } from "./downloadCache.js";
@@ -36,7 +35,7 @@ export const FAIL_ACTION_NAME = "fail";
  * agent's way to declare the task infeasible, which ends the episode; `infeasible` tasks pass only
  * then, and every other task scores 0 after it, as in OSWorld.
  */
-export function buildOsworldTask(input: OsworldTaskInput, onOutcome: (o: EvaluationOutcome) => void): Task {
+export function buildOsworldTask(input: OsworldTaskInput): Task {
   let declaredInfeasible = false;
   const cacheDir = join(input.dir, "osworld-cache");
   const logFile = join(input.dir, "osworld.log");
@@ -77,9 +76,7 @@ export function buildOsworldTask(input: OsworldTaskInput, onOutcome: (o: Evaluat
     description: `OSWorld evaluator: ${[input.json.evaluator.func].flat().join(` ${input.json.evaluator.conj ?? "and"} `)}`,
     run: async (_p, { env, signal }) => {
       mkdirSync(cacheDir, { recursive: true });
-      const outcome = await evaluateOsworld(input.json.evaluator, ctxOf(env, signal), declaredInfeasible);
-      onOutcome(outcome);
-      return outcome.score >= 1;
+      return evaluateOsworld(input.json.evaluator, ctxOf(env, signal), declaredInfeasible);
     },
   });
   return createTask({
