@@ -219,12 +219,18 @@ async function loadFlatTask(file: string, root: string, problems: DatasetProblem
     return undefined;
   }
   const json = parsed.data;
-  if (json.id !== basename(file, ".json")) {
-    problems.push({ file, path: "id", message: `id ${JSON.stringify(json.id)} differs from the file name; name the file <id>.json`, severity: "error" });
+  if (!osworldFileNameFits(basename(file, ".json"), json.id)) {
+    problems.push({
+      file,
+      path: "id",
+      message: `id ${JSON.stringify(json.id)} differs from the file name; name the file <id>.json (or <id>-<suffix>.json)`,
+      severity: "error",
+    });
     return undefined;
   }
   const args = checkOsworldArguments(json);
   for (const p of args.problems) problems.push({ file, path: p.path, message: p.message, severity: "error" });
+  for (const p of args.warnings) problems.push({ file, path: p.path, message: p.message, severity: "warning" });
   if (args.problems.length > 0) return undefined;
   const tool = groupOf(root, dirname(file));
   const needs = missingFunctions(json, args.needs);
@@ -245,6 +251,14 @@ async function loadFlatTask(file: string, root: string, problems: DatasetProblem
   };
   if (solution) checkSolutionSteps(task, solution, solutionFile, problems);
   return task;
+}
+
+/**
+ * An OSWorld task file is named after its id, possibly with a suffix after a separator: OSWorld's
+ * variants of one task (`<uuid>-win.json` for Windows) keep the task's id.
+ */
+function osworldFileNameFits(name: string, id: string): boolean {
+  return name === id || (name.startsWith(id) && /^[-_.]./.test(name.slice(id.length)));
 }
 
 /** As much of a JSON task as its solution's check needs (its folder and environment names), from a task that does not fit the schema. */

@@ -1,4 +1,4 @@
-import type { z } from "zod";
+import { z } from "zod";
 
 /**
  * What a metric returns: a score in [0, 1] (OSWorld's metrics return floats; 1 is a pass), or the
@@ -17,7 +17,12 @@ export type MetricResult = number | { score: number; reason: string };
 export interface OsworldMetric<O extends z.ZodType = z.ZodType> {
   /** The name in task files (`evaluator.func`). */
   name: string;
-  /** The options it takes (`evaluator.options`), with OSWorld's defaults. Unknown keys are an error. */
+  /**
+   * The options it takes (`evaluator.options`), with OSWorld's defaults. OSWorld calls the metric
+   * with `**options`: a function with a fixed signature raises TypeError on a key it does not name,
+   * so its schema is a `z.strictObject`; one that takes `**options` ignores the keys it does not
+   * read, so its schema is a `z.object`, which drops them (see {@link ignoredOptionKeys}).
+   */
   options: O;
   /**
    * Parts of these options Pincer does not implement (a `compare_table` rule type, say), each named
@@ -35,4 +40,16 @@ export function defineMetric<O extends z.ZodType>(m: OsworldMetric<O>): OsworldM
 /** A metric's result as a score and a reason. */
 export function scoreOf(r: MetricResult): { score: number; reason: string } {
   return typeof r === "number" ? { score: r, reason: r >= 1 ? "passed" : `score ${r}` } : r;
+}
+
+/**
+ * The keys of `raw` options that the metric ignores: OSWorld's function takes `**options` and never
+ * reads them (a misspelt `examine_aligment` keeps the default). None for a strict schema, which
+ * rejects such keys instead.
+ */
+export function ignoredOptionKeys(metric: OsworldMetric, raw: unknown): string[] {
+  const schema = metric.options;
+  if (!(schema instanceof z.ZodObject) || schema.def.catchall instanceof z.ZodNever) return [];
+  if (!raw || typeof raw !== "object" || Array.isArray(raw)) return [];
+  return Object.keys(raw).filter((k) => !Object.hasOwn(schema.shape, k));
 }

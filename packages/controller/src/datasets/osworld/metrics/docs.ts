@@ -10,7 +10,8 @@ import { collapseBlanks, fuzzRatio, pySorted, pyStrip } from "./office/pytext.js
  * way python-docx does (see ./office/docx.ts).
  */
 
-const compareDocxOptions = z.strictObject({
+// compare_docx_files(file1, file2, **options): keys it does not read are ignored.
+const compareDocxOptions = z.object({
   ignore_blanks: z.boolean().default(true),
   ignore_case: z.boolean().default(false),
   ignore_order: z.boolean().default(false),
@@ -157,7 +158,7 @@ const compareDocxImages = defineMetric({
 /** `compare_docx_files_and_ignore_new_lines(result, expected, ignore_blanks)`: the texts match once empty paragraphs are dropped. */
 const compareDocxFilesAndIgnoreNewLines = defineMetric({
   name: "compare_docx_files_and_ignore_new_lines",
-  options: z.strictObject({ ignore_blanks: z.boolean().default(true) }),
+  options: z.object({ ignore_blanks: z.boolean().default(true) }),
   async run(result, expected, options) {
     const opened = await openBoth(result, expected, true);
     if ("fail" in opened) return opened.fail;

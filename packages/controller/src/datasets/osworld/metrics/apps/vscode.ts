@@ -11,10 +11,12 @@ function parseJson(text: string): unknown {
   }
 }
 
+// The three take **options in vscode.py and read none: any key is ignored.
+
 /** `check_json_settings`: every key of `rules.expected` is in the JSON file with an equal value (settings.json, a .code-workspace). */
 const checkJsonSettings = defineMetric({
   name: "check_json_settings",
-  options: z.strictObject({}),
+  options: z.object({}),
   async run(result, expected): Promise<MetricResult> {
     const path = pathOf(result);
     if (path === null) return fail("no result file");
@@ -37,7 +39,7 @@ const checkJsonSettings = defineMetric({
 /** `check_json_keybindings`: the keybindings file (a JSON list, possibly after a first comment line) contains `rules.expected`. */
 const checkJsonKeybindings = defineMetric({
   name: "check_json_keybindings",
-  options: z.strictObject({}),
+  options: z.object({}),
   async run(result, expected): Promise<MetricResult> {
     const path = pathOf(result);
     const want = rulesOf("check_json_keybindings", expected).expected;
@@ -58,7 +60,7 @@ const checkJsonKeybindings = defineMetric({
 /** `is_extension_installed`: a command's output contains (`type: contain`) or lacks (`not_contain`) `rules.expected`. */
 const isExtensionInstalled = defineMetric({
   name: "is_extension_installed",
-  options: z.strictObject({}),
+  options: z.object({}),
   async run(result, expected): Promise<MetricResult> {
     const rules = rulesOf("is_extension_installed", expected);
     const want = rules.expected;

@@ -177,7 +177,8 @@ function isSubset(expected: unknown, actual: unknown): boolean {
  */
 export const compareConfig = defineMetric({
   name: "compare_config",
-  options: z.strictObject({ containment_ok: z.boolean().default(true) }),
+  // compare_config(actual, rules, **options): other keys are ignored.
+  options: z.object({ containment_ok: z.boolean().default(true) }),
   async run(result, rules, o) {
     const path = filePath(result);
     if (!path) return fail("the result file is missing");
