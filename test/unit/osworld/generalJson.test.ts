@@ -114,6 +114,25 @@ describe("Python semantics", () => {
     expect(pyRegex("^b", { multiline: true }).test("a\rb")).toBe(false);
     expect(pyRegex("^b", { multiline: true }).test("a\nb")).toBe(true);
   });
+  test("regexes on non-ASCII text: \\w, \\d, \\b and \\s are Unicode-aware, as Python's are for str; re.A keeps them ASCII", () => {
+    // Each expectation is what Python 3.11's re.search gives.
+    expect(pyRegex("^\\w+$").test("Ádám")).toBe(true);
+    expect(pyRegex("^\\w+$").test("A\u0301")).toBe(false);
+    expect(pyRegex("^\\d+$").test("١٢٣")).toBe(true);
+    expect(pyRegex("\\bé").test("café")).toBe(false);
+    expect(pyRegex("\\s").test("\u00a0")).toBe(true);
+    expect(pyRegex("\\s").test("\ufeff")).toBe(false);
+    expect(pyRegex("^ZOË$", { ignoreCase: true }).test("Zoë")).toBe(true);
+    expect(pyRegex("^\\w+$", { ascii: true }).test("é")).toBe(false);
+    expect(pyRegex("(?a)\\d").test("٣")).toBe(false);
+    expect(pyRegex("^.$").test("😀")).toBe(true);
+    // Escapes and braces Python reads as literals, which JavaScript's Unicode mode refuses.
+    expect(pyRegex('a\\-b\\"c').test('a-b"c')).toBe(true);
+    expect(pyRegex("{foo}").test("{foo}")).toBe(true);
+    expect(pyRegex("x{,2}y").test("xxy")).toBe(true);
+    expect(pyRegex("\\U0001F600").test("😀")).toBe(true);
+    expect(pyRegex("[^\\W]").test("é")).toBe(true);
+  });
   test("rules, values and text helpers", () => {
     expect(matchValueToRule("3.5", { method: "approx:0.1", ref: 3.55 })).toBe(true);
     expect(matchValueToRule(2, { method: "range.te", ref: [0, 2] })).toBe(true);
