@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { matchValueToRule } from "../../../packages/controller/src/datasets/osworld/metrics/common/matchRule.js";
 import { pyEqual, pySplitlines, pyStr } from "../../../packages/controller/src/datasets/osworld/metrics/common/pyCompat.js";
+import { PyFloat, plainJson, pyJsonParse } from "../../../packages/controller/src/datasets/osworld/metrics/common/pyJson.js";
 import { pyRegex } from "../../../packages/controller/src/datasets/osworld/metrics/common/pyRegex.js";
 import { fuzzRatio, sequenceRatio } from "../../../packages/controller/src/datasets/osworld/metrics/common/similarity.js";
 import { generalMetrics } from "../../../packages/controller/src/datasets/osworld/metrics/general.js";
@@ -132,6 +133,20 @@ describe("Python semantics", () => {
     expect(pyRegex("x{,2}y").test("xxy")).toBe(true);
     expect(pyRegex("\\U0001F600").test("😀")).toBe(true);
     expect(pyRegex("[^\\W]").test("é")).toBe(true);
+  });
+  test("JSON as Python's json.loads reads it: NaN and Infinity, whole floats kept as floats, the last of duplicate keys", () => {
+    const v = pyJsonParse('{"a": 5.0, "b": 5, "c": 1e2, "d": 0.5, "e": [NaN, -Infinity], "a": 6.0, "__proto__": 1}') as Record<string, unknown>;
+    expect(v.a).toBeInstanceOf(PyFloat);
+    expect(pyStr(v.a)).toBe("6.0");
+    expect(pyStr(v.b)).toBe("5");
+    expect(pyStr(v.c)).toBe("100.0");
+    expect(pyStr([v.d, v.b, v.c])).toBe("[0.5, 5, 100.0]");
+    expect(pyEqual(v.a, 6)).toBe(true);
+    expect(plainJson(v)).toEqual({ a: 6, b: 5, c: 100, d: 0.5, e: [Number.NaN, -Infinity], ["__proto__"]: 1 });
+    expect(Object.getPrototypeOf(v)).toBe(Object.prototype);
+    expect(() => pyJsonParse("{'a': 1}")).toThrow(/property name/);
+    expect(() => pyJsonParse("[1] x")).toThrow(/Extra data/);
+    expect(() => pyJsonParse("nan")).toThrow(/Expecting value/);
   });
   test("rules, values and text helpers", () => {
     expect(matchValueToRule("3.5", { method: "approx:0.1", ref: 3.55 })).toBe(true);

@@ -1,11 +1,14 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, test } from "vitest";
-import { scoreOf } from "../../../packages/controller/src/datasets/osworld/metric.js";
+import { runMetric } from "../../../packages/controller/src/datasets/osworld/metric.js";
+import { pyJsonParse } from "../../../packages/controller/src/datasets/osworld/metrics/common/pyJson.js";
 import { OSWORLD_METRICS } from "../../../packages/controller/src/datasets/osworld/metrics/index.js";
 
 // Every recorded case of test/fixtures/osworld-verdicts (see its README): Pincer's port of each
-// metric gives the verdict OSWorld's own Python code gave on the same inputs.
+// metric gives the verdict OSWorld's own Python code gave on the same inputs. The files are read as
+// Python's json reads them (a whole float such as 5.0 stays a float) and each metric runs as the
+// evaluator runs it.
 
 const DIR = "test/fixtures/osworld-verdicts";
 
@@ -35,6 +38,7 @@ function resolveFiles(value: unknown): unknown {
 }
 
 const files = readdirSync(DIR).filter((f) => f.endsWith(".json"));
+const read = (f: string) => pyJsonParse(readFileSync(join(DIR, f), "utf8")) as VerdictFile;
 
 test("verdicts are recorded", () => {
   expect(files.length).toBeGreaterThan(0);
@@ -42,7 +46,7 @@ test("verdicts are recorded", () => {
 
 test("every verdict file names a metric Pincer has, its source, and cases with one verdict each", () => {
   for (const f of files) {
-    const v: VerdictFile = JSON.parse(readFileSync(join(DIR, f), "utf8"));
+    const v = read(f);
     expect(OSWORLD_METRICS.has(v.metric), `${f}: metric ${v.metric}`).toBe(true);
     expect(v.source, f).toMatch(/\S/);
     expect(v.cases.length, f).toBeGreaterThan(0);
@@ -55,18 +59,18 @@ test("every verdict file names a metric Pincer has, its source, and cases with o
 });
 
 for (const f of files) {
-  const v: VerdictFile = JSON.parse(readFileSync(join(DIR, f), "utf8"));
+  const v = read(f);
   describe(`${v.metric} (${f})`, () => {
     for (const c of v.cases) {
       test(c.name, async () => {
         const metric = OSWORLD_METRICS.get(v.metric)!;
-        const run = async () => scoreOf(await metric.run(resolveFiles(c.result), resolveFiles(c.expected), metric.options.parse(c.options ?? {})));
+        const run = () => runMetric(metric, resolveFiles(c.result), resolveFiles(c.expected), c.options);
         if (c.raises !== undefined && c.pincer === "error") {
           await expect(run()).rejects.toThrow();
           return;
         }
         const got = await run();
-        expect(got.score, got.reason).toBeCloseTo(c.raises !== undefined ? 0 : c.verdict!, 6);
+        expect(got.score, got.reason).toBeCloseTo(c.raises !== undefined ? 0 : Number(c.verdict), 6);
       });
     }
   });

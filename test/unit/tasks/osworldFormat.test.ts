@@ -3,6 +3,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, expect, test } from "vitest";
 import { coverageOf, createRegistries, formatProblems, loadDataset } from "@pincer/controller/datasets";
+import { createMemoryEnv } from "../../../packages/controller/src/env/index.js";
+import { DownloadCache } from "../../../packages/controller/src/datasets/osworld/downloadCache.js";
+import { evaluateOsworld } from "../../../packages/controller/src/datasets/osworld/evaluate.js";
 import { OSWORLD_METRICS } from "../../../packages/controller/src/datasets/osworld/metrics/index.js";
 
 // OSWorld's layout (<app>/<uuid>.json) and format, written here in its shape: read, validated, and
@@ -174,4 +177,40 @@ test("inconsistent tasks are invalid with a precise reason; a GUI-OS task outsid
     `b4.json:: a task in Pincer's format goes in a folder of its own: move it to ${join(root, "os", "b4", "b4.json")} with its files`,
   ]);
   expect(coverageOf(ds)).toMatchObject({ supported: 0, unsupported: 0, invalid: 4 });
+});
+
+test("a rule's 5.0 stays a float, as Python's json reads it: literal_match compares str(5.0), and 1.0 is no int to a VLC check", async () => {
+  mkdirSync(join(root, "os"), { recursive: true });
+  // Written by hand: JSON.stringify would print 5.0 as 5.
+  const task = (id: string, func: string, result: string, expected: string) =>
+    `{"id": "${id}", "instruction": "Do it.", "config": [], "evaluator": {"func": "${func}", "result": ${result}, "expected": ${expected}}}`;
+  writeFileSync(join(root, "os", "f1.json"), task("f1", "literal_match", '{"type": "rule", "rules": "5"}', '{"type": "rule", "rules": 5.0}'));
+  writeFileSync(join(root, "os", "f2.json"), task("f2", "literal_match", '{"type": "rule", "rules": "5.0"}', '{"type": "rule", "rules": 5.0}'));
+  writeFileSync(join(root, "os", "vlcrc"), "qt-minimal-view=1\n");
+  const vlc = (v: string) =>
+    task("f3", "check_qt_minimal_view", `{"type": "cache_file", "path": "vlcrc"}`, `{"type": "rule", "rules": {"expected_qt_minimal_view": ${v}}}`);
+  writeFileSync(join(root, "os", "f3.json"), vlc("1.0"));
+  const ds = await loadDataset(root, createRegistries());
+  expect(ds.problems).toEqual([]);
+  const ctx = {
+    env: createMemoryEnv(),
+    signal: new AbortController().signal,
+    cacheDir: join(root, "os"),
+    downloads: new DownloadCache(),
+    password: "password",
+    log: () => {},
+  };
+  const score = async (id: string) => {
+    const t = ds.tasks.find((x) => x.id === id)!;
+    if (t.kind !== "osworld") throw new Error("not an OSWorld task");
+    return (await evaluateOsworld(t.json.evaluator, ctx, false)).score;
+  };
+  expect(await score("f1")).toBe(0);
+  expect(await score("f2")).toBe(1);
+  expect(await score("f3")).toBe(0);
+  writeFileSync(join(root, "os", "f3.json"), vlc("1"));
+  const again = await loadDataset(root, createRegistries());
+  const f3 = again.tasks.find((x) => x.id === "f3")!;
+  if (f3.kind !== "osworld") throw new Error("not an OSWorld task");
+  expect((await evaluateOsworld(f3.json.evaluator, ctx, false)).score).toBe(1);
 });

@@ -1,7 +1,9 @@
 import { existsSync } from "node:fs";
+import { readFile } from "node:fs/promises";
 import { basename, dirname, join, relative, resolve } from "node:path";
 import { findTaskFiles, groupOf, NOT_JSON, readJson, toolOf, type DatasetProblem } from "./taskFiles.js";
 import { checkOsworldArguments, looksLikeOsworld, missingFunctions, osworldTaskSchema, type OsworldFunction, type OsworldTaskJson } from "./osworldFormat.js";
+import { hasPyFloat, pyJsonParse } from "./osworld/metrics/common/pyJson.js";
 import { checkSolutionSteps, type TaskEnvironments } from "./solutionCheck.js";
 import { pathToFileURL } from "node:url";
 import { z } from "zod";
@@ -213,7 +215,7 @@ async function loadFlatTask(file: string, root: string, problems: DatasetProblem
     });
     return undefined;
   }
-  const parsed = osworldTaskSchema.safeParse(raw);
+  const parsed = osworldTaskSchema.safeParse(withPythonRules(raw, await readFile(file, "utf8")));
   if (!parsed.success) {
     for (const issue of parsed.error.issues) problems.push({ file, path: jsonPath(issue.path), message: issue.message, severity: "error" });
     return undefined;
@@ -251,6 +253,27 @@ async function loadFlatTask(file: string, root: string, problems: DatasetProblem
   };
   if (solution) checkSolutionSteps(task, solution, solutionFile, problems);
   return task;
+}
+
+/**
+ * The task with its `rule` getters' rules as Python's json reads them (a whole float such as `5.0`
+ * stays a float, which metrics like literal_match tell from an int); the rest as JSON.parse reads it.
+ */
+function withPythonRules(raw: unknown, text: string): unknown {
+  const py = pyJsonParse(text) as { evaluator?: Record<string, unknown> };
+  const ev = (raw as { evaluator?: Record<string, unknown> }).evaluator;
+  if (!ev || typeof ev !== "object" || !py.evaluator) return raw;
+  const out = { ...ev };
+  for (const key of ["result", "expected"] as const) {
+    const keep = (g: unknown, p: unknown) =>
+      g && typeof g === "object" && (g as { type?: unknown }).type === "rule" && hasPyFloat((p as { rules?: unknown }).rules)
+        ? { ...g, rules: (p as { rules: unknown }).rules }
+        : g;
+    const v = ev[key];
+    const p = py.evaluator[key];
+    out[key] = Array.isArray(v) ? v.map((g, i) => keep(g, (p as unknown[])[i])) : keep(v, p);
+  }
+  return { ...(raw as object), evaluator: out };
 }
 
 /**

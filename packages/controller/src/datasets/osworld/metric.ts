@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { plainJson } from "./metrics/common/pyJson.js";
 
 /**
  * What a metric returns: a score in [0, 1] (OSWorld's metrics return floats; 1 is a pass), or the
@@ -29,6 +30,11 @@ export interface OsworldMetric<O extends z.ZodType = z.ZodType> {
    * as `<metric>.<what>`; a task that uses one is counted as needing it, never run with it skipped.
    */
   unsupported?(options: z.infer<O>): string[];
+  /**
+   * The metric tells a whole float from an int as Python does (`str(5.0)` is "5.0"): the values it
+   * is given keep the task's `5.0` as a `PyFloat` (metrics/common/pyJson.ts). Other metrics get plain numbers.
+   */
+  pythonFloats?: boolean;
   run(result: unknown, expected: unknown, options: z.infer<O>): Promise<MetricResult>;
 }
 
@@ -52,4 +58,14 @@ export function ignoredOptionKeys(metric: OsworldMetric, raw: unknown): string[]
   if (!(schema instanceof z.ZodObject) || schema.def.catchall instanceof z.ZodNever) return [];
   if (!raw || typeof raw !== "object" || Array.isArray(raw)) return [];
   return Object.keys(raw).filter((k) => !Object.hasOwn(schema.shape, k));
+}
+
+/**
+ * Runs a metric as OSWorld's evaluator calls it, `metric(result, expected, **options)`: the options
+ * parsed with their defaults (keys the metric ignores dropped), the getters' values given as the
+ * metric takes them (see {@link OsworldMetric.pythonFloats}); the result as a score and a reason.
+ */
+export async function runMetric(metric: OsworldMetric, result: unknown, expected: unknown, options: unknown): Promise<{ score: number; reason: string }> {
+  const values = <T>(v: T): T => (metric.pythonFloats ? v : plainJson(v));
+  return scoreOf(await metric.run(values(result), values(expected), metric.options.parse(plainJson(options ?? {}))));
 }

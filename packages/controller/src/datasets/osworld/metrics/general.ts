@@ -94,6 +94,8 @@ const literalMatch = defineMetric({
   name: "literal_match",
   // literal_match(result, expected, **options): other keys are ignored.
   options: z.object({ type: z.enum(["str", "list"]).default("str"), ignore_case: z.boolean().default(false) }),
+  // str(5.0) is "5.0".
+  pythonFloats: true,
   async run(result, expected, o) {
     const norm = (v: unknown) => (o.ignore_case ? pyStr(v).toLowerCase() : pyStr(v));
     if (o.type === "str") return norm(result) === norm(expected) ? 1 : fail(`expected ${show(pyStr(expected))}, got ${show(pyStr(result))}`);

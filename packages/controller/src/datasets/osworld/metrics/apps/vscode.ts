@@ -1,11 +1,12 @@
 import { z } from "zod";
 import { defineMetric, type MetricResult, type OsworldMetric } from "../../metric.js";
+import { plainJson, pyJsonParse } from "../common/pyJson.js";
 import { fail, passIf, pathOf, pyEq, readText, rulesOf, show } from "./common.js";
 
-/** `json.load`: the parsed document, or undefined when the text is not JSON. */
+/** `json.load`: the parsed document (NaN and Infinity included), or undefined when the text is not JSON. */
 function parseJson(text: string): unknown {
   try {
-    return JSON.parse(text);
+    return plainJson(pyJsonParse(text));
   } catch {
     return undefined;
   }
