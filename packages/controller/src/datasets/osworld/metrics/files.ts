@@ -71,10 +71,11 @@ export async function compareImageFiles(result: unknown, expected: unknown, o: {
     return fail(`cannot compare the images: ${errorText(e)}`);
   }
   const base = o.reference_base_result;
-  if (base === undefined) return s >= 1 ? 1 : fail(`SSIM ${s.toFixed(4)}`, Math.max(0, s));
+  // OSWorld returns the SSIM itself: below 0 for an image unlike (inverted from) the expected one.
+  if (base === undefined) return s >= 1 ? 1 : fail(`SSIM ${s.toFixed(4)}`, s);
   if (s < base + 0.01) return fail(`SSIM ${s.toFixed(4)} is not above the reference ${base} (+0.01)`);
   const score = (s - base) / (1 - base);
-  return score >= 1 ? 1 : fail(`SSIM ${s.toFixed(4)} above the reference ${base}: score ${score.toFixed(4)}`, Math.max(0, Math.min(1, score)));
+  return score >= 1 ? 1 : fail(`SSIM ${s.toFixed(4)} above the reference ${base}: score ${score.toFixed(4)}`, score);
 }
 
 const imageOptions = { reference_base_result: z.number().lt(1).optional() };
