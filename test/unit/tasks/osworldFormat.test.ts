@@ -114,7 +114,7 @@ test("arguments of the functions Pincer has are checked: parameters, getter fiel
   expect(ds.tasks).toEqual([]);
 });
 
-test("an option the metric does not read is ignored with a warning where OSWorld's function takes **options, and an error where it would raise TypeError", async () => {
+test("an option a metric does not read: ignored with a warning where OSWorld's function takes **options, an error where it raises TypeError", async () => {
   const pptx = { type: "vm_file", path: "/home/user/a.pptx", dest: "a.pptx" };
   const gold = { type: "cloud_file", path: "https://example.org/a.pptx", dest: "a_gold.pptx" };
   // compare_pptx_files(file1, file2, **options): the misspelt key keeps examine_alignment at its default.
@@ -139,11 +139,13 @@ test("an option the metric does not read is ignored with a warning where OSWorld
     osworld("k4", { func: "compare_archive", result: archive, expected: archive, options: { file_type: "image", ignore_case: true, colour: 1 } }),
   );
   const ds = await loadDataset(root, createRegistries());
+  const ignored = "it is ignored, as OSWorld ignores it (check its spelling)";
   expect(formatProblems(ds.problems, root).split("\n")).toEqual([
-    'impress/k1.json:evaluator.options.examine_aligment: warning: compare_pptx_files does not take the option "examine_aligment": it is ignored, as OSWorld ignores it (check its spelling)',
+    `impress/k1.json:evaluator.options.examine_aligment: warning: compare_pptx_files does not take the option "examine_aligment": ${ignored}`,
     'os/k2.json:evaluator.options: error: check_json: unknown option "yaml": OSWorld\'s check_json has no such parameter (Python raises TypeError); remove it',
-    "os/k3.json:evaluator.options.ignore_case: error: compare_archive: ignore_case goes to compare_pdfs, which takes no options (Python raises TypeError): remove it",
-    'os/k4.json:evaluator.options.colour: warning: compare_archive does not take the option "colour": it is ignored, as OSWorld ignores it (check its spelling)',
+    "os/k3.json:evaluator.options.ignore_case: error: compare_archive: ignore_case goes to compare_pdfs, which takes no options (Python raises TypeError): " +
+      "remove it",
+    `os/k4.json:evaluator.options.colour: warning: compare_archive does not take the option "colour": ${ignored}`,
   ]);
   expect(ds.tasks.map((t) => t.id)).toEqual(["k1", "k4"]);
   const metric = OSWORLD_METRICS.get("compare_pptx_files")!;
