@@ -150,12 +150,14 @@ describe("compare_archive", () => {
     expect((await run("compare_archive", await file("junk.zip", "junk"), goldTxt)).reason).toContain("cannot unpack");
     expect((await run("compare_archive", null, goldTxt)).score).toBe(0);
   });
-  test("file types without a ported comparison are reported unsupported; options must suit the file type", () => {
+  test("file types without a ported comparison are reported unsupported; compare_pdfs takes no options, the others ignore those they do not read", () => {
     const m = metric("compare_archive");
     expect(m.unsupported?.(m.options.parse({ file_type: "docx" }))).toEqual(["compare_archive.file_type docx"]);
     expect(m.unsupported?.(m.options.parse({ file_type: "pdf" }))).toEqual([]);
-    expect(() => m.options.parse({ file_type: "pdf", ignore_case: true })).toThrow(/does not take it/);
-    expect(() => m.options.parse({ file_type: "pdf", extra: 1 })).toThrow();
+    expect(() => m.options.parse({ file_type: "pdf", ignore_case: true })).toThrow(/takes no options/);
+    expect(() => m.options.parse({ file_type: "pdf", extra: 1 })).toThrow(/takes no options/);
+    expect(() => m.options.parse({ file_type: "image", ignore_case: true, extra: 1 })).not.toThrow();
+    expect(() => m.options.parse({ file_type: "text", reference_base_result: 0.5 })).not.toThrow();
   });
 });
 

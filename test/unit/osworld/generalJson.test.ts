@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { matchValueToRule } from "../../../packages/controller/src/datasets/osworld/metrics/common/matchRule.js";
 import { pyEqual, pySplitlines, pyStr } from "../../../packages/controller/src/datasets/osworld/metrics/common/pyCompat.js";
+import { PyFloat, plainJson, pyJsonParse } from "../../../packages/controller/src/datasets/osworld/metrics/common/pyJson.js";
 import { pyRegex } from "../../../packages/controller/src/datasets/osworld/metrics/common/pyRegex.js";
 import { fuzzRatio, sequenceRatio } from "../../../packages/controller/src/datasets/osworld/metrics/common/similarity.js";
 import { generalMetrics } from "../../../packages/controller/src/datasets/osworld/metrics/general.js";
@@ -113,6 +114,39 @@ describe("Python semantics", () => {
     expect(pyRegex("(?i)ABC").test("xabc")).toBe(true);
     expect(pyRegex("^b", { multiline: true }).test("a\rb")).toBe(false);
     expect(pyRegex("^b", { multiline: true }).test("a\nb")).toBe(true);
+  });
+  test("regexes on non-ASCII text: \\w, \\d, \\b and \\s are Unicode-aware, as Python's are for str; re.A keeps them ASCII", () => {
+    // Each expectation is what Python 3.11's re.search gives.
+    expect(pyRegex("^\\w+$").test("Ádám")).toBe(true);
+    expect(pyRegex("^\\w+$").test("A\u0301")).toBe(false);
+    expect(pyRegex("^\\d+$").test("١٢٣")).toBe(true);
+    expect(pyRegex("\\bé").test("café")).toBe(false);
+    expect(pyRegex("\\s").test("\u00a0")).toBe(true);
+    expect(pyRegex("\\s").test("\ufeff")).toBe(false);
+    expect(pyRegex("^ZOË$", { ignoreCase: true }).test("Zoë")).toBe(true);
+    expect(pyRegex("^\\w+$", { ascii: true }).test("é")).toBe(false);
+    expect(pyRegex("(?a)\\d").test("٣")).toBe(false);
+    expect(pyRegex("^.$").test("😀")).toBe(true);
+    // Escapes and braces Python reads as literals, which JavaScript's Unicode mode refuses.
+    expect(pyRegex('a\\-b\\"c').test('a-b"c')).toBe(true);
+    expect(pyRegex("{foo}").test("{foo}")).toBe(true);
+    expect(pyRegex("x{,2}y").test("xxy")).toBe(true);
+    expect(pyRegex("\\U0001F600").test("😀")).toBe(true);
+    expect(pyRegex("[^\\W]").test("é")).toBe(true);
+  });
+  test("JSON as Python's json.loads reads it: NaN and Infinity, whole floats kept as floats, the last of duplicate keys", () => {
+    const v = pyJsonParse('{"a": 5.0, "b": 5, "c": 1e2, "d": 0.5, "e": [NaN, -Infinity], "a": 6.0, "__proto__": 1}') as Record<string, unknown>;
+    expect(v.a).toBeInstanceOf(PyFloat);
+    expect(pyStr(v.a)).toBe("6.0");
+    expect(pyStr(v.b)).toBe("5");
+    expect(pyStr(v.c)).toBe("100.0");
+    expect(pyStr([v.d, v.b, v.c])).toBe("[0.5, 5, 100.0]");
+    expect(pyEqual(v.a, 6)).toBe(true);
+    expect(plainJson(v)).toEqual({ a: 6, b: 5, c: 100, d: 0.5, e: [Number.NaN, -Infinity], ["__proto__"]: 1 });
+    expect(Object.getPrototypeOf(v)).toBe(Object.prototype);
+    expect(() => pyJsonParse("{'a': 1}")).toThrow(/property name/);
+    expect(() => pyJsonParse("[1] x")).toThrow(/Extra data/);
+    expect(() => pyJsonParse("nan")).toThrow(/Expecting value/);
   });
   test("rules, values and text helpers", () => {
     expect(matchValueToRule("3.5", { method: "approx:0.1", ref: 3.55 })).toBe(true);

@@ -1,7 +1,9 @@
 import { existsSync } from "node:fs";
+import { readFile } from "node:fs/promises";
 import { basename, dirname, join, relative, resolve } from "node:path";
 import { findTaskFiles, groupOf, NOT_JSON, readJson, toolOf, type DatasetProblem } from "./taskFiles.js";
 import { checkOsworldArguments, looksLikeOsworld, missingFunctions, osworldTaskSchema, type OsworldFunction, type OsworldTaskJson } from "./osworldFormat.js";
+import { hasPyFloat, pyJsonParse } from "./osworld/metrics/common/pyJson.js";
 import { checkSolutionSteps, type TaskEnvironments } from "./solutionCheck.js";
 import { pathToFileURL } from "node:url";
 import { z } from "zod";
@@ -213,18 +215,24 @@ async function loadFlatTask(file: string, root: string, problems: DatasetProblem
     });
     return undefined;
   }
-  const parsed = osworldTaskSchema.safeParse(raw);
+  const parsed = osworldTaskSchema.safeParse(withPythonRules(raw, await readFile(file, "utf8")));
   if (!parsed.success) {
     for (const issue of parsed.error.issues) problems.push({ file, path: jsonPath(issue.path), message: issue.message, severity: "error" });
     return undefined;
   }
   const json = parsed.data;
-  if (json.id !== basename(file, ".json")) {
-    problems.push({ file, path: "id", message: `id ${JSON.stringify(json.id)} differs from the file name; name the file <id>.json`, severity: "error" });
+  if (!osworldFileNameFits(basename(file, ".json"), json.id)) {
+    problems.push({
+      file,
+      path: "id",
+      message: `id ${JSON.stringify(json.id)} differs from the file name; name the file <id>.json (or <id>-<suffix>.json)`,
+      severity: "error",
+    });
     return undefined;
   }
   const args = checkOsworldArguments(json);
   for (const p of args.problems) problems.push({ file, path: p.path, message: p.message, severity: "error" });
+  for (const p of args.warnings) problems.push({ file, path: p.path, message: p.message, severity: "warning" });
   if (args.problems.length > 0) return undefined;
   const tool = groupOf(root, dirname(file));
   const needs = missingFunctions(json, args.needs);
@@ -245,6 +253,35 @@ async function loadFlatTask(file: string, root: string, problems: DatasetProblem
   };
   if (solution) checkSolutionSteps(task, solution, solutionFile, problems);
   return task;
+}
+
+/**
+ * The task with its `rule` getters' rules as Python's json reads them (a whole float such as `5.0`
+ * stays a float, which metrics like literal_match tell from an int); the rest as JSON.parse reads it.
+ */
+function withPythonRules(raw: unknown, text: string): unknown {
+  const py = pyJsonParse(text) as { evaluator?: Record<string, unknown> };
+  const ev = (raw as { evaluator?: Record<string, unknown> }).evaluator;
+  if (!ev || typeof ev !== "object" || !py.evaluator) return raw;
+  const out = { ...ev };
+  for (const key of ["result", "expected"] as const) {
+    const keep = (g: unknown, p: unknown) =>
+      g && typeof g === "object" && (g as { type?: unknown }).type === "rule" && hasPyFloat((p as { rules?: unknown }).rules)
+        ? { ...g, rules: (p as { rules: unknown }).rules }
+        : g;
+    const v = ev[key];
+    const p = py.evaluator[key];
+    out[key] = Array.isArray(v) ? v.map((g, i) => keep(g, (p as unknown[])[i])) : keep(v, p);
+  }
+  return { ...(raw as object), evaluator: out };
+}
+
+/**
+ * An OSWorld task file is named after its id, possibly with a suffix after a separator: OSWorld's
+ * variants of one task (`<uuid>-win.json` for Windows) keep the task's id.
+ */
+function osworldFileNameFits(name: string, id: string): boolean {
+  return name === id || (name.startsWith(id) && /^[-_.]./.test(name.slice(id.length)));
 }
 
 /** As much of a JSON task as its solution's check needs (its folder and environment names), from a task that does not fit the schema. */

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { OSWORLD_CONFIG_TYPES } from "./osworld/configTypes.js";
 import { OSWORLD_GETTERS } from "./osworld/getters.js";
+import { ignoredOptionKeys } from "./osworld/metric.js";
 import { OSWORLD_METRICS } from "./osworld/metrics/index.js";
 
 /**
@@ -106,13 +107,25 @@ export interface OsworldArgumentProblem {
 const listOf = <T>(v: T | T[] | null | undefined): T[] => (v === undefined || v === null ? [] : Array.isArray(v) ? v : [v]);
 const zodPath = (path: readonly PropertyKey[]) => path.map((k) => (typeof k === "number" ? `[${k}]` : `.${String(k)}`)).join("");
 
+/** What {@link checkOsworldArguments} finds. */
+export interface OsworldArgumentCheck {
+  /** Arguments that do not fit: the task is invalid. */
+  problems: OsworldArgumentProblem[];
+  /** Arguments OSWorld ignores (an option its metric does not read): the task runs as it would there. */
+  warnings: OsworldArgumentProblem[];
+  /** Parts Pincer does not run yet. */
+  needs: OsworldFunction[];
+}
+
 /**
  * Checks what a task passes to the functions Pincer implements: config parameters, getter fields and
- * metric options against their schemas (precise problems), and parts of them Pincer does not run (a
- * pyautogui call, a compare_table rule type), which count as needs.
+ * metric options against their schemas (precise problems), option keys a metric ignores as OSWorld's
+ * does (warnings), and parts of them Pincer does not run (a pyautogui call, a compare_table rule
+ * type), which count as needs.
  */
-export function checkOsworldArguments(task: OsworldTaskJson): { problems: OsworldArgumentProblem[]; needs: OsworldFunction[] } {
+export function checkOsworldArguments(task: OsworldTaskJson): OsworldArgumentCheck {
   const problems: OsworldArgumentProblem[] = [];
+  const warnings: OsworldArgumentProblem[] = [];
   const needs: OsworldFunction[] = [];
   const e = task.evaluator;
   const steps = [...task.config.map((s, i) => [s, `config[${i}]`] as const), ...e.postconfig.map((s, i) => [s, `evaluator.postconfig[${i}]`] as const)];
@@ -138,12 +151,28 @@ export function checkOsworldArguments(task: OsworldTaskJson): { problems: Osworl
     }
     const metric = OSWORLD_METRICS.get(name);
     if (!metric) return;
-    const p = metric.options.safeParse(slot(e.options) ?? {});
+    const raw = slot(e.options) ?? {};
+    const p = metric.options.safeParse(raw);
     if (!p.success)
-      for (const issue of p.error.issues) problems.push({ path: `${at("options", i)}${zodPath(issue.path)}`, message: `${name}: ${issue.message}` });
+      for (const issue of p.error.issues) problems.push({ path: `${at("options", i)}${zodPath(issue.path)}`, message: optionMessage(name, issue) });
     else for (const part of metric.unsupported?.(p.data) ?? []) needs.push({ kind: "metric", name: part });
+    for (const key of ignoredOptionKeys(metric, raw)) {
+      warnings.push({
+        path: `${at("options", i)}.${key}`,
+        message: `${name} does not take the option ${JSON.stringify(key)}: it is ignored, as OSWorld ignores it (check its spelling)`,
+      });
+    }
   });
-  return { problems, needs };
+  return { problems, warnings, needs };
+}
+
+/** A metric option's problem; an unknown key at the top is one OSWorld's function would reject with TypeError. */
+function optionMessage(metric: string, issue: z.core.$ZodIssue): string {
+  if (issue.code === "unrecognized_keys" && issue.path.length === 0) {
+    const keys = issue.keys.map((k) => JSON.stringify(k)).join(", ");
+    return `${metric}: unknown option ${keys}: OSWorld's ${metric} has no such parameter (Python raises TypeError); remove it`;
+  }
+  return `${metric}: ${issue.message}`;
 }
 
 /** What a task names that Pincer does not implement yet (functions, and `parts` of the options of those it does, from {@link checkOsworldArguments}). */

@@ -3,7 +3,7 @@ import type { OsworldTaskJson } from "../osworldFormat.js";
 import { OSWORLD_CONFIG_TYPES } from "./configTypes.js";
 import type { OsworldContext } from "./context.js";
 import { OSWORLD_GETTERS } from "./getters.js";
-import { scoreOf } from "./metric.js";
+import { runMetric } from "./metric.js";
 import { OSWORLD_METRICS } from "./metrics/index.js";
 
 type Evaluator = OsworldTaskJson["evaluator"];
@@ -44,8 +44,7 @@ async function judge(e: Evaluator, idx: number, ctx: OsworldContext): Promise<{ 
     Array.isArray(e.func) ? (Array.isArray(v) ? v[idx] : undefined) : Array.isArray(v) ? undefined : (v ?? undefined);
   const result = await fetchState(pick(e.result as GetterSpec | GetterSpec[]), ctx);
   const expected = await fetchState(pick(e.expected as GetterSpec | GetterSpec[]), ctx);
-  const options = metric.options.parse(pick(e.options) ?? {});
-  const r = scoreOf(await metric.run(result === undefined ? null : result, expected, options));
+  const r = await runMetric(metric, result === undefined ? null : result, expected, pick(e.options));
   return { score: r.score, reason: funcs.length > 1 ? `${name}: ${r.reason}` : r.reason };
 }
 

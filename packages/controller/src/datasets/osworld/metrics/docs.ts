@@ -1,16 +1,19 @@
 import { z } from "zod";
 import { defineMetric, type MetricResult, type OsworldMetric } from "../metric.js";
 import { type DocxDocument, readDocx } from "./office/docx.js";
+import { readOdtParagraphs } from "./office/odt.js";
 import { imagesDiffer } from "./office/images.js";
 import { PythonWouldRaise } from "./office/package.js";
 import { collapseBlanks, fuzzRatio, pySorted, pyStrip } from "./office/pytext.js";
 
 /**
  * OSWorld's document metrics (`desktop_env/evaluators/metrics/docs.py`), reading .docx files the
- * way python-docx does (see ./office/docx.ts).
+ * way python-docx does (see ./office/docx.ts) and, for compare_docx_files, .odt files the way odfpy
+ * does (./office/odt.ts).
  */
 
-const compareDocxOptions = z.strictObject({
+// compare_docx_files(file1, file2, **options): keys it does not read are ignored.
+const compareDocxOptions = z.object({
   ignore_blanks: z.boolean().default(true),
   ignore_case: z.boolean().default(false),
   ignore_order: z.boolean().default(false),
@@ -30,7 +33,6 @@ async function openBoth(file1: unknown, file2: unknown, extensionCheck: boolean)
   if (typeof file1 !== "string" || file1 === "") return fail("the result file is missing");
   if (typeof file2 !== "string" || file2 === "") return fail("the expected file is missing");
   if (extensionCheck && !(file1.endsWith(".docx") && file2.endsWith(".docx"))) {
-    if (file1.endsWith(".odt") && file2.endsWith(".odt")) return fail("comparing .odt documents is not ported to Pincer");
     return fail(`unsupported file types or a mismatch between them (${file1}, ${file2})`);
   }
   const doc1 = await readDocx(file1);
@@ -59,11 +61,28 @@ function compareParagraphs(ps1: string[], ps2: string[], o: CompareDocxOptions):
   return 1;
 }
 
+/** Both .odt documents' paragraphs, or why the comparison scores 0 (OSWorld returns 0 when odfpy cannot load one). */
+async function odtParagraphs(file1: string, file2: string): Promise<[string[], string[]] | { fail: { score: 0; reason: string } }> {
+  const ps1 = await readOdtParagraphs(file1);
+  if (!ps1) return fail(`${file1} is missing or not a readable .odt`);
+  const ps2 = await readOdtParagraphs(file2);
+  if (!ps2) return fail(`${file2} is missing or not a readable .odt`);
+  return [ps1, ps2];
+}
+
 async function compareDocx(file1: unknown, file2: unknown, o: CompareDocxOptions): Promise<MetricResult> {
-  const opened = await openBoth(file1, file2, true);
-  if ("fail" in opened) return opened.fail;
-  let ps1 = opened.doc1.paragraphs.map((p) => p.text);
-  let ps2 = opened.doc2.paragraphs.map((p) => p.text);
+  let ps1: string[];
+  let ps2: string[];
+  if (typeof file1 === "string" && typeof file2 === "string" && file1.endsWith(".odt") && file2.endsWith(".odt")) {
+    const read = await odtParagraphs(file1, file2);
+    if ("fail" in read) return read.fail;
+    [ps1, ps2] = read;
+  } else {
+    const opened = await openBoth(file1, file2, true);
+    if ("fail" in opened) return opened.fail;
+    ps1 = opened.doc1.paragraphs.map((p) => p.text);
+    ps2 = opened.doc2.paragraphs.map((p) => p.text);
+  }
   if (o.ignore_order) [ps1, ps2] = [pySorted(ps1), pySorted(ps2)];
   if (o.delete_empty_lines) [ps1, ps2] = [ps1.filter((p) => pyStrip(p)), ps2.filter((p) => pyStrip(p))];
   return compareParagraphs(ps1, ps2, o);
@@ -157,7 +176,7 @@ const compareDocxImages = defineMetric({
 /** `compare_docx_files_and_ignore_new_lines(result, expected, ignore_blanks)`: the texts match once empty paragraphs are dropped. */
 const compareDocxFilesAndIgnoreNewLines = defineMetric({
   name: "compare_docx_files_and_ignore_new_lines",
-  options: z.strictObject({ ignore_blanks: z.boolean().default(true) }),
+  options: z.object({ ignore_blanks: z.boolean().default(true) }),
   async run(result, expected, options) {
     const opened = await openBoth(result, expected, true);
     if ("fail" in opened) return opened.fail;

@@ -92,7 +92,10 @@ const isInList = defineMetric({
 
 const literalMatch = defineMetric({
   name: "literal_match",
-  options: z.strictObject({ type: z.enum(["str", "list"]).default("str"), ignore_case: z.boolean().default(false) }),
+  // literal_match(result, expected, **options): other keys are ignored.
+  options: z.object({ type: z.enum(["str", "list"]).default("str"), ignore_case: z.boolean().default(false) }),
+  // str(5.0) is "5.0".
+  pythonFloats: true,
   async run(result, expected, o) {
     const norm = (v: unknown) => (o.ignore_case ? pyStr(v).toLowerCase() : pyStr(v));
     if (o.type === "str") return norm(result) === norm(expected) ? 1 : fail(`expected ${show(pyStr(expected))}, got ${show(pyStr(result))}`);
@@ -221,7 +224,8 @@ const PY_SPACES = new RegExp(`[${PY_WS}]+`, "g");
 
 const compareTextFile = defineMetric({
   name: "compare_text_file",
-  options: z.strictObject({ ignore_blanks: z.boolean().default(false), ignore_case: z.boolean().default(false) }),
+  // compare_text_file(actual, expected, **options): other keys are ignored.
+  options: z.object({ ignore_blanks: z.boolean().default(false), ignore_case: z.boolean().default(false) }),
   async run(result, expected, o) {
     return compareTextFiles(result, expected, o);
   },

@@ -14,7 +14,8 @@ import { descendants, parseXml } from "./office/xml.js";
 const on = z.boolean().default(true);
 const off = z.boolean().default(false);
 
-const comparePptxOptions = z.strictObject({
+// compare_pptx_files(file1, file2, **options): keys it does not read are ignored.
+const comparePptxOptions = z.object({
   examine_number_of_slides: on,
   examine_shape: on,
   examine_text: on,

@@ -1,4 +1,5 @@
 import type { Sharp } from "sharp";
+import { decodeLikePil, isBmp } from "../common/pilDecode.js";
 import { readBytes } from "./common.js";
 
 /**
@@ -28,12 +29,10 @@ async function toRaster(img: Sharp): Promise<Raster> {
   return { width: info.width, height: info.height, channels: info.channels, data: new Uint8Array(data.buffer, data.byteOffset, data.length) };
 }
 
-/** The image file decoded (`Image.open(path)`), or null when there is no file; throws when it is not an image. */
+/** The image file decoded (`Image.open(path)`, see common/pilDecode.ts), or null when there is no file; throws when it is not an image. */
 export async function loadRaster(path: string): Promise<Raster | null> {
   const bytes = await readBytes(path);
-  if (bytes === null) return null;
-  const raster = await toRaster(await sharpOf(bytes));
-  return pngInfo(bytes)?.colourType === 3 ? { ...raster, palette: true } : raster;
+  return bytes === null ? null : decodeLikePil(bytes);
 }
 
 /** The bytes of a file, and whether it is an image Pillow opens with an alpha band or a `transparency` entry. */
@@ -66,6 +65,7 @@ export async function imageFile(path: string): Promise<ImageFile | null> {
   if (bytes === null) return null;
   const png = pngInfo(bytes);
   if (png) return { bytes, alphaMode: png.colourType === 4 || png.colourType === 6, transparencyInfo: png.trns };
+  if (isBmp(bytes)) return { bytes, alphaMode: (await decodeLikePil(bytes)).channels === 4, transparencyInfo: false };
   const meta = await (await sharpOf(bytes)).metadata();
   const alpha = meta.hasAlpha === true;
   // Outside PNG, Pillow shows alpha either as an RGBA/LA mode (WebP, TIFF) or as a palette's transparency (GIF).
@@ -74,7 +74,8 @@ export async function imageFile(path: string): Promise<ImageFile | null> {
 
 /** `img.convert('RGBA').split()[-1].getbbox()`: the box [left, top, right, bottom) of non-zero alpha, or null when all is transparent. */
 export async function alphaBBox(bytes: Buffer): Promise<[number, number, number, number] | null> {
-  const r = await toRaster((await sharpOf(bytes)).ensureAlpha());
+  const r = isBmp(bytes) ? await decodeLikePil(bytes) : await toRaster((await sharpOf(bytes)).ensureAlpha());
+  if (r.channels !== 2 && r.channels !== 4) return [0, 0, r.width, r.height];
   let [left, top, right, bottom] = [r.width, r.height, 0, 0];
   for (let y = 0; y < r.height; y++) {
     for (let x = 0; x < r.width; x++) {
@@ -90,6 +91,7 @@ export async function alphaBBox(bytes: Buffer): Promise<[number, number, number,
 
 /** The image's size from its header (`Image.open(path).size`). */
 export async function imageSize(bytes: Buffer): Promise<{ width: number; height: number }> {
+  if (isBmp(bytes)) return decodeLikePil(bytes);
   const meta = await (await sharpOf(bytes)).metadata();
   if (!meta.width || !meta.height) throw new Error("image has no size");
   return { width: meta.width, height: meta.height };

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { defineMetric, type MetricResult, type OsworldMetric } from "../../metric.js";
 import { fail, passIf, pathOf, pyEq, pyLines, readText, rulesOf, show } from "./common.js";
+import { plainJson, pyJsonParse } from "../common/pyJson.js";
 import { matchValueToRule } from "./matchRule.js";
 
 /** OSWorld's `_pref_pattern`: `user_pref("key", value);` on a stripped line. */
@@ -30,7 +31,7 @@ const checkThunderbirdPrefs = defineMetric({
       let value: unknown;
       try {
         // OSWorld parses every pref's value, wanted or not: one that is not JSON fails the metric.
-        value = JSON.parse(m[2]!);
+        value = plainJson(pyJsonParse(m[2]!));
       } catch {
         return fail(`the value of ${key} is not JSON (OSWorld raises): ${show(m[2])}`);
       }

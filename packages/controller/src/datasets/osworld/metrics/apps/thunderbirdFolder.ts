@@ -2,7 +2,8 @@ import { z } from "zod";
 import { defineMetric, type MetricResult, type OsworldMetric } from "../../metric.js";
 import { fail, pathOf, readText } from "./common.js";
 
-const options = z.strictObject({
+// check_thunderbird_folder(result, reference, **kwargs): other keys are ignored.
+const options = z.object({
   /** Drop messages whose X-Mozilla-Status is 0008 or 0009 (deleted). */
   remove_deleted: z.boolean().default(true),
   /** Compare the messages as a set. */

@@ -28,7 +28,10 @@ function lastSetting(lines: string[], needle: string, fallback: string): string 
   return value;
 }
 
-/** The rule's expected value as OSWorld compares it: an int (or bool) becomes `str(value)`, a string stays, anything else never matches. */
+/**
+ * The rule's expected value as OSWorld compares it: an int (or bool) becomes `str(value)`, a string
+ * stays, anything else (a float such as 1.0) never matches.
+ */
 function expectedSetting(rule: Record<string, unknown>, key: string): string | null {
   const v = rule[key];
   if (typeof v === "string") return v;
@@ -41,6 +44,8 @@ function settingMetric(name: string, ruleKey: string, needle: string, fallback: 
   return defineMetric({
     name,
     options: z.strictObject({}),
+    // isinstance(1.0, int) is False: the rule's 1.0 is not "1".
+    pythonFloats: true,
     async run(result, expected): Promise<MetricResult> {
       const rule = rulesOf(name, expected);
       const lines = await vlcrcLines(result);

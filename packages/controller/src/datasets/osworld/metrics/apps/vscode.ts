@@ -1,20 +1,23 @@
 import { z } from "zod";
 import { defineMetric, type MetricResult, type OsworldMetric } from "../../metric.js";
+import { plainJson, pyJsonParse } from "../common/pyJson.js";
 import { fail, passIf, pathOf, pyEq, readText, rulesOf, show } from "./common.js";
 
-/** `json.load`: the parsed document, or undefined when the text is not JSON. */
+/** `json.load`: the parsed document (NaN and Infinity included), or undefined when the text is not JSON. */
 function parseJson(text: string): unknown {
   try {
-    return JSON.parse(text);
+    return plainJson(pyJsonParse(text));
   } catch {
     return undefined;
   }
 }
 
+// The three take **options in vscode.py and read none: any key is ignored.
+
 /** `check_json_settings`: every key of `rules.expected` is in the JSON file with an equal value (settings.json, a .code-workspace). */
 const checkJsonSettings = defineMetric({
   name: "check_json_settings",
-  options: z.strictObject({}),
+  options: z.object({}),
   async run(result, expected): Promise<MetricResult> {
     const path = pathOf(result);
     if (path === null) return fail("no result file");
@@ -37,7 +40,7 @@ const checkJsonSettings = defineMetric({
 /** `check_json_keybindings`: the keybindings file (a JSON list, possibly after a first comment line) contains `rules.expected`. */
 const checkJsonKeybindings = defineMetric({
   name: "check_json_keybindings",
-  options: z.strictObject({}),
+  options: z.object({}),
   async run(result, expected): Promise<MetricResult> {
     const path = pathOf(result);
     const want = rulesOf("check_json_keybindings", expected).expected;
@@ -58,7 +61,7 @@ const checkJsonKeybindings = defineMetric({
 /** `is_extension_installed`: a command's output contains (`type: contain`) or lacks (`not_contain`) `rules.expected`. */
 const isExtensionInstalled = defineMetric({
   name: "is_extension_installed",
-  options: z.strictObject({}),
+  options: z.object({}),
   async run(result, expected): Promise<MetricResult> {
     const rules = rulesOf("is_extension_installed", expected);
     const want = rules.expected;

@@ -4,6 +4,7 @@ import { defineMetric, type MetricResult } from "../../metric.js";
 import { matchValueToRule, ruleUnsupported, type ValueRule } from "./matchRule.js";
 import { errorText, fail, filePath, rulesObject, show } from "./outcome.js";
 import { pyContains, pyEqual, pySorted, pyStrip, pyTypeName, readPyText } from "./pyCompat.js";
+import { plainJson, pyJsonParse } from "./pyJson.js";
 
 /**
  * The JSON metrics: general.py's `check_json` and `check_direct_json_object`, vscode.py's
@@ -50,7 +51,7 @@ async function loadData(path: string, isYaml: boolean): Promise<{ data: unknown 
     return fail(`cannot read ${path}: ${errorText(e)}`);
   }
   try {
-    const data: unknown = isYaml ? parseYaml(text, { version: "1.1", uniqueKeys: false }) : JSON.parse(text);
+    const data: unknown = isYaml ? parseYaml(text, { version: "1.1", uniqueKeys: false }) : plainJson(pyJsonParse(text));
     if (isYaml && (data === null || data === undefined)) return fail(`the YAML file ${path} is empty`);
     return { data };
   } catch (e) {
@@ -145,7 +146,7 @@ export const checkDirectJsonObject = defineMetric({
     let value = result;
     if (typeof value === "string") {
       try {
-        value = JSON.parse(pyStrip(value).replaceAll("'", '"'));
+        value = plainJson(pyJsonParse(pyStrip(value).replaceAll("'", '"')));
       } catch (e) {
         return fail(`the result is not JSON: ${errorText(e)}: ${show(result)}`);
       }
@@ -177,7 +178,8 @@ function isSubset(expected: unknown, actual: unknown): boolean {
  */
 export const compareConfig = defineMetric({
   name: "compare_config",
-  options: z.strictObject({ containment_ok: z.boolean().default(true) }),
+  // compare_config(actual, rules, **options): other keys are ignored.
+  options: z.object({ containment_ok: z.boolean().default(true) }),
   async run(result, rules, o) {
     const path = filePath(result);
     if (!path) return fail("the result file is missing");
@@ -192,7 +194,7 @@ export const compareConfig = defineMetric({
     }
     let parsed: [unknown, unknown] | undefined;
     try {
-      parsed = [JSON.parse(actualText), JSON.parse(expectedText)];
+      parsed = [plainJson(pyJsonParse(actualText)), plainJson(pyJsonParse(expectedText))];
     } catch {
       parsed = undefined;
     }

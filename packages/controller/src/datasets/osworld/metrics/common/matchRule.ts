@@ -3,9 +3,10 @@ import { pyFlagsFromNames, pyRegex } from "./pyRegex.js";
 
 /**
  * OSWorld's `_match_value_to_rule(value, rule)` (metrics/utils.py): `rule.method` is `re` (with
- * flags, `re.I.M`), `eq`/`ne`/`le`/`lt`/`ge`/`gt` (Python's operators), `approx:THRESHOLD` or
- * `range.XY` (`range.te`: ref[0] < value <= ref[1]). `spreadsheet_range` is not ported (it needs a
- * spreadsheet's cell ranges). Another method matches nothing (Python returns None).
+ * flags, `re.I.M`), `eq`/`ne`/`le`/`lt`/`ge`/`gt` (Python's operators), `approx:THRESHOLD`,
+ * `range.XY` (`range.te`: ref[0] < value <= ref[1]), or `str_list_eq`/`str_set_eq` (the value, a
+ * comma-separated string, as a list or set of strings). `spreadsheet_range` is not ported here (it
+ * needs a spreadsheet's cell ranges). Another method raises NotImplementedError, as in Python.
  */
 
 /** A rule as the task writes it. */
@@ -65,5 +66,20 @@ export function matchValueToRule(value: unknown, rule: ValueRule): boolean {
     if (!left || !right) throw new Error(`_match_value_to_rule: unknown method ${method}`);
     return left(lo, value) && right(value, hi);
   }
-  return false;
+  if (method === "str_list_eq" || method === "str_set_eq") return strContainerEq(value, ref, method === "str_set_eq");
+  throw new NotImplementedError(`_match_value_to_rule: unknown method ${JSON.stringify(method)}`);
+}
+
+/** Python's NotImplementedError, which `_match_value_to_rule` raises for a method it does not know. */
+export class NotImplementedError extends Error {}
+
+/** `str_list_eq`/`str_set_eq`: `value.strip("\"'").split(",")` against `list(ref)` (or both as sets). */
+function strContainerEq(value: unknown, ref: unknown, asSet: boolean): boolean {
+  if (typeof value !== "string") throw new TypeError(`'${pyTypeName(value)}' object has no attribute 'strip'`);
+  const items = value.replace(/^["']+|["']+$/g, "").split(",");
+  const refs: unknown[] = typeof ref === "string" ? Array.from(ref) : Array.isArray(ref) ? ref : [];
+  if (typeof ref !== "string" && !Array.isArray(ref)) throw new TypeError(`'${pyTypeName(ref)}' object is not iterable`);
+  if (!asSet) return items.length === refs.length && items.every((s, i) => pyEqual(s, refs[i]));
+  const has = (list: unknown[], x: unknown) => list.some((y) => pyEqual(x, y));
+  return items.every((s) => has(refs, s)) && refs.every((r) => has(items, r));
 }

@@ -1,3 +1,5 @@
+import { decodeLikePil } from "./pilDecode.js";
+
 /**
  * What vlc.py's `compare_images` does with Pillow and scikit-image, reproduced: Pillow's
  * `convert("L")`, its LANCZOS resize (fixed-point, two passes) and skimage's default
@@ -12,17 +14,15 @@ export interface Gray8 {
 }
 
 /**
- * Decodes an image as Pillow's `Image.open(path).convert("L")` does: alpha dropped (not blended),
- * no colour profile applied, L = (19595 R + 38470 G + 7471 B + 0x8000) >> 16. sharp is loaded on first use.
+ * Decodes an image as Pillow's `Image.open(path).convert("L")` does (see pilDecode.ts): alpha dropped
+ * (not blended), no colour profile applied, L = (19595 R + 38470 G + 7471 B + 0x8000) >> 16.
  */
 export async function decodeGrayLikePil(data: Buffer): Promise<Gray8> {
-  const { default: sharp } = await import("sharp");
-  const { data: raw, info } = await sharp(data, { ignoreIcc: true }).removeAlpha().toColourspace("srgb").raw().toBuffer({ resolveWithObject: true });
-  const c = info.channels;
-  const gray = new Uint8Array(info.width * info.height);
+  const { data: raw, width, height, channels: c } = await decodeLikePil(data);
+  const gray = new Uint8Array(width * height);
   if (c < 3) for (let i = 0; i < gray.length; i++) gray[i] = raw[i * c]!;
   else for (let i = 0; i < gray.length; i++) gray[i] = (raw[i * c]! * 19595 + raw[i * c + 1]! * 38470 + raw[i * c + 2]! * 7471 + 0x8000) >>> 16;
-  return { width: info.width, height: info.height, data: gray };
+  return { width, height, data: gray };
 }
 
 const PRECISION_BITS = 32 - 8 - 2;

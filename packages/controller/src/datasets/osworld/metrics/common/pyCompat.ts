@@ -1,4 +1,5 @@
 import { readFile } from "node:fs/promises";
+import { PyFloat } from "./pyJson.js";
 
 /**
  * Python's semantics for the values OSWorld's metrics compare (JSON values as Python sees them):
@@ -32,14 +33,18 @@ export async function readPyText(path: string): Promise<string> {
 }
 
 function isPlainObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === "object" && v !== null && !Array.isArray(v) && !(v instanceof Date);
+  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
+  const proto = Object.getPrototypeOf(v);
+  return proto === Object.prototype || proto === null;
 }
+
+/** A Python int or float (a whole float read from JSON as a PyFloat included), or a bool (an int in Python). */
+const isNumeric = (v: unknown) => typeof v === "number" || typeof v === "boolean" || v instanceof PyFloat;
 
 /** Python's `a == b` for JSON-like values (`True == 1`, dicts compared regardless of key order). */
 export function pyEqual(a: unknown, b: unknown): boolean {
   if (a === null || a === undefined || b === null || b === undefined) return (a ?? null) === (b ?? null);
-  const numeric = (v: unknown) => typeof v === "number" || typeof v === "boolean";
-  if (numeric(a) && numeric(b)) return Number(a) === Number(b);
+  if (isNumeric(a) && isNumeric(b)) return Number(a) === Number(b);
   if (typeof a === "string" || typeof b === "string") return a === b;
   if (a instanceof Date || b instanceof Date) return a instanceof Date && b instanceof Date && a.getTime() === b.getTime();
   if (Array.isArray(a) || Array.isArray(b)) {
@@ -57,6 +62,7 @@ export function pyTypeName(v: unknown): string {
   if (v === null || v === undefined) return "NoneType";
   if (typeof v === "boolean") return "bool";
   if (typeof v === "number") return Number.isInteger(v) ? "int" : "float";
+  if (v instanceof PyFloat) return "float";
   if (typeof v === "string") return "str";
   if (Array.isArray(v)) return "list";
   return "dict";
@@ -88,8 +94,7 @@ function compareCodePoints(a: string, b: string): number {
 
 /** Python's ordering of two values (negative, 0, positive); throws where Python raises TypeError. */
 export function pyCompare(a: unknown, b: unknown): number {
-  const numeric = (v: unknown) => typeof v === "number" || typeof v === "boolean";
-  if (numeric(a) && numeric(b)) return Number(a) - Number(b);
+  if (isNumeric(a) && isNumeric(b)) return Number(a) - Number(b);
   if (typeof a === "string" && typeof b === "string") return compareCodePoints(a, b);
   if (Array.isArray(a) && Array.isArray(b)) {
     for (let i = 0; i < Math.min(a.length, b.length); i++) if (!pyEqual(a[i], b[i])) return pyCompare(a[i], b[i]);
@@ -124,7 +129,7 @@ function strRepr(s: string): string {
   return quote + (quote === "'" ? body.replaceAll("'", "\\'") : body) + quote;
 }
 
-/** Python's `repr()` of a JSON-like value (integral numbers print as ints: JSON cannot tell 5 from 5.0). */
+/** Python's `repr()` of a JSON-like value (a whole number prints as an int unless it is a PyFloat). */
 export function pyRepr(v: unknown): string {
   if (typeof v === "string") return strRepr(v);
   if (Array.isArray(v)) return `[${v.map(pyRepr).join(", ")}]`;
@@ -135,10 +140,11 @@ export function pyRepr(v: unknown): string {
   return pyStr(v);
 }
 
-/** Python's `str()` of a JSON-like value (integral numbers print as ints: JSON cannot tell 5 from 5.0). */
+/** Python's `str()` of a JSON-like value (a whole number prints as an int unless it is a PyFloat: `5.0`). */
 export function pyStr(v: unknown): string {
   if (v === null || v === undefined) return "None";
   if (typeof v === "boolean") return v ? "True" : "False";
+  if (v instanceof PyFloat) return floatRepr(v.value);
   if (typeof v === "number") return Number.isInteger(v) && Math.abs(v) < 1e16 ? String(v) : floatRepr(v);
   if (typeof v === "string") return v;
   if (v instanceof Date) return v.toISOString();

@@ -3,7 +3,8 @@ import { XMLParser } from "fast-xml-parser";
 /**
  * A small element tree over fast-xml-parser's ordered output, the way lxml/ElementTree see an
  * Office part: elements in document order, text kept verbatim, namespace prefixes rewritten to the
- * conventional ones (`a:`, `p:`, `r:`, `w:`, `oor:`) whatever prefix the file declared.
+ * conventional ones (`a:`, `p:`, `r:`, `w:`, `oor:`, and OpenDocument's `office:`, `text:`) whatever
+ * prefix the file declared.
  */
 
 /** One XML element: its canonical tag (`a:p`), attributes (canonical prefixes) and children. */
@@ -21,6 +22,9 @@ const CANONICAL: Record<string, string> = {
   "http://schemas.openxmlformats.org/package/2006/relationships": "",
   "http://schemas.openxmlformats.org/markup-compatibility/2006": "mc",
   "http://openoffice.org/2001/registry": "oor",
+  "urn:oasis:names:tc:opendocument:xmlns:office:1.0": "office",
+  "urn:oasis:names:tc:opendocument:xmlns:text:1.0": "text",
+  "urn:oasis:names:tc:opendocument:xmlns:manifest:1.0": "manifest",
 };
 
 const parser = new XMLParser({

@@ -1,5 +1,5 @@
 import { parseMultiRange } from "./match.js";
-import { dataOnlyValue, numberFormatOf, type PyVal } from "./values.js";
+import { dataOnlyValue, numberFormatOf, openpyxlBool, type PyVal } from "./values.js";
 import { attr, type Book, parseRef, type RawSheet, textOf, type XNode } from "./xlsx.js";
 
 /**
@@ -89,12 +89,24 @@ export function colorRgb(node: XNode): string | undefined {
   return rgb.length === 6 ? `00${rgb}` : rgb;
 }
 
-const nestedBool = (node: XNode): boolean | null => {
-  if (node === undefined) return null;
+/** A font's `<b>`/`<i>` as openpyxl reads it: absent is False, `<b/>` True, `val` by {@link openpyxlBool}. */
+const nestedBool = (node: XNode): boolean => {
+  if (node === undefined) return false;
   const v = attr(Array.isArray(node) ? node[0] : node, "val");
-  return v === undefined ? true : ["1", "true"].includes(v.toLowerCase());
+  return v === undefined ? true : openpyxlBool(v);
 };
 const nestedVal = (node: XNode) => attr(Array.isArray(node) ? node[0] : node, "val");
+
+const UNDERLINES = new Set(["single", "double", "singleAccounting", "doubleAccounting"]);
+
+/** A font's `<u>` as openpyxl reads it: `<u/>` is "single", "none" is None, a value outside its set fails to load. */
+function underline(node: XNode): string | null {
+  if (node === undefined) return null;
+  const v = nestedVal(node) ?? "single";
+  if (v === "none") return null;
+  if (!UNDERLINES.has(v)) throw new PyError(`openpyxl cannot read the underline ${JSON.stringify(v)} (it allows ${[...UNDERLINES].join(", ")})`);
+  return v;
+}
 
 /** A `<font>` as openpyxl's Font. */
 export function fontProp(font: XNode, prop: string): PyVal {
@@ -116,7 +128,7 @@ export function fontProp(font: XNode, prop: string): PyVal {
     case "font_italic":
       return nestedBool(font.i);
     case "font_underline":
-      return font.u === undefined ? null : (nestedVal(font.u) ?? "single");
+      return underline(font.u);
     case "font_size": {
       const v = nestedVal(font.sz);
       return v === undefined ? null : Number(v);

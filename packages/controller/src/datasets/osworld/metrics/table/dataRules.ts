@@ -96,32 +96,33 @@ export async function sheetFuzzyRule(r: Rule, ctx: TableContext): Promise<RuleVe
   return `${failures.length} cell(s) do not match: ${failures.slice(0, 3).join("; ")}${failures.length > 3 ? "; …" : ""}`;
 }
 
-/** `check_cell`: a cell's value and style props each satisfy their `{method, ref}` rule. */
+/**
+ * `check_cell`: a cell's value and style props each satisfy their `{method, ref}` rule. OSWorld runs
+ * the whole check in a `try` that scores 0 on any exception: a coordinate that is not one, a value
+ * a rule cannot compare, an unknown method.
+ */
 export async function checkCellRule(r: Rule, ctx: TableContext): Promise<RuleVerdict> {
   const s = parseSheetIdx(r.sheet_idx, ctx);
-  const sheet = s.book ? await s.book.sheet(s.name) : undefined;
-  if (!s.book || !sheet) return `${describeSheet(s)} is not there`;
   const coord = String(r.coordinate);
-  const cell = pyCellAt(s.book, sheet, coord);
-  for (const [prop, rule] of Object.entries(r.props as Record<string, { method: string; ref?: unknown }>)) {
-    let val: PyVal;
-    if (prop === "value") val = await readCellValue(s.book, s.name, coord);
-    else {
-      try {
-        val = readCellStyle(s.book, prop, cell);
-      } catch (e) {
-        if (!(e instanceof PyError)) throw e;
-        val = null;
+  try {
+    const sheet = s.book ? await s.book.sheet(s.name) : undefined;
+    if (!s.book || !sheet) return `${describeSheet(s)} is not there`;
+    const cell = pyCellAt(s.book, sheet, coord);
+    for (const [prop, rule] of Object.entries(r.props as Record<string, { method: string; ref?: unknown }>)) {
+      let val: PyVal;
+      if (prop === "value") val = await readCellValue(s.book, s.name, coord);
+      else {
+        try {
+          val = readCellStyle(s.book, prop, cell);
+        } catch (e) {
+          if (!(e instanceof PyError)) throw e;
+          val = null;
+        }
       }
+      if (!matchValueToRule(val as Matchable, rule)) return `${s.name}!${coord} ${prop} is ${showVal(val)}, wanted ${rule.method} ${JSON.stringify(rule.ref)}`;
     }
-    let ok: boolean;
-    try {
-      ok = matchValueToRule(val as Matchable, rule);
-    } catch (e) {
-      if (e instanceof TypeError) return `${coord} ${prop}: ${showVal(val)} cannot be compared with ${rule.method} ${JSON.stringify(rule.ref)}`;
-      throw e;
-    }
-    if (!ok) return `${s.name}!${coord} ${prop} is ${showVal(val)}, wanted ${rule.method} ${JSON.stringify(rule.ref)}`;
+  } catch (e) {
+    return `${coord}: ${(e as Error).message} (OSWorld's check_cell scores 0 when it raises)`;
   }
   return undefined;
 }

@@ -8,7 +8,8 @@ import { loadBook, parseRef } from "./xlsx.js";
 /** `compare_csv`: the result's lines equal one expected file's lines (optionally stripped, lowercased). */
 export const compareCsvMetric = defineMetric({
   name: "compare_csv",
-  options: z.strictObject({
+  // compare_csv(result, expected, **options): other keys are ignored.
+  options: z.object({
     strict: z.boolean().default(true).describe("false: whitespace around each line is ignored"),
     ignore_case: z.boolean().default(false).describe("lines compare regardless of case"),
   }),

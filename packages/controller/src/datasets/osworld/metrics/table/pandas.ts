@@ -140,12 +140,10 @@ function toNumeric(cells: Raw[]): { dtype: Dtype; values: PyVal[] } | undefined 
 
 /** Reads a sheet as `pd.read_excel(file, sheet)` does; undefined when the sheet is not there. */
 export async function readExcelLikePandas(book: Book, sheetName: string): Promise<Frame | undefined> {
-  let rows = await sheetRows(book, sheetName);
+  const rows = await sheetRows(book, sheetName);
   if (!rows) return undefined;
   if (rows.length === 0) return { columns: [], dtypes: [], data: [], nrows: 0 };
-  // The python parser skips blank lines, which only a one-column sheet can have.
-  rows = rows.filter((r) => r.length > 1 || (r.length === 1 && (typeof r[0] !== "string" || r[0].trim() !== "")));
-  if (rows.length === 0) return { columns: [], dtypes: [], data: [], nrows: 0 };
+  // read_excel parses with skip_blank_lines=False: a blank row (a one-column sheet's too) is a row of NaN.
   const [header, ...body] = rows;
   const columns = columnNames(header!);
   const inferred = columns.map((_, j) => inferColumn(body.map((r) => r[j] ?? "")));

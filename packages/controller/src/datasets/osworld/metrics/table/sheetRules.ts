@@ -1,6 +1,7 @@
 import { describeSheet, parseSheetIdx, type SheetRef, type TableContext } from "./context.js";
 import type { Rule, RuleVerdict } from "./dataRules.js";
 import { type CellRange, type Matchable, matchValueToRule, parseMultiRange } from "./match.js";
+import { openpyxlBool } from "./values.js";
 import { attr, textOf, type XNode } from "./xlsx.js";
 
 /** The sheet-level rules of `compare_table`: freeze, zoom, data_validation, row_props. */
@@ -54,7 +55,7 @@ export const DV_ATTRIBUTES = new Set(["ranges", "sqref", "formula1", "formula2",
 function dvAttribute(dv: XNode, name: string): Matchable | CellRange[] {
   if (name === "ranges" || name === "sqref") return parseMultiRange(String(attr(dv, "sqref") ?? ""));
   if (name === "formula1" || name === "formula2") return dv[name] === undefined ? null : (textOf(dv[name]) ?? null);
-  if (DV_BOOLS.includes(name)) return ["1", "true"].includes(String(attr(dv, name) ?? "").toLowerCase());
+  if (DV_BOOLS.includes(name)) return openpyxlBool(attr(dv, name));
   if (DV_TEXT.includes(name)) return attr(dv, name) ?? null;
   throw new Error(`compare_table.data_validation: attribute ${JSON.stringify(name)} is not supported`);
 }
@@ -89,7 +90,7 @@ function rowDimensions(root: XNode, props: string[]): Map<number, string> {
     counter = r !== undefined && /^\d+$/.test(r) ? Number(r) : counter + 1;
     const keys = Object.keys(row).filter((k) => k.startsWith("@_") && !["@_r", "@_spans", "@_dyDescent"].includes(k));
     if (!keys.length) continue;
-    const bool = (k: string) => ["1", "true"].includes(String(attr(row, k) ?? "").toLowerCase());
+    const bool = (k: string) => openpyxlBool(attr(row, k));
     const info = props.map((p) => {
       if (p === "hidden" || p === "collapsed" || p === "customHeight") return `${p}=${bool(p)}`;
       if (p === "height" || p === "ht") return `${p}=${attr(row, "ht") === undefined ? "None" : Number(attr(row, "ht"))}`;

@@ -76,6 +76,15 @@ export function numberFormatOf(book: Book, styleIndex: number): string {
   return BUILTIN_FORMATS[id] ?? "General";
 }
 
+/**
+ * openpyxl's `Bool` descriptor on an attribute's text: "false", "f" and "0" are False, any other
+ * text is Python's `bool(text)` (so "on" and "True" are True, "" is False); absent is False.
+ */
+export function openpyxlBool(text: string | undefined): boolean {
+  if (text === undefined) return false;
+  return !["false", "f", "0"].includes(text) && text !== "";
+}
+
 /** Python's round(): halves to even. */
 export function roundHalfEven(x: number): number {
   const r = Math.round(x);

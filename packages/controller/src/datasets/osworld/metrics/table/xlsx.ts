@@ -41,6 +41,8 @@ const parser = new XMLParser({
   parseTagValue: false,
   parseAttributeValue: false,
   trimValues: false,
+  // Character references (&#252;) are text like any other to an XML reader.
+  htmlEntities: true,
   isArray: (name) => ARRAYS.has(name),
 });
 
