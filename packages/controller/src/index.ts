@@ -61,6 +61,8 @@ export type { EpisodeEvent, EvaluationState, GraphMetrics, GraphShape, NodeStatu
 export { createTask, DEFAULT_MAX_STEPS, DEFAULT_TIME_LIMIT_MS } from "./tasks/task.js";
 export type { ActionCall, PreparedCall, Task, TaskOptions } from "./tasks/task.js";
 export { createEnvironment, createRootEnvironment, ROOT_ENVIRONMENT } from "./benchmark/environment.js";
+export { DEFAULT_SETTLE, observeScreen, SCREEN_OBSERVATION, screenObservation } from "./benchmark/screenObservation.js";
+export type { AccessibilityMode, ScreenObservation, ScreenObservationOptions, SettleRecord } from "./benchmark/screenObservation.js";
 export type { Environment, EnvironmentOptions } from "./benchmark/environment.js";
 export { Benchmark, createBenchmark } from "./benchmark/benchmark.js";
 export type { BenchmarkOptions } from "./benchmark/benchmark.js";

@@ -10,4 +10,5 @@ export type { Report } from "./runner/report.js";
 export { rebuildRunReport } from "./runner/runReport.js";
 export type { ScreenshotGeometry, TrajectoryLine } from "./runner/trajectory.js";
 export type { AgentState, Summary, TaskResults, TaskState } from "./runner/results.js";
-export { drawMarks, marksOf, type AccessibilityMode } from "./runner/accessibilityObservation.js";
+export { drawMarks, marksOf } from "./benchmark/marks.js";
+export type { AccessibilityMode } from "./benchmark/screenObservation.js";

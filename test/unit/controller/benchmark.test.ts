@@ -16,6 +16,7 @@ import {
   TeardownError,
   UnavailableError,
   type MemoryEnv,
+  type ScreenObservation,
   type TaskOptions,
 } from "@pincer/controller";
 
@@ -61,7 +62,8 @@ describe("an episode over two environments", () => {
 
     const obs = await bench.observe();
     expect(Object.keys(obs.environments)).toEqual(["vm1", "vm2"]);
-    expect(obs.environments.vm1!.screenshot).toMatchObject({ format: "png", width: 1280, height: 800, scale: 1 });
+    // The default observation: the screen as an agent sees it (PNG here: the in-memory machine encodes no JPEG).
+    expect((obs.environments.vm1!.screen as ScreenObservation).screenshot).toMatchObject({ format: "png", width: 1280, height: 800, scale: 1 });
 
     const s1 = await bench.step({ tool: "vm1__click", args: inBox, tokens: 100 });
     expect(s1).toMatchObject({ step: 1, ok: true, result: inBox, env: "vm1", action: "click", terminated: false, truncated: false, reason: null });

@@ -11,6 +11,7 @@ import {
   createMemoryEnv,
   createTask,
   evaluator,
+  screenObservation,
   UnauthenticatedError,
   type Env,
   type StepCall,
@@ -167,7 +168,7 @@ describe("the agent loop", () => {
   async function loopWith(stepError: Error) {
     const env = createMemoryEnv();
     const bench = createBenchmark({
-      environments: [createEnvironment({ name: "desktop", env })],
+      environments: [createEnvironment({ name: "desktop", env, observations: [] })],
       tasks: [createTask({ id: "t", description: "d", evaluator: pointerAt(1, 1), maxSteps: 5 })],
     });
     await bench.start("t");
@@ -176,10 +177,8 @@ describe("the agent loop", () => {
     const error = await runAgentLoop({
       bench,
       agent: new ScriptedAgent([click(3, 3)]),
-      envs: { desktop: env },
       dir,
       store: new ResultStore(work),
-      screenshots: false,
       messages: [],
       usage: new AttemptUsage(),
       signal: new AbortController().signal,
@@ -217,7 +216,7 @@ describe("the agent loop", () => {
       },
     });
     const bench = createBenchmark({
-      environments: [createEnvironment({ name: "desktop", env: watched })],
+      environments: [createEnvironment({ name: "desktop", env: watched, observations: [screenObservation({ settle: false })] })],
       tasks: [createTask({ id: "t", description: "d", evaluator: slowCheck, maxSteps: 5 })],
     });
     await bench.start("t");
@@ -227,10 +226,8 @@ describe("the agent loop", () => {
     const error = await runAgentLoop({
       bench,
       agent: new ScriptedAgent([click(3, 3), click(5, 5)]),
-      envs: { desktop: watched },
       dir,
       store,
-      screenshots: true,
       messages: [],
       usage: new AttemptUsage(),
       signal: new AbortController().signal,
@@ -270,7 +267,7 @@ describe("the agent loop", () => {
     };
     const watched: Env = Object.assign(Object.create(Object.getPrototypeOf(env)), env, { screen });
     const bench = createBenchmark({
-      environments: [createEnvironment({ name: "desktop", env: watched })],
+      environments: [createEnvironment({ name: "desktop", env: watched, observations: [screenObservation({ settle: { quietMs: 250 } })] })],
       tasks: [createTask({ id: "t", description: "d", evaluator: pointerAt(5, 5), maxSteps: 5 })],
     });
     await bench.start("t");
@@ -279,15 +276,13 @@ describe("the agent loop", () => {
     const input = {
       bench,
       agent: new ScriptedAgent([click(5, 5)]),
-      envs: { desktop: watched },
       dir,
       store: new ResultStore(work),
-      screenshots: true,
       messages: [],
       usage: new AttemptUsage(),
       signal: new AbortController().signal,
     };
-    expect(await runAgentLoop({ ...input, settle: { quietMs: 250 } })).toBeNull();
+    expect(await runAgentLoop(input)).toBeNull();
     expect(log).toEqual(["settle 250", "screenshot", "settle 250", "screenshot"]);
     const lines = readFileSync(join(dir, "trajectory.jsonl"), "utf8")
       .trim()
@@ -302,7 +297,7 @@ describe("the agent loop", () => {
   test("a screenshot a tool returns is written once as a file of the attempt, and named by its path", async () => {
     const env = createMemoryEnv();
     const bench = createBenchmark({
-      environments: [createEnvironment({ name: "desktop", env })],
+      environments: [createEnvironment({ name: "desktop", env, observations: [] })],
       tasks: [createTask({ id: "t", description: "d", evaluator: pointerAt(1, 1), maxSteps: 5 })],
     });
     await bench.start("t");
@@ -312,10 +307,8 @@ describe("the agent loop", () => {
     await runAgentLoop({
       bench,
       agent: new ScriptedAgent([{ tool: "desktop__screenshot", args: {} }]),
-      envs: { desktop: env },
       dir,
       store: new ResultStore(work),
-      screenshots: false,
       messages,
       usage: new AttemptUsage(),
       signal: new AbortController().signal,

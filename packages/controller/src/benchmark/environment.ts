@@ -4,6 +4,7 @@ import { ActionDefinitionError } from "../actions/errors.js";
 import { checkName } from "../actions/names.js";
 import { rootActions } from "../actions/root.js";
 import type { Env } from "../env/index.js";
+import { screenObservation } from "./screenObservation.js";
 import { noMachineEnv } from "../env/index.js";
 
 /** The name of the root environment, which holds `complete`, `wait` and `submit`. Reserved. */
@@ -34,7 +35,10 @@ export interface EnvironmentOptions {
   env: Env;
   /** @default the desktop actions in pixel coordinates ({@link desktopActions}) */
   actions?: readonly AnyAction[];
-  /** @default a PNG screenshot of the whole screen (it carries its scale and source region) */
+  /**
+   * What `bench.observe()` reports of this machine, each action called without arguments.
+   * @default the screen as an agent sees it: {@link screenObservation}() (settled, scaled to 1280 × 800, JPEG)
+   */
   observations?: readonly AnyAction[];
   description?: string;
 }
@@ -53,7 +57,7 @@ export function createEnvironment(opts: EnvironmentOptions): Environment {
   checkName(opts.name, "environment name");
   if (opts.name === ROOT_ENVIRONMENT) throw new ActionDefinitionError(`environment name "${ROOT_ENVIRONMENT}" is reserved for the root environment`);
   const actions = opts.actions ?? Object.values(desktopActions);
-  const observations = opts.observations ?? [desktopActions.screenshot];
+  const observations = opts.observations ?? [screenObservation()];
   checkActionSpace(opts.name, actions);
   checkActionSpace(opts.name, observations, "observation");
   for (const o of observations) {

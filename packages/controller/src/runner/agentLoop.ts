@@ -5,26 +5,23 @@ import type { Agent, AgentObservation, AgentTurn } from "../agents/types.js";
 import type { Benchmark } from "../benchmark/benchmark.js";
 import { classifyFailure } from "../benchmark/failures.js";
 import type { StepResult } from "../benchmark/types.js";
-import type { Env, Screenshot, SettleOptions } from "../env/index.js";
-import { type AccessibilityMode, observeAccessibility } from "./accessibilityObservation.js";
+import type { Screenshot } from "../env/index.js";
+import { SCREEN_OBSERVATION, type ScreenObservation, type SettleRecord } from "../benchmark/screenObservation.js";
 import type { ResultStore } from "./results.js";
-import { type SettleRecord, screenshotGeometry, type TurnModelRecord, type TurnScreens } from "./trajectory.js";
+import { screenshotGeometry, type TurnModelRecord, type TurnScreens } from "./trajectory.js";
 import { turnTokens, turnUsageRecord, type AttemptUsage } from "./usage.js";
 
-/** What the agent loop works with. */
+/**
+ * What the agent loop works with. What the agent sees is what `bench.observe()` returns: each
+ * environment's screen observation (see screenObservation.ts), when the benchmark's environments
+ * have one (the runner gives them one when the agent looks or screenshots are saved).
+ */
 export interface AgentLoopInput {
   bench: Benchmark;
   agent: Agent;
-  envs: Readonly<Record<string, Env>>;
   /** The attempt's folder: trajectory.jsonl and screenshots/. */
   dir: string;
   store: ResultStore;
-  /** Save a JPEG screenshot of each environment before each turn. */
-  screenshots: boolean;
-  /** Send each environment's accessibility tree with each observation (see {@link AccessibilityMode}). @default undefined: not sent */
-  accessibility?: AccessibilityMode;
-  /** Before each turn's screenshots, wait for each screen to stop changing. @default false: take them at once */
-  settle?: SettleOptions | false;
   /** Receives the agent's turns and the tool results. */
   messages: unknown[];
   usage: AttemptUsage;
@@ -34,52 +31,43 @@ export interface AgentLoopInput {
 interface Observation {
   screenshots: Record<string, Screenshot>;
   settle: Record<string, SettleRecord>;
-  /** Environment → the linearised accessibility tree, when the run sends it. */
+  /** Environment → the linearised accessibility tree, when the observation reads it. */
   accessibility?: Record<string, string>;
 }
 
 /** An observation as saved: `files` and `treeFiles` are paths in the attempt folder. */
 type Observed = Observation & { files: Record<string, string>; treeFiles?: Record<string, string> };
 
-async function screenshotAll(envs: Readonly<Record<string, Env>>, settle: SettleOptions | false, signal: AbortSignal): Promise<Observation> {
-  const waits: Record<string, SettleRecord> = {};
-  const shots = await Promise.all(
-    Object.entries(envs).map(async ([name, env]) => {
-      if (settle) {
-        // A screen that cannot be watched is photographed as it is.
-        const r = await env.screen.waitForSettle({ ...settle, signal }).catch(() => undefined);
-        if (r) waits[name] = { settled: r.settled, waited_ms: r.waitedMs, changes: r.changes };
-      }
-      // At most 1280x800 (about 1 megapixel, under what vision APIs take without resizing them
-      // themselves, which would shift the coordinates models give back).
-      const shot = await env.screen
-        .screenshot({ format: "jpeg", quality: 70, maxWidth: 1280, maxHeight: 800, signal, timeoutMs: 20_000 })
-        .catch(() => undefined);
-      return [name, shot] as const;
-    }),
-  );
-  return { screenshots: Object.fromEntries(shots.filter((s): s is readonly [string, Screenshot] => s[1] !== undefined)), settle: waits };
+/** The benchmark's observation of every environment's screen, regrouped by what it holds. */
+async function observeScreens(bench: Benchmark, signal: AbortSignal): Promise<Observation> {
+  const { environments } = await bench.observe({ signal });
+  const out: Observation = { screenshots: {}, settle: {} };
+  for (const [name, values] of Object.entries(environments)) {
+    const screen = values[SCREEN_OBSERVATION] as ScreenObservation | undefined;
+    if (!screen) continue;
+    if (screen.screenshot) out.screenshots[name] = screen.screenshot;
+    if (screen.settle) out.settle[name] = screen.settle;
+    if (screen.accessibility !== undefined) (out.accessibility ??= {})[name] = screen.accessibility;
+  }
+  return out;
 }
 
-/** Takes the turn's screenshots (when anyone needs them) and saves them; `files` are their paths in the attempt folder. */
+/** Observes (when the benchmark's environments have a screen observation) and saves; `files` are paths in the attempt folder. */
 async function observe(input: AgentLoopInput, turn: number): Promise<Observed> {
-  const wanted = input.screenshots || input.agent.wantsScreenshots;
-  const shot = wanted ? await screenshotAll(input.envs, input.settle ?? false, input.signal) : { screenshots: {}, settle: {} };
-  const a11y = input.accessibility ? await observeAccessibility(input.envs, shot.screenshots, input.accessibility, input.signal) : undefined;
-  const { screenshots, settle } = a11y ? { ...shot, screenshots: a11y.screenshots } : shot;
+  const seen = await observeScreens(input.bench, input.signal);
   const prefix = join("screenshots", `turn-${String(turn).padStart(3, "0")}`);
   const files: Record<string, string> = {};
-  for (const [name, shot] of Object.entries(screenshots)) {
-    files[name] = `${prefix}-${name}.jpg`;
+  for (const [name, shot] of Object.entries(seen.screenshots)) {
+    files[name] = `${prefix}-${name}.${shot.format === "png" ? "png" : "jpg"}`;
     await writeFile(join(input.dir, files[name]), shot.data);
   }
-  if (!a11y) return { screenshots, files, settle };
+  if (!seen.accessibility) return { ...seen, files };
   const treeFiles: Record<string, string> = {};
-  for (const [name, text] of Object.entries(a11y.text)) {
+  for (const [name, text] of Object.entries(seen.accessibility)) {
     treeFiles[name] = `${prefix}-${name}.a11y.txt`;
     await writeFile(join(input.dir, treeFiles[name]), text);
   }
-  return { screenshots, files, settle, accessibility: a11y.text, treeFiles };
+  return { ...seen, files, treeFiles };
 }
 
 /** The trajectory's record of an observation. */

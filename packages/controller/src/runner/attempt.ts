@@ -1,8 +1,7 @@
 import type { Agent } from "../agents/types.js";
 import type { Benchmark } from "../benchmark/benchmark.js";
-import type { Env, SettleOptions } from "../env/index.js";
+import type { Env } from "../env/index.js";
 import type { Task } from "../tasks/task.js";
-import type { AccessibilityMode } from "./accessibilityObservation.js";
 import { runAgentLoop } from "./agentLoop.js";
 import { startRecordings } from "./recording.js";
 import type { ResultStore, TaskResults } from "./results.js";
@@ -23,12 +22,6 @@ export interface AttemptOptions extends TaskBuildInput {
   agent: Agent;
   maxStepsRule: string;
   store: ResultStore;
-  /** Take a JPEG screenshot of each environment before each turn and save it. @default true */
-  screenshots: boolean;
-  /** Wait for each screen to settle before those screenshots. @default false */
-  settle?: SettleOptions | false;
-  /** Send each environment's accessibility tree with each observation. @default undefined: not sent */
-  accessibility?: AccessibilityMode;
   /** Record each machine's screen while the agent works, into `recording-<env>.mp4`. @default false */
   record?: boolean;
   signal: AbortSignal;
@@ -80,12 +73,8 @@ async function runEpisode(opts: AttemptOptions, dir: string, record: AttemptReco
   const loopError = await runAgentLoop({
     bench,
     agent: opts.agent,
-    envs: opts.envs,
     dir,
     store: opts.store,
-    screenshots: opts.screenshots,
-    settle: opts.settle ?? false,
-    ...(opts.accessibility ? { accessibility: opts.accessibility } : {}),
     messages: record.messages,
     usage: record.usage,
     signal,

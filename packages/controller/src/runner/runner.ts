@@ -6,7 +6,7 @@ import type { Agent } from "../agents/types.js";
 import type { DatasetTask } from "../datasets/loader.js";
 import type { ConfigRegistry, EvaluationRegistry } from "../datasets/helpers.js";
 import type { SettleOptions } from "../env/index.js";
-import type { AccessibilityMode } from "./accessibilityObservation.js";
+import { type AccessibilityMode, DEFAULT_SETTLE, type ScreenObservationOptions } from "../benchmark/screenObservation.js";
 import { environmentsOf, runAttempt } from "./attempt.js";
 import type { EnvironmentPool, EnvironmentSlot } from "../machines/provider.js";
 import { ProgressTracker, type RunProgress } from "./progress.js";
@@ -56,7 +56,17 @@ export interface RunnerOptions {
  * while nothing has changed since the screen the agent last saw, up to 1.5 s for a program slow to
  * start drawing; at most 5 s. `npm run bench -- settle` measures it against a fixed 2 s sleep.
  */
-export const DEFAULT_SETTLE: SettleOptions = { quietMs: 300, initialQuietMs: 1500, maxMs: 5000, sinceLastWait: true };
+export { DEFAULT_SETTLE };
+
+/**
+ * What each environment shows before each turn: the screen observation when the agent looks or
+ * screenshots are saved (settled for agents that look, under "auto"), else nothing.
+ */
+function observationFor(opts: RunnerOptions, agent: Agent): ScreenObservationOptions | false {
+  if (!(opts.screenshots ?? true) && !agent.wantsScreenshots) return false;
+  const settle = opts.settle === undefined || opts.settle === "auto" ? agent.wantsScreenshots && DEFAULT_SETTLE : opts.settle;
+  return { settle, ...(opts.accessibility ? { accessibility: opts.accessibility } : {}) };
+}
 
 /** The documented max-steps rule. */
 export function maxStepsFor(task: DatasetTask, rule: number | "auto"): { maxSteps: number; rule: string } {
@@ -204,14 +214,12 @@ async function runTaskAttempts(ctx: RunContext, slot: EnvironmentSlot, task: Dat
         ...(reset.ok ? { reset: reset.machines } : { resetError: reset.error }),
         registries: opts.registries,
         agent,
-        ...(opts.accessibility ? { accessibility: opts.accessibility } : {}),
         ...(opts.record ? { record: true } : {}),
-        settle: opts.settle === undefined || opts.settle === "auto" ? agent.wantsScreenshots && DEFAULT_SETTLE : opts.settle,
+        observe: observationFor(opts, agent),
         maxSteps,
         maxStepsRule: rule,
         timeLimitMs: opts.taskTimeoutMs ?? 600_000,
         store,
-        screenshots: opts.screenshots ?? true,
         signal,
       },
       dir,

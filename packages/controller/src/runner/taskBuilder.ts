@@ -7,6 +7,7 @@ import { createSystemActions } from "../actions/system.js";
 import type { Agent } from "../agents/types.js";
 import { createBenchmark, type Benchmark } from "../benchmark/benchmark.js";
 import { createEnvironment } from "../benchmark/environment.js";
+import { screenObservation, type ScreenObservationOptions } from "../benchmark/screenObservation.js";
 import type { ConfigRegistry, EvaluationRegistry, HelperContext } from "../datasets/helpers.js";
 import type { DatasetTask } from "../datasets/loader.js";
 import { buildOsworldTask } from "../datasets/osworld/task.js";
@@ -19,6 +20,11 @@ export { environmentsOf };
 
 /** What building a dataset task needs. */
 export interface TaskBuildInput {
+  /**
+   * What each environment shows the agent before each turn (its observation space): the screen
+   * observation with these options, or nothing (false: no one looks). @default false
+   */
+  observe?: ScreenObservationOptions | false;
   task: DatasetTask;
   envs: Readonly<Record<string, Env>>;
   registries: { configs: ConfigRegistry; evaluations: EvaluationRegistry };
@@ -105,7 +111,7 @@ export function buildBenchmark(input: TaskBuildInput, dir: string): { task: Task
         ...Object.values(systemActions),
         ...(input.agent.actions ?? []).filter((a) => !(task.extraActions[name] ?? []).some((t) => t.name === a.name)),
       ],
-      observations: [],
+      observations: input.observe ? [screenObservation(input.observe)] : [],
     }),
   );
   const bench = createBenchmark({ environments, tasks: [task], defaultEnvironment: environmentsOf(input.task)[0]! });

@@ -1,3 +1,4 @@
+import type { SettleRecord } from "../benchmark/screenObservation.js";
 import type { Screenshot } from "../env/index.js";
 import type { TurnUsageRecord } from "./usage.js";
 
@@ -30,15 +31,6 @@ export function screenshotGeometry(shots: Readonly<Record<string, Screenshot>>):
       },
     ]),
   );
-}
-
-/** How long a screen was waited for before its screenshot (see `env.screen.waitForSettle`). */
-export interface SettleRecord {
-  /** False when the screen was still changing at the maximum wait. */
-  settled: boolean;
-  waited_ms: number;
-  /** Changes seen while waiting (one for a change drawn before the wait began). */
-  changes: number;
 }
 
 /** What the agent saw before a turn: its screenshot files (paths in the attempt folder) and their geometry. */

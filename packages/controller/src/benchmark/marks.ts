@@ -1,21 +1,7 @@
-import { toErrorInfo } from "../actions/errors.js";
-import type { Env, Screenshot } from "../env/index.js";
+import type { Screenshot } from "../env/index.js";
 
-/**
- * What a model gets of the accessibility tree with each observation: `text`, the linearised tree
- * (OSWorld's form: a header, then one tab-separated line per widget); `marks`, the same lines
- * numbered, and each widget's box drawn with its number on the screenshot (set-of-marks).
- */
-export type AccessibilityMode = "text" | "marks";
-
-export interface AccessibilityObservation {
-  /** Environment → the tree as text, or why it could not be read. */
-  text: Record<string, string>;
-  /** The screenshots, with numbered boxes drawn in `marks` mode. */
-  screenshots: Record<string, Screenshot>;
-}
-
-interface Mark {
+/** A widget's box on the screen and its number (set-of-marks). */
+export interface Mark {
   n: number;
   x: number;
   y: number;
@@ -60,36 +46,4 @@ export async function drawMarks(shot: Screenshot, marks: readonly Mark[]): Promi
   const img = sharp(shot.data).composite([{ input: Buffer.from(svg), left: 0, top: 0 }]);
   const data = await (shot.format === "jpeg" ? img.jpeg({ quality: 80 }) : shot.format === "png" ? img.png() : img.webp()).toBuffer();
   return { ...shot, data };
-}
-
-/** Reads each environment's tree (linearised, in the daemon) and, in `marks` mode, draws it on the screenshots. */
-export async function observeAccessibility(
-  envs: Readonly<Record<string, Env>>,
-  screenshots: Readonly<Record<string, Screenshot>>,
-  mode: AccessibilityMode,
-  signal: AbortSignal,
-): Promise<AccessibilityObservation> {
-  const out: AccessibilityObservation = { text: {}, screenshots: { ...screenshots } };
-  await Promise.all(
-    Object.entries(envs).map(async ([name, env]) => {
-      let linearized: string;
-      try {
-        linearized = (await env.accessibility.tree({ linearized: true, signal })).linearized ?? "";
-      } catch (err) {
-        signal.throwIfAborted();
-        const e = toErrorInfo(err);
-        out.text[name] = `(accessibility tree unavailable: ${e.type}: ${e.message})`;
-        return;
-      }
-      if (mode === "text") {
-        out.text[name] = linearized;
-        return;
-      }
-      const { numbered, marks } = marksOf(linearized);
-      out.text[name] = numbered;
-      const shot = screenshots[name];
-      if (shot) out.screenshots[name] = await drawMarks(shot, marks);
-    }),
-  );
-  return out;
 }
