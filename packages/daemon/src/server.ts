@@ -21,6 +21,7 @@ import { auditInterceptor, type AuditSink } from "./security/audit.js";
 import { fileRoot } from "./security/jail.js";
 import { authInterceptor, denyInterceptor, keepDuplicateAuthorization } from "./security/auth.js";
 import { exposureWarnings } from "./security/config.js";
+import { capEchoedHeaders } from "./security/headers.js";
 import { DEFAULT_LIMITS, ExecAllowlist, realFileRoot, type ExecMode, type Limits } from "./security/policy.js";
 import { serverCredentials, type TlsOptions } from "./security/tls.js";
 
@@ -191,6 +192,7 @@ async function serve(opts: DaemonOptions, r: Resolved): Promise<Daemon> {
   if (sec.token && !keepDuplicateAuthorization(server)) {
     log.warn("cannot see duplicate authorization headers (grpc-js internals changed): a call with two is judged by the first");
   }
+  if (!capEchoedHeaders(server)) log.warn("cannot cut long method names out of UNIMPLEMENTED replies (grpc-js internals changed)");
   if (!(streamWindow && raiseConnectionWindow(server))) {
     log.warn("could not raise the HTTP/2 flow-control window (grpc-js internals changed); file transfers will be slower");
   }

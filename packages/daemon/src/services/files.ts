@@ -1,7 +1,16 @@
 import { closeSync, constants, openSync, type Stats } from "node:fs";
 import { link, lstat, mkdir, open, readdir, readlink, rename, rm, rmdir, unlink } from "node:fs/promises";
 import { basename, join } from "node:path";
-import { AlreadyExistsError, InvalidArgumentError, NotFoundError, type RequestOutputOf, type ResponseOf, type wire } from "@pincer/shared";
+import {
+  AlreadyExistsError,
+  echo,
+  FailedPreconditionError,
+  InvalidArgumentError,
+  NotFoundError,
+  type RequestOutputOf,
+  type ResponseOf,
+  type wire,
+} from "@pincer/shared";
 import type { Logger } from "../logger.js";
 import type { Anchored } from "../security/jail.js";
 import { download, upload, type TransferLimits } from "./fileTransfer.js";
@@ -96,7 +105,7 @@ async function list(a: Anchored, req: RequestOutputOf<"Files", "List">): Promise
     if (!PINNED && !(await lstat(a.at)).isDirectory()) throw Object.assign(new Error("not a directory"), { code: "ENOTDIR" });
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    throw code === "ENOTDIR" || code === "ELOOP" ? InvalidArgumentError.forField("path", `${a.path} is not a directory`) : fsError(e, a.path);
+    throw code === "ENOTDIR" || code === "ELOOP" ? InvalidArgumentError.forField("path", `${echo(a.path)} is not a directory`) : fsError(e, a.path);
   }
   const entries: wire.FileInfo[] = [];
   // Breadth first, sorted by name within a directory, so a truncated listing is the shallow part.
@@ -141,14 +150,14 @@ async function makeDir(a: Anchored, req: RequestOutputOf<"Files", "MakeDir">): P
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === "EEXIST") {
       if (req.parents && (await lstat(a.at).catch(() => undefined))?.isDirectory()) return { created: false };
-      throw new AlreadyExistsError(`${a.path}: already exists; pass parents to accept an existing directory`);
+      throw new AlreadyExistsError(`${echo(a.path)}: already exists; pass parents to accept an existing directory`);
     }
     throw fsError(err, a.path);
   }
 }
 
 async function remove(a: Anchored, req: RequestOutputOf<"Files", "Remove">): Promise<ResponseOf<"Files", "Remove">> {
-  if (a.path === "/" || a.name === ".") throw InvalidArgumentError.forField("path", `refusing to remove ${a.path}`);
+  if (a.path === "/" || a.name === ".") throw InvalidArgumentError.forField("path", `refusing to remove ${echo(a.path)}`);
   const s = await lstat(a.at).catch((e: unknown) => e as NodeJS.ErrnoException);
   if (!("isDirectory" in s)) {
     if (s.code === "ENOENT" && req.missingOk) return { removed: false };
@@ -203,7 +212,7 @@ async function move(fromA: Anchored, toA: Anchored, overwrite: boolean): Promise
             () => false,
           )
         )
-          throw new AlreadyExistsError(`${to}: already exists; pass overwrite to replace it`);
+          throw new AlreadyExistsError(`${echo(toA.path)}: already exists; pass overwrite to replace it`);
         await rename(from, to);
       } else {
         await link(from, to);
@@ -211,11 +220,14 @@ async function move(fromA: Anchored, toA: Anchored, overwrite: boolean): Promise
       }
     }
   } catch (err) {
-    if (err instanceof AlreadyExistsError) throw new AlreadyExistsError(`${toA.path}: already exists; pass overwrite to replace it`);
+    if (err instanceof AlreadyExistsError) throw err;
     const code = (err as NodeJS.ErrnoException).code;
-    if (code === "EEXIST") throw new AlreadyExistsError(`${toA.path}: already exists; pass overwrite to replace it`);
-    if (code === "ENOENT") throw new NotFoundError(`${toA.path}: its directory does not exist`);
-    throw fsError(err, code === "EXDEV" ? `${fromA.path} → ${toA.path} (different file systems)` : toA.path);
+    if (code === "EEXIST") throw new AlreadyExistsError(`${echo(toA.path)}: already exists; pass overwrite to replace it`);
+    if (code === "ENOENT") throw new NotFoundError(`${echo(toA.path)}: its directory does not exist`);
+    if (code === "EXDEV") {
+      throw new FailedPreconditionError(`${echo(fromA.path)} → ${echo(toA.path)}: different file systems; download and upload the file instead`);
+    }
+    throw fsError(err, toA.path);
   }
   return fileInfo(toA.path, to);
 }

@@ -1,10 +1,11 @@
 import { randomUUID } from "node:crypto";
-import type * as grpc from "@grpc/grpc-js";
+import * as grpc from "@grpc/grpc-js";
 import {
   InvalidArgumentError,
   KeyNameError,
   methodKind,
   methodLabel,
+  PincerError,
   serviceDefinition,
   toWireError,
   type KindOf,
@@ -130,7 +131,7 @@ function unary<Req, Res>(method: string, log: Logger, handler: (req: Req, ctx: C
       .then(() => handler(decoded(method, call.request), ctx))
       .then(
         (res) => callback(null, res),
-        (err: unknown) => callback(wireError(method, log, err)),
+        (err: unknown) => callback(wireError(method, log, err, ctx.signal)),
       );
   };
 }
@@ -142,9 +143,10 @@ function clientStream<Req, Res>(
   handler: (call: grpc.ServerReadableStream<Req, Res>, ctx: CallContext) => Promise<Res>,
 ): grpc.handleClientStreamingCall<Req, Res> {
   return (call, callback) => {
-    handler(call, callContext(call)).then(
+    const ctx = callContext(call);
+    handler(call, ctx).then(
       (res) => callback(null, res),
-      (err: unknown) => callback(wireError(method, log, err)),
+      (err: unknown) => callback(wireError(method, log, err, ctx.signal)),
     );
   };
 }
@@ -164,15 +166,24 @@ function serverStream<Req, Res>(
         (err: unknown) => {
           // grpc-js ends a server stream with the status of an 'error' event; destroy() would end
           // it without sending any status, and the client would wait for its deadline.
-          if (!ctx.signal.aborted) call.emit("error", Object.assign(new Error(), wireError(method, log, err)));
+          const wire = wireError(method, log, err, ctx.signal);
+          if (!ctx.signal.aborted) call.emit("error", Object.assign(new Error(), wire));
         },
       );
   };
 }
 
-function callContext(call: { on(event: "cancelled", listener: () => void): unknown; getPeer(): string }): CallContext {
+/** Why a call was cancelled: the `reason` of its context's signal. */
+class CallCancelled extends Error {}
+
+function callContext(call: { on(event: "cancelled", listener: () => void): unknown; getPeer(): string; getDeadline(): grpc.Deadline }): CallContext {
   const controller = new AbortController();
-  call.on("cancelled", () => controller.abort(new Error("the client cancelled the call")));
+  call.on("cancelled", () => {
+    const deadline = call.getDeadline();
+    const at = deadline instanceof Date ? deadline.getTime() : deadline;
+    const why = Number.isFinite(at) && Date.now() >= at ? "the call's deadline passed" : "the client cancelled the call";
+    controller.abort(new CallCancelled(why));
+  });
   return { signal: controller.signal, peer: call.getPeer() };
 }
 
@@ -186,8 +197,15 @@ function keyNameError(err: KeyNameError): InvalidArgumentError {
 /**
  * The status a failed call ends with: code, message and, when the error names request fields, the
  * `grpc-status-details-bin` trailer with a google.rpc.BadRequest (grpc-js sends `metadata` as trailers).
+ * A call whose client went away (cancelled, or past its deadline) is logged as such, whatever its
+ * handler threw on the way out: nobody hears its status, and it is no fault of the daemon.
  */
-function wireError(method: string, log: Logger, err: unknown): { code: number; details: string; metadata?: grpc.Metadata } {
+function wireError(method: string, log: Logger, err: unknown, signal: AbortSignal): { code: number; details: string; metadata?: grpc.Metadata } {
+  if (signal.aborted) {
+    const reason = signal.reason instanceof Error ? signal.reason.message : String(signal.reason);
+    log.info("call cancelled", { method, reason, ...(err instanceof PincerError ? {} : { error: err instanceof Error ? err.message : String(err) }) });
+    return { code: grpc.status.CANCELLED, details: reason };
+  }
   const mapped = err instanceof KeyNameError ? keyNameError(err) : err;
   const incident = randomUUID().slice(0, 8);
   const wire = toWireError(mapped, incident);

@@ -1,4 +1,4 @@
-import { InvalidArgumentError, ResourceExhaustedError, type wire } from "@pincer/shared";
+import { InvalidArgumentError, quoted, ResourceExhaustedError, type wire } from "@pincer/shared";
 import type { Desktop } from "../drivers/desktop.js";
 import { capture, type CaptureMethod, type ImageFormatName } from "../drivers/screen.js";
 import { type Region, settleScreen } from "../drivers/settle.js";
@@ -37,7 +37,7 @@ export function screenService(desktop: Desktop, log: Logger, captureMethod: Capt
   return defineService("Screen", log, {
     Screenshot: async (req: wire.ScreenshotRequest__Output) => {
       const format = FORMATS[req.format];
-      if (!format) throw InvalidArgumentError.forField("format", `unknown image format ${JSON.stringify(req.format)}; use PNG, JPEG, WEBP or RAW_RGB`);
+      if (!format) throw InvalidArgumentError.forField("format", `unknown image format ${quoted(String(req.format))}; use PNG, JPEG, WEBP or RAW_RGB`);
       const quality = req.quality === 0 ? 80 : intInRange(req.quality, "quality", 1, 100);
       const pngLevel = req.pngCompressionLevel == null ? 1 : intInRange(req.pngCompressionLevel, "png_compression_level", 0, 9);
       const maxWidth = intInRange(req.maxWidth, "max_width", 0, 16384);
