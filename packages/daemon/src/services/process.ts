@@ -285,10 +285,8 @@ async function waitForWindow(
     }
     if (Date.now() > deadline || signal.aborted) {
       table.stop(pid);
-      throw new TimeoutError(
-        `no window ${req.waitForTitle ? `titled ${quoted(req.waitForTitle)}` : `of class ${quoted(req.waitForClass)}`} appeared within ${waitMs} ms; the program was ` +
-          `stopped`,
-      );
+      const window = req.waitForTitle ? `titled ${quoted(req.waitForTitle)}` : `of class ${quoted(req.waitForClass)}`;
+      throw new TimeoutError(`no window ${window} appeared within ${waitMs} ms; the program was stopped`);
     }
     await new Promise((r) => setTimeout(r, 100));
   }
