@@ -36,6 +36,11 @@ function parseCount(value: string): number {
 
 const bytes = (flag: string) => cli((v) => parseBytes(v, flag));
 
+/** On SIGTERM, running calls get this long to end before they are cancelled, in ms. */
+const STOP_GRACE_MS = 250;
+/** On SIGTERM, the process exits within this long whatever is still stopping, in ms. */
+const STOP_DEADLINE_MS = 800;
+
 const program = new Command("pincer-daemon")
   .description("Exposes this machine's mouse, keyboard, screen, files and processes to Pincer controllers over gRPC.")
   .version(PINCER_VERSION)
@@ -289,7 +294,13 @@ try {
     if (stopping) return;
     stopping = true;
     log.info("stopping", { signal });
-    daemon.close().then(
+    // Whatever is still stopping by then (an X server slow to exit, a loaded machine), the process
+    // goes: its exit handlers kill its own Xvfb and buses, and its spawner kills the commands.
+    setTimeout(() => {
+      log.warn(`not stopped cleanly within ${STOP_DEADLINE_MS} ms; exiting now`);
+      process.exit(code);
+    }, STOP_DEADLINE_MS);
+    daemon.close(STOP_GRACE_MS).then(
       () => process.exit(code),
       () => process.exit(1),
     );

@@ -15,6 +15,7 @@ import type { Logger } from "../logger.js";
 import type { Anchored } from "../security/jail.js";
 import { download, upload, type TransferLimits } from "./fileTransfer.js";
 import { fsError, withPath } from "./paths.js";
+import { LONG_CALL_LIMITS } from "./limits.js";
 import { defineService, type DefinedService } from "./rpc.js";
 
 /** Opens a directory without following a symlink in its place; the descriptor pins it. */
@@ -53,18 +54,23 @@ async function fileInfo(path: string, at: string = path, s?: Stats): Promise<wir
 
 export function filesService(log: Logger, limits: TransferLimits = {}): DefinedService<"Files"> {
   const { jail } = limits;
-  return defineService("Files", log, {
-    Upload: (call, ctx) => upload(call, ctx.signal, limits),
-    Download: (call, ctx) => download(call, ctx.signal, limits),
-    Stat: (req) => withPath(req.path, jail, {}, (a) => fileInfo(a.path, a.at)),
-    List: (req) => withPath(req.path, jail, { followLast: true }, (a) => list(a, req)),
-    MakeDir: (req) => withPath(req.path, jail, { createParents: req.parents }, (a) => makeDir(a, req)),
-    Remove: (req) => withPath(req.path, jail, {}, (a) => remove(a, req)),
-    Move: (req) =>
-      withPath(req.source, jail, { field: "source" }, (from) =>
-        withPath(req.destination, jail, { field: "destination" }, (to) => move(from, to, req.overwrite)),
-      ),
-  });
+  return defineService(
+    "Files",
+    log,
+    {
+      Upload: (call, ctx) => upload(call, ctx.signal, limits),
+      Download: (call, ctx) => download(call, ctx.signal, limits),
+      Stat: (req) => withPath(req.path, jail, {}, (a) => fileInfo(a.path, a.at)),
+      List: (req, ctx) => withPath(req.path, jail, { followLast: true }, (a) => list(a, req, ctx.signal)),
+      MakeDir: (req) => withPath(req.path, jail, { createParents: req.parents }, (a) => makeDir(a, req)),
+      Remove: (req) => withPath(req.path, jail, {}, (a) => remove(a, req)),
+      Move: (req) =>
+        withPath(req.source, jail, { field: "source" }, (from) =>
+          withPath(req.destination, jail, { field: "destination" }, (to) => move(from, to, req.overwrite)),
+        ),
+    },
+    { concurrency: { List: LONG_CALL_LIMITS["Files/List"] } },
+  );
 }
 
 /** Directories are read through descriptors where /proc/self/fd exists (Linux). */
@@ -96,7 +102,7 @@ function openBelow(top: number, rel: string[]): number | undefined {
  * directory is reached from the listed one through descriptors opened without following
  * symlinks, so a directory swapped for a symlink while the listing runs is skipped, not followed.
  */
-async function list(a: Anchored, req: RequestOutputOf<"Files", "List">): Promise<ResponseOf<"Files", "List">> {
+async function list(a: Anchored, req: RequestOutputOf<"Files", "List">, signal: AbortSignal): Promise<ResponseOf<"Files", "List">> {
   const limit = req.limit === 0 ? 10_000 : Math.min(req.limit, MAX_LIST_ENTRIES);
   const maxDepth = req.recursive ? (req.maxDepth === 0 ? Infinity : req.maxDepth) : 1;
   let top: number | undefined;
@@ -121,6 +127,7 @@ async function list(a: Anchored, req: RequestOutputOf<"Files", "List">): Promise
         try {
           const names = (await readdir(at).catch((e: unknown) => Promise.reject(fsError(e, dirPath)))).sort();
           for (const name of names) {
+            signal.throwIfAborted();
             if (entries.length >= limit) return { entries, truncated: true };
             const st = await lstat(`${at}/${name}`).catch(() => undefined);
             if (!st) continue; // removed while listing
