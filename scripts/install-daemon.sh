@@ -146,6 +146,9 @@ WorkingDirectory=-~
 ExecStart=$node_bin --single-threaded-gc $main_js --config $config_file
 Restart=on-failure
 RestartSec=5
+# Descriptors for connections, files, commands' pipes, the X connection and the buses; the daemon
+# gives at most half of them to connections that have not authenticated (--max-unauthenticated-connections).
+LimitNOFILE=65536
 # No systemd sandboxing (PrivateTmp, ProtectHome...): the daemon reads and writes files and runs
 # programs for its clients by design, and PrivateTmp would hide the X socket in /tmp/.X11-unix.
 # Confine it with fileRoot, noExec or execAllow in $config_file instead.

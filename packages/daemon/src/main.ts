@@ -110,6 +110,27 @@ const program = new Command("pincer-daemon")
       .argParser(bytes("--max-message-bytes"))
       .default(8 * 1024 * 1024, "8M"),
   )
+  .addOption(
+    new Option(
+      "--handshake-timeout-ms <ms>",
+      "close a connection that has no call let in (past the token, when there is one) within this long: TLS, HTTP/2 set-up and the call's headers",
+    )
+      .env("PINCER_HANDSHAKE_TIMEOUT_MS")
+      .argParser(cli(parseCount))
+      .default(10_000),
+  )
+  .addOption(
+    new Option("--max-unauthenticated-connections <n>", "most connections open at once with no call let in yet; the oldest is closed for a new one")
+      .env("PINCER_MAX_UNAUTHENTICATED_CONNECTIONS")
+      .argParser(cli(parseCount))
+      .default(128, "128, at most half the open-files limit"),
+  )
+  .addOption(
+    new Option("--idle-timeout-ms <ms>", "close a connection with no call for this long (clients reconnect when they need to)")
+      .env("PINCER_IDLE_TIMEOUT_MS")
+      .argParser(cli(parseCount))
+      .default(300_000),
+  )
   .addOption(new Option("--audit-file <file>", "append the audit log (one JSON line per call) to this file instead of stderr").env("PINCER_AUDIT_FILE"))
   .addOption(
     new Option("--audit-debug", "also log each call's first request message (may hold typed text, paths, commands, file bytes)").env("PINCER_AUDIT_DEBUG"),
@@ -162,6 +183,9 @@ type Opts = {
   maxProcesses: number;
   maxOutputBytes: number;
   maxMessageBytes: number;
+  handshakeTimeoutMs: number;
+  maxUnauthenticatedConnections: number;
+  idleTimeoutMs: number;
   auditFile?: string;
   auditDebug?: boolean;
   quiet?: boolean;
@@ -240,6 +264,7 @@ function daemonOptions(o: Opts, log: ReturnType<typeof createLogger>): DaemonOpt
       healthWithoutToken: !o.healthAuth,
       tls: loadTlsFiles({ cert: o.tlsCert, key: o.tlsKey, clientCa: o.tlsClientCa }),
       insecure: !!o.insecure,
+      connections: { handshakeTimeoutMs: o.handshakeTimeoutMs, maxUnauthenticated: o.maxUnauthenticatedConnections, idleTimeoutMs: o.idleTimeoutMs },
     },
     policy: {
       fileRoot: o.fileRoot,

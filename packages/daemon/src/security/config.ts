@@ -70,6 +70,9 @@ const CONFIG_KEYS: Record<string, { kind: Kind; attr?: string; invert?: boolean 
   maxProcesses: { kind: "int" },
   maxOutputBytes: { kind: "bytes" },
   maxMessageBytes: { kind: "bytes" },
+  handshakeTimeoutMs: { kind: "int" },
+  maxUnauthenticatedConnections: { kind: "int" },
+  idleTimeoutMs: { kind: "int" },
   auditFile: { kind: "path" },
   auditDebug: { kind: "boolean" },
 };
