@@ -88,6 +88,12 @@ const program = new Command("pincer-daemon")
   )
   .addOption(new Option("--no-exec", "refuse every Process call (run, start, launch, signal, list)").env("PINCER_NO_EXEC"))
   .addOption(
+    new Option(
+      "--allow-node-spawner",
+      "start even without the native spawner (no C compiler at install): processes that call setsid or daemon(3) then outlive every stop",
+    ).env("PINCER_ALLOW_NODE_SPAWNER"),
+  )
+  .addOption(
     new Option("--exec-allow <programs>", "run only these programs: comma-separated names (found on PATH) or absolute paths; shell command lines need sh")
       .env("PINCER_EXEC_ALLOW")
       .argParser(splitList),
@@ -179,6 +185,7 @@ type Opts = {
   fileRoot?: string;
   exec: boolean;
   execAllow?: string[];
+  allowNodeSpawner?: boolean;
   maxUploadBytes?: number;
   maxProcesses: number;
   maxOutputBytes: number;
@@ -198,6 +205,7 @@ const BOOLEAN_ENV: Record<string, string> = {
   insecure: "PINCER_INSECURE",
   exec: "PINCER_NO_EXEC",
   auditDebug: "PINCER_AUDIT_DEBUG",
+  allowNodeSpawner: "PINCER_ALLOW_NODE_SPAWNER",
   quiet: "PINCER_QUIET",
 };
 
@@ -269,6 +277,7 @@ function daemonOptions(o: Opts, log: ReturnType<typeof createLogger>): DaemonOpt
     policy: {
       fileRoot: o.fileRoot,
       exec,
+      allowNodeSpawner: !!o.allowNodeSpawner,
       limits: {
         maxUploadBytes: o.maxUploadBytes ?? Infinity,
         maxProcesses: o.maxProcesses,

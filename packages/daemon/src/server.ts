@@ -16,6 +16,7 @@ import { MAX_OUTPUT_BYTES, processService } from "./services/process.js";
 import { ProcessTable } from "./drivers/processes.js";
 import { raiseConnectionWindow, raiseStreamWindow } from "./flowControl.js";
 import { startOwnXServer, type OwnXServer } from "./drivers/xvfb.js";
+import { checkedSpawner } from "./drivers/spawner.js";
 import { type AccessibilityBuses, accessibilityBusPrograms, applyBusEnvironment, startAccessibilityBuses } from "./drivers/accessibilityBus.js";
 import { auditInterceptor, type AuditSink } from "./security/audit.js";
 import { fileRoot } from "./security/jail.js";
@@ -75,6 +76,11 @@ export interface PolicyOptions {
   fileRoot?: string;
   /** @default "all" */
   exec?: ExecMode;
+  /**
+   * Start commands through the Node spawner when the native one was not built (or PINCER_SPAWNER=node),
+   * accepting that processes which leave their process group outlive every stop. @default false (refuse to start)
+   */
+  allowNodeSpawner?: boolean;
   limits?: Partial<Limits>;
 }
 
@@ -121,6 +127,7 @@ export async function startDaemon(opts: DaemonOptions = {}): Promise<Daemon> {
   const fileRoot = opts.policy?.fileRoot ? realFileRoot(opts.policy.fileRoot) : undefined;
   const exec = opts.policy?.exec ?? "all";
   const allowlist = typeof exec === "object" ? new ExecAllowlist(exec.allow) : undefined;
+  if (exec !== "none") checkedSpawner(!!opts.policy?.allowNodeSpawner, (w) => warnings.push(w));
   if (limits.maxOutputBytes > MAX_OUTPUT_BYTES || limits.maxOutputBytes < 1) {
     throw new Error(`--max-output-bytes: must be in 1..${MAX_OUTPUT_BYTES} (a Run reply carries stdout and stderr in one message)`);
   }

@@ -66,6 +66,7 @@ const CONFIG_KEYS: Record<string, { kind: Kind; attr?: string; invert?: boolean 
   fileRoot: { kind: "path" },
   noExec: { kind: "boolean", attr: "exec", invert: true },
   execAllow: { kind: "list" },
+  allowNodeSpawner: { kind: "boolean" },
   maxUploadBytes: { kind: "bytes" },
   maxProcesses: { kind: "int" },
   maxOutputBytes: { kind: "bytes" },
