@@ -26,12 +26,16 @@ export function capText(text: string, maxBytes: number): string {
   return `${cut}… (${size} bytes)`;
 }
 
-/** Request text as a message repeats it: whole up to {@link MAX_ECHO_BYTES}, else its start and its size. */
-export function echo(text: string): string {
-  return capText(text, MAX_ECHO_BYTES);
+/**
+ * Request text as a message repeats it: whole up to {@link MAX_ECHO_BYTES}, else its start and its
+ * size. Anything else is made a string first: an enum value the contract does not know arrives as
+ * a number.
+ */
+export function echo(text: unknown): string {
+  return capText(String(text), MAX_ECHO_BYTES);
 }
 
 /** {@link echo} in double quotes, with control characters escaped (JSON string syntax). */
-export function quoted(text: string): string {
+export function quoted(text: unknown): string {
   return JSON.stringify(echo(text));
 }

@@ -100,6 +100,8 @@ describe("request text in messages is bounded", () => {
     // Control characters come out escaped, after the cut (128 "x\n" pairs are the 256 bytes kept).
     expect(quoted("x\n".repeat(200))).toBe(`"${"x\\n".repeat(128)}… (400 bytes)"`);
     expect(capText("😀".repeat(10), 9)).toBe("😀😀… (40 bytes)");
+    // An enum value the contract does not know arrives as a number.
+    expect(quoted(42)).toBe('"42"');
   });
 
   test("a status message and its field violations stay small whatever the error says", () => {

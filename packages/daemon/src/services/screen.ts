@@ -41,7 +41,7 @@ export function screenService(desktop: Desktop, log: Logger, captureMethod: Capt
     {
       Screenshot: async (req: wire.ScreenshotRequest__Output) => {
         const format = FORMATS[req.format];
-        if (!format) throw InvalidArgumentError.forField("format", `unknown image format ${quoted(String(req.format))}; use PNG, JPEG, WEBP or RAW_RGB`);
+        if (!format) throw InvalidArgumentError.forField("format", `unknown image format ${quoted(req.format)}; use PNG, JPEG, WEBP or RAW_RGB`);
         const quality = req.quality === 0 ? 80 : intInRange(req.quality, "quality", 1, 100);
         const pngLevel = req.pngCompressionLevel == null ? 1 : intInRange(req.pngCompressionLevel, "png_compression_level", 0, 9);
         const maxWidth = intInRange(req.maxWidth, "max_width", 0, 16384);
