@@ -146,7 +146,8 @@ export function limited<Arg, Res>(
   const line: Array<() => void> = [];
   const room = limit.waiting ?? 0;
   return async (arg, ctx) => {
-    if (running >= limit.running) {
+    if (running < limit.running) running++;
+    else {
       if (line.length >= room) {
         const waiting = room > 0 ? ` and ${room} waiting` : "";
         throw new ResourceExhaustedError(`${method}: ${limit.running} calls running${waiting}, the most this daemon takes at once; retry when one has ended`);
@@ -164,13 +165,14 @@ export function limited<Arg, Res>(
         line.push(turn);
         ctx.signal.addEventListener("abort", leave, { once: true });
       });
+      // The call that ended handed its place over: `running` did not change.
     }
-    running++;
     try {
       return await handler(arg, ctx);
     } finally {
-      running--;
-      line.shift()?.();
+      const next = line.shift();
+      if (next) next();
+      else running--;
     }
   };
 }
