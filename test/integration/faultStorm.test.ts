@@ -51,7 +51,7 @@ function checkHealth(): Promise<number> {
       (b: Buffer) => b,
       (b: Buffer) => b,
       Buffer.alloc(0),
-      { deadline: Date.now() + 2_000 },
+      { deadline: Date.now() + 3_000 },
       (err) => (err ? reject(err) : resolve(performance.now() - t0)),
     ),
   );
