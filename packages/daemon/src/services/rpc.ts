@@ -243,6 +243,9 @@ function serverStream<Req, Res>(
   };
 }
 
+/** How far before this end's deadline a client's cancel still counts as its deadline passing, in ms. */
+const DEADLINE_SLACK_MS = 100;
+
 /** Why a call was cancelled: the `reason` of its context's signal. */
 class CallCancelled extends Error {}
 
@@ -253,7 +256,9 @@ function callContext(call: ServerCall): CallContext {
   const cancel = () => {
     const deadline = call.getDeadline();
     const at = deadline instanceof Date ? deadline.getTime() : deadline;
-    const why = Number.isFinite(at) && Date.now() >= at ? "the call's deadline passed" : "the client cancelled the call";
+    // A client cancels its call when its deadline passes, a moment before this end's copy of it
+    // (taken when the request arrived) does: that is a deadline too.
+    const why = Number.isFinite(at) && Date.now() >= at - DEADLINE_SLACK_MS ? "the call's deadline passed" : "the client cancelled the call";
     controller.abort(new CallCancelled(why));
   };
   call.on("cancelled", cancel);
