@@ -37,9 +37,9 @@ function parseCount(value: string): number {
 const bytes = (flag: string) => cli((v) => parseBytes(v, flag));
 
 /** On SIGTERM, running calls get this long to end before they are cancelled, in ms. */
-const STOP_GRACE_MS = 250;
+const STOP_GRACE_MS = 150;
 /** On SIGTERM, the process exits within this long whatever is still stopping, in ms. */
-const STOP_DEADLINE_MS = 800;
+const STOP_DEADLINE_MS = 600;
 
 const program = new Command("pincer-daemon")
   .description("Exposes this machine's mouse, keyboard, screen, files and processes to Pincer controllers over gRPC.")
