@@ -146,6 +146,9 @@ WorkingDirectory=-~
 ExecStart=$node_bin --single-threaded-gc $main_js --config $config_file
 Restart=on-failure
 RestartSec=5
+# Descriptors for connections, files, commands' pipes, the X connection and the buses; the daemon
+# gives at most half of them to connections that have not authenticated (--max-unauthenticated-connections).
+LimitNOFILE=65536
 # No systemd sandboxing (PrivateTmp, ProtectHome...): the daemon reads and writes files and runs
 # programs for its clients by design, and PrivateTmp would hide the X socket in /tmp/.X11-unix.
 # Confine it with fileRoot, noExec or execAllow in $config_file instead.
@@ -185,7 +188,7 @@ cp -r "$repo/packages/shared/package.json" "$repo/packages/shared/dist" "$stage/
 cp -r "$repo/proto" "$stage/shared/proto" # the packaged layout: proto/ beside dist/
 cp -r "$repo/packages/daemon/package.json" "$repo/packages/daemon/dist" "$stage/daemon/"
 # The native spawner is compiled on the machine by the package's install script (needs cc; without
-# one the daemon starts commands through its Node spawner).
+# it the daemon refuses to start: its Node spawner cannot stop processes that call setsid).
 mkdir -p "$stage/daemon/native"
 cp "$repo/packages/daemon/native/spawner.c" "$repo/packages/daemon/native/build.mjs" "$stage/daemon/native/"
 (cd "$stage/packs" && npm pack --silent "$stage/shared" "$stage/daemon" >/dev/null)
@@ -195,6 +198,8 @@ mkdir -p "$prefix"
 [ -f "$prefix/package.json" ] || echo '{ "name": "pincer-daemon-install", "private": true }' >"$prefix/package.json"
 npm install --omit=dev --no-audit --no-fund --prefer-offline --loglevel=error --prefix "$prefix" "$stage"/packs/*.tgz
 [ -f "$main_js" ] || die "npm install did not produce $main_js"
+[ -x "$prefix/node_modules/@pincer/daemon/native/build/pincer-spawner" ] ||
+  die "the daemon's native spawner was not built (no C compiler?); install one (Debian: apt-get install gcc) and run this again"
 # Packages copied as root keep the invoking user's umask; make sure the service user can read them.
 chmod -R a+rX "$prefix"
 

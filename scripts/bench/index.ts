@@ -59,7 +59,7 @@ try {
     console.log(`${(await settleFigures(daemon.env)).join("\n")}\n`);
   }
   if (suites.has("process")) {
-    console.log(`## Processes\n\ncommands start through the ${chooseSpawner()} spawner (PINCER_SPAWNER=node|native to compare)\n`);
+    console.log(`## Processes\n\ncommands start through the ${chooseSpawner()} spawner (PINCER_SPAWNER=native, or =node with PINCER_ALLOW_NODE_SPAWNER=1)\n`);
     printTable(await processRows(daemon.env, ssh));
     console.log("For scale (earlier, not this run): a peer's HTTP /execute took 4.2–4.9 ms.\n");
   }

@@ -63,6 +63,16 @@ describe("pincer-daemon CLI", () => {
   test("--help documents the options", async () => {
     const result = await daemonCli(["--help"]);
     expect(result.code).toBe(0);
-    for (const flag of ["--host", "--port", "--display"]) expect(result.stdout).toContain(flag);
+    for (const flag of [
+      "--host",
+      "--port",
+      "--display",
+      "--handshake-timeout-ms",
+      "--max-unauthenticated-connections",
+      "--idle-timeout-ms",
+      "--allow-node-spawner",
+    ]) {
+      expect(result.stdout).toContain(flag);
+    }
   });
 });

@@ -69,6 +69,7 @@ describe("install-daemon.sh --dry-run", () => {
       "Environment=DISPLAY=:3",
       "Environment=XAUTHORITY=/nonexistent/.Xauthority",
       "Restart=on-failure",
+      "LimitNOFILE=65536",
       `ExecStart=${process.execPath} --single-threaded-gc ${dirs.prefix}/node_modules/@pincer/daemon/dist/main.js --config ${dirs.configDir}/daemon.json`,
       "WantedBy=graphical.target",
     ]) {

@@ -7,7 +7,8 @@ import { spawnDaemon, type RunningDaemon } from "../fixtures/daemon.js";
 import { gone } from "../fixtures/processes.js";
 
 // Every case runs against both ways of starting commands: the native pincer-spawner (built by
-// `npm ci`; the daemon's default) and the Node spawner it falls back to without a C compiler.
+// `npm ci`; the daemon's default) and the Node spawner, which the daemon uses without a C
+// compiler only when told to (--allow-node-spawner; see processEscapes.test.ts).
 describe.each(["native", "node"] as const)("with the %s spawner", (spawner) => {
   let daemon: RunningDaemon;
   let dir: string;
@@ -25,7 +26,7 @@ describe.each(["native", "node"] as const)("with the %s spawner", (spawner) => {
   }
 
   beforeAll(async () => {
-    daemon = await spawnDaemon({ env: { PINCER_SPAWNER: spawner } });
+    daemon = await spawnDaemon({ env: { PINCER_SPAWNER: spawner, PINCER_ALLOW_NODE_SPAWNER: "1" } });
     dir = mkdtempSync(join(tmpdir(), "pincer-proc-"));
   });
 
@@ -169,7 +170,7 @@ describe.each(["native", "node"] as const)("with the %s spawner", (spawner) => {
     });
 
     test("stopping the daemon stops what it started", async () => {
-      const other = await spawnDaemon({ env: { PINCER_SPAWNER: spawner } });
+      const other = await spawnDaemon({ env: { PINCER_SPAWNER: spawner, PINCER_ALLOW_NODE_SPAWNER: "1" } });
       const pidFile = join(dir, "orphan.pid");
       const handle = other.env.process.start(`sleep 300 & echo $! > ${pidFile}; wait`);
       const it = handle[Symbol.asyncIterator]();
@@ -181,7 +182,7 @@ describe.each(["native", "node"] as const)("with the %s spawner", (spawner) => {
     });
 
     test("a daemon killed with SIGKILL leaves nothing running: its spawner stops what it started", async () => {
-      const doomed = await spawnDaemon({ env: { PINCER_SPAWNER: spawner } });
+      const doomed = await spawnDaemon({ env: { PINCER_SPAWNER: spawner, PINCER_ALLOW_NODE_SPAWNER: "1" } });
       const handle = doomed.env.process.start(["sleep", "300"]);
       const it = handle[Symbol.asyncIterator]();
       const first = (await it.next()).value as { pid: number };

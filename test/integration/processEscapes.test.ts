@@ -119,3 +119,31 @@ test("processes a command leaves running on a normal exit keep running until the
     await own.close();
   }
 });
+
+test("without the native spawner, which alone can follow them, the daemon refuses to start unless told to", async () => {
+  // PINCER_SPAWNER=node stands for a machine where the native spawner could not be built.
+  const refused = await spawnDaemon({ env: { PINCER_SPAWNER: "node" } }).then(
+    async (d) => {
+      await d.close();
+      return "started";
+    },
+    (err: unknown) => (err as Error).message,
+  );
+  expect(refused).toMatch(/exited with 1 before listening/);
+  expect(refused).toContain("the Node spawner cannot stop processes that leave their command's process group (setsid");
+  expect(refused).toContain("apt-get install gcc");
+  expect(refused).toContain("--allow-node-spawner");
+
+  // Told to, it starts and says what it gives up, in its log and to every client.
+  const allowed = await spawnDaemon({ args: ["--allow-node-spawner"], env: { PINCER_SPAWNER: "node" } });
+  try {
+    const info = await allowed.env.system.info();
+    expect(info.warnings.join("\n")).toContain("they outlive the command's timeout, its cancel and the daemon's stop");
+    expect(allowed.log()).toContain("commands start through the Node spawner");
+  } finally {
+    await allowed.close();
+  }
+  // A daemon that runs no commands needs no spawner.
+  const noExec = await spawnDaemon({ args: ["--no-exec"], env: { PINCER_SPAWNER: "node" } });
+  await noExec.close();
+});

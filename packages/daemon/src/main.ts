@@ -36,6 +36,11 @@ function parseCount(value: string): number {
 
 const bytes = (flag: string) => cli((v) => parseBytes(v, flag));
 
+/** On SIGTERM, running calls get this long to end before they are cancelled, in ms. */
+const STOP_GRACE_MS = 150;
+/** On SIGTERM, the process exits within this long whatever is still stopping, in ms. */
+const STOP_DEADLINE_MS = 600;
+
 const program = new Command("pincer-daemon")
   .description("Exposes this machine's mouse, keyboard, screen, files and processes to Pincer controllers over gRPC.")
   .version(PINCER_VERSION)
@@ -86,6 +91,12 @@ const program = new Command("pincer-daemon")
   )
   .addOption(new Option("--no-exec", "refuse every Process call (run, start, launch, signal, list)").env("PINCER_NO_EXEC"))
   .addOption(
+    new Option(
+      "--allow-node-spawner",
+      "start even without the native spawner (no C compiler at install): processes that call setsid or daemon(3) then outlive every stop",
+    ).env("PINCER_ALLOW_NODE_SPAWNER"),
+  )
+  .addOption(
     new Option("--exec-allow <programs>", "run only these programs: comma-separated names (found on PATH) or absolute paths; shell command lines need sh")
       .env("PINCER_EXEC_ALLOW")
       .argParser(splitList),
@@ -107,6 +118,27 @@ const program = new Command("pincer-daemon")
       .env("PINCER_MAX_MESSAGE_BYTES")
       .argParser(bytes("--max-message-bytes"))
       .default(8 * 1024 * 1024, "8M"),
+  )
+  .addOption(
+    new Option(
+      "--handshake-timeout-ms <ms>",
+      "close a connection that has no call let in (past the token, when there is one) within this long: TLS, HTTP/2 set-up and the call's headers",
+    )
+      .env("PINCER_HANDSHAKE_TIMEOUT_MS")
+      .argParser(cli(parseCount))
+      .default(10_000),
+  )
+  .addOption(
+    new Option("--max-unauthenticated-connections <n>", "most connections open at once with no call let in yet; the oldest is closed for a new one")
+      .env("PINCER_MAX_UNAUTHENTICATED_CONNECTIONS")
+      .argParser(cli(parseCount))
+      .default(128, "128, at most half the open-files limit"),
+  )
+  .addOption(
+    new Option("--idle-timeout-ms <ms>", "close a connection with no call for this long (clients reconnect when they need to)")
+      .env("PINCER_IDLE_TIMEOUT_MS")
+      .argParser(cli(parseCount))
+      .default(300_000),
   )
   .addOption(new Option("--audit-file <file>", "append the audit log (one JSON line per call) to this file instead of stderr").env("PINCER_AUDIT_FILE"))
   .addOption(
@@ -157,10 +189,14 @@ type Opts = {
   fileRoot?: string;
   exec: boolean;
   execAllow?: string[];
+  allowNodeSpawner?: boolean;
   maxUploadBytes?: number;
   maxProcesses: number;
   maxOutputBytes: number;
   maxMessageBytes: number;
+  handshakeTimeoutMs: number;
+  maxUnauthenticatedConnections: number;
+  idleTimeoutMs: number;
   auditFile?: string;
   auditDebug?: boolean;
   quiet?: boolean;
@@ -173,6 +209,7 @@ const BOOLEAN_ENV: Record<string, string> = {
   insecure: "PINCER_INSECURE",
   exec: "PINCER_NO_EXEC",
   auditDebug: "PINCER_AUDIT_DEBUG",
+  allowNodeSpawner: "PINCER_ALLOW_NODE_SPAWNER",
   quiet: "PINCER_QUIET",
 };
 
@@ -240,10 +277,12 @@ function daemonOptions(o: Opts, log: ReturnType<typeof createLogger>): DaemonOpt
       healthWithoutToken: !o.healthAuth,
       tls: loadTlsFiles({ cert: o.tlsCert, key: o.tlsKey, clientCa: o.tlsClientCa }),
       insecure: !!o.insecure,
+      connections: { handshakeTimeoutMs: o.handshakeTimeoutMs, maxUnauthenticated: o.maxUnauthenticatedConnections, idleTimeoutMs: o.idleTimeoutMs },
     },
     policy: {
       fileRoot: o.fileRoot,
       exec,
+      allowNodeSpawner: !!o.allowNodeSpawner,
       limits: {
         maxUploadBytes: o.maxUploadBytes ?? Infinity,
         maxProcesses: o.maxProcesses,
@@ -294,7 +333,13 @@ try {
     if (stopping) return;
     stopping = true;
     log.info("stopping", { signal });
-    daemon.close().then(
+    // Whatever is still stopping by then (an X server slow to exit, a loaded machine), the process
+    // goes: its exit handlers kill its own Xvfb and buses, and its spawner kills the commands.
+    setTimeout(() => {
+      log.warn(`not stopped cleanly within ${STOP_DEADLINE_MS} ms; exiting now`);
+      process.exit(code);
+    }, STOP_DEADLINE_MS);
+    daemon.close(STOP_GRACE_MS).then(
       () => process.exit(code),
       () => process.exit(1),
     );

@@ -16,11 +16,14 @@ import { MAX_OUTPUT_BYTES, processService } from "./services/process.js";
 import { ProcessTable } from "./drivers/processes.js";
 import { raiseConnectionWindow, raiseStreamWindow } from "./flowControl.js";
 import { startOwnXServer, type OwnXServer } from "./drivers/xvfb.js";
+import { checkedSpawner } from "./drivers/spawner.js";
 import { type AccessibilityBuses, accessibilityBusPrograms, applyBusEnvironment, startAccessibilityBuses } from "./drivers/accessibilityBus.js";
 import { auditInterceptor, type AuditSink } from "./security/audit.js";
 import { fileRoot } from "./security/jail.js";
-import { authInterceptor, denyInterceptor, keepDuplicateAuthorization } from "./security/auth.js";
+import { authInterceptor, denyInterceptor, HEALTH_PREFIX, keepDuplicateAuthorization } from "./security/auth.js";
 import { exposureWarnings } from "./security/config.js";
+import { ConnectionGuard, type ConnectionLimits, type ConnectionSettings, connectionSettings } from "./security/connections.js";
+import { capEchoedHeaders } from "./security/headers.js";
 import { DEFAULT_LIMITS, ExecAllowlist, realFileRoot, type ExecMode, type Limits } from "./security/policy.js";
 import { serverCredentials, type TlsOptions } from "./security/tls.js";
 
@@ -66,6 +69,11 @@ export interface SecurityOptions {
   tls?: TlsOptions;
   /** Allow listening on a non-loopback interface with no token and no mutual TLS. @default false */
   insecure?: boolean;
+  /** Bounds on connections that have not had a call let in (see {@link ConnectionGuard}). */
+  connections?: Partial<ConnectionLimits> & {
+    /** A connection with no call for this long is closed (an HTTP/2 GOAWAY; clients reconnect when they need to). @default 300_000 */
+    idleTimeoutMs?: number;
+  };
 }
 
 export interface PolicyOptions {
@@ -73,6 +81,11 @@ export interface PolicyOptions {
   fileRoot?: string;
   /** @default "all" */
   exec?: ExecMode;
+  /**
+   * Start commands through the Node spawner when the native one was not built (or PINCER_SPAWNER=node),
+   * accepting that processes which leave their process group outlive every stop. @default false (refuse to start)
+   */
+  allowNodeSpawner?: boolean;
   limits?: Partial<Limits>;
 }
 
@@ -87,6 +100,7 @@ export interface SecuritySummary {
   fileRoot: string | null;
   exec: "all" | "none" | { allow: string[] };
   limits: { maxUploadBytes: number | null; maxProcesses: number; maxOutputBytes: number; maxMessageBytes: number };
+  connections: ConnectionSettings;
   warnings: string[];
 }
 
@@ -114,9 +128,11 @@ export async function startDaemon(opts: DaemonOptions = {}): Promise<Daemon> {
   const mtls = sec.tls?.clientCa !== undefined;
   // Everything that can refuse the configuration runs before anything starts.
   const warnings = exposureWarnings({ host, token: !!sec.token, tls: !!sec.tls, mtls, insecure: !!sec.insecure });
+  const connections = connectionSettings(sec.connections ?? {}, (w) => log.warn(w));
   const fileRoot = opts.policy?.fileRoot ? realFileRoot(opts.policy.fileRoot) : undefined;
   const exec = opts.policy?.exec ?? "all";
   const allowlist = typeof exec === "object" ? new ExecAllowlist(exec.allow) : undefined;
+  if (exec !== "none") checkedSpawner(!!opts.policy?.allowNodeSpawner, (w) => warnings.push(w));
   if (limits.maxOutputBytes > MAX_OUTPUT_BYTES || limits.maxOutputBytes < 1) {
     throw new Error(`--max-output-bytes: must be in 1..${MAX_OUTPUT_BYTES} (a Run reply carries stdout and stderr in one message)`);
   }
@@ -145,7 +161,7 @@ export async function startDaemon(opts: DaemonOptions = {}): Promise<Daemon> {
   let buses: AccessibilityBuses | undefined;
   try {
     buses = opts.accessibilityBus ? await ownAccessibilityBus(display, log) : undefined;
-    return await serve(opts, { host, log, sec, limits, mtls, warnings, fileRoot, exec, allowlist, display, xserver, buses });
+    return await serve(opts, { host, log, sec, limits, connections, mtls, warnings, fileRoot, exec, allowlist, display, xserver, buses });
   } catch (err) {
     await buses?.stop().catch(() => undefined);
     await xserver?.stop();
@@ -169,6 +185,7 @@ interface Resolved {
   log: Logger;
   sec: SecurityOptions;
   limits: Limits;
+  connections: ConnectionSettings;
   mtls: boolean;
   warnings: string[];
   fileRoot?: string;
@@ -182,7 +199,8 @@ interface Resolved {
 async function serve(opts: DaemonOptions, r: Resolved): Promise<Daemon> {
   const { host, log, sec, xserver, buses } = r;
   const desktop = new Desktop(r.display);
-  const server = createServer(opts, r);
+  const guard = new ConnectionGuard(r.connections, log);
+  const server = createServer(opts, r, guard);
   // Commands see the display the daemon drives.
   const processes = new ProcessTable(r.display ? { DISPLAY: r.display } : {});
   for (const service of pincerServices(opts, r, desktop, processes)) server.addService(service.definition, service.implementation);
@@ -199,6 +217,10 @@ async function serve(opts: DaemonOptions, r: Resolved): Promise<Daemon> {
   if (sec.token && !keepDuplicateAuthorization(server)) {
     log.warn("cannot see duplicate authorization headers (grpc-js internals changed): a call with two is judged by the first");
   }
+  if (!guard.attach(server)) {
+    log.warn("cannot watch connections (grpc-js internals changed): connections that never authenticate are not closed, and not capped");
+  }
+  if (!capEchoedHeaders(server)) log.warn("cannot cut long method names out of UNIMPLEMENTED replies (grpc-js internals changed)");
   if (!(streamWindow && raiseConnectionWindow(server))) {
     log.warn("could not raise the HTTP/2 flow-control window (grpc-js internals changed); file transfers will be slower");
   }
@@ -227,18 +249,23 @@ async function serve(opts: DaemonOptions, r: Resolved): Promise<Daemon> {
 }
 
 /** The gRPC server with its interceptors, not yet listening. */
-function createServer(opts: DaemonOptions, r: Resolved): grpc.Server {
+function createServer(opts: DaemonOptions, r: Resolved, guard: ConnectionGuard): grpc.Server {
   // Interceptors see incoming events first to last: audit (sees every outcome), then the token,
-  // then the exec switch, so an unauthenticated call is UNAUTHENTICATED whatever else it asks.
+  // then the connection guard (a call that got past the token proves its connection), then the
+  // exec switch, so an unauthenticated call is UNAUTHENTICATED whatever else it asks.
   const interceptors: grpc.ServerInterceptor[] = [];
   if (opts.audit) interceptors.push(auditInterceptor(opts.audit.sink, { debug: opts.audit.debug }));
-  if (r.sec.token) interceptors.push(authInterceptor({ token: r.sec.token, healthWithoutToken: r.sec.healthWithoutToken ?? true }));
+  const { token, healthWithoutToken = true } = r.sec;
+  if (token) interceptors.push(authInterceptor({ token, healthWithoutToken }));
+  // With a token, a health check that needed none proves nothing about its connection.
+  interceptors.push(guard.interceptor((path) => !(token && healthWithoutToken && path.startsWith(HEALTH_PREFIX))));
   if (r.exec === "none") {
     interceptors.push(denyInterceptor(`/${fullServiceName("Process")}/`, "this daemon runs no commands (started with --no-exec)"));
   }
   return new grpc.Server({
     "grpc.max_receive_message_length": r.limits.maxMessageBytes,
     "grpc.max_send_message_length": 80 * 1024 * 1024,
+    "grpc.max_connection_idle_ms": r.connections.idleTimeoutMs,
     // Channelz bookkeeping costs time on every call and nothing here reads it.
     "grpc.enable_channelz": 0,
     interceptors,
@@ -330,6 +357,7 @@ function securitySummary(r: Resolved, bind: string): SecuritySummary {
       maxOutputBytes: limits.maxOutputBytes,
       maxMessageBytes: limits.maxMessageBytes,
     },
+    connections: r.connections,
     warnings: r.warnings,
   };
 }

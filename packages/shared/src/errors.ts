@@ -1,4 +1,5 @@
 import { Metadata, status, type ServiceError } from "@grpc/grpc-js";
+import { capText, MAX_STATUS_MESSAGE_BYTES } from "./echo.js";
 import { decodeFieldViolations, encodeBadRequestStatus, STATUS_DETAILS_KEY, type FieldViolation } from "./statusDetails.js";
 
 export type { FieldViolation } from "./statusDetails.js";
@@ -142,15 +143,17 @@ export interface WireError {
 
 /**
  * Turns anything a daemon handler threw into what goes on the wire. A {@link PincerError} keeps its
- * code and message; anything else becomes INTERNAL with a generic message, so no stack trace or
+ * code and message (cut to MAX_STATUS_MESSAGE_BYTES, its field violations to a few short ones, so the
+ * trailers fit every client's limit); anything else becomes INTERNAL with a generic message, so no stack trace or
  * internal detail reaches the client. `isInternal` tells the caller to log the original.
  */
 export function toWireError(err: unknown, incidentId: string): WireError & { isInternal: boolean } {
   if (err instanceof PincerError) {
-    const wire = { code: err.code, details: err.message, isInternal: false };
+    const details = capText(err.message, MAX_STATUS_MESSAGE_BYTES);
+    const wire = { code: err.code, details, isInternal: false };
     if (err.fieldViolations.length === 0) return wire;
     const metadata = new Metadata();
-    metadata.set(STATUS_DETAILS_KEY, encodeBadRequestStatus(err.code, err.message, err.fieldViolations));
+    metadata.set(STATUS_DETAILS_KEY, encodeBadRequestStatus(err.code, details, boundedViolations(err.fieldViolations)));
     return { ...wire, metadata };
   }
   return {
@@ -158,6 +161,18 @@ export function toWireError(err: unknown, incidentId: string): WireError & { isI
     details: `internal daemon error (incident ${incidentId}; the daemon log has the detail)`,
     isInternal: true,
   };
+}
+
+/** Most field violations a status carries, and most bytes of each one's field name and description. */
+const MAX_VIOLATIONS = 4;
+const MAX_FIELD_BYTES = 64;
+const MAX_DESCRIPTION_BYTES = 192;
+
+/** The violations as they fit a trailer beside the message (see MAX_STATUS_MESSAGE_BYTES): the first few, each cut. */
+function boundedViolations(violations: readonly FieldViolation[]): FieldViolation[] {
+  return violations
+    .slice(0, MAX_VIOLATIONS)
+    .map((v) => ({ field: capText(v.field, MAX_FIELD_BYTES), description: capText(v.description, MAX_DESCRIPTION_BYTES) }));
 }
 
 function isServiceError(err: unknown): err is ServiceError {

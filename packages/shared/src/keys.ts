@@ -14,6 +14,7 @@
  * A single character is case-sensitive, as in xdotool: `ctrl+A` presses ctrl+shift+a, `ctrl+a`
  * presses ctrl+a. A chord joins names with `+`: `ctrl+shift+t`, `ctrl+plus`, `ctrl++`.
  */
+import { quoted } from "./echo.js";
 
 /** X keysym values for the named keys. Single characters are computed, not listed. */
 const KEYSYMS: Record<string, number> = {
@@ -367,7 +368,7 @@ export function resolveKeyOrThrow(name: string, field = "key"): KeySpec {
   const spec = resolveKey(name);
   if (!spec) {
     throw new KeyNameError(
-      `${field}: unknown key name ${JSON.stringify(name)}; use an X keysym name (Return, Page_Up, F5), ` +
+      `${field}: unknown key name ${quoted(name)}; use an X keysym name (Return, Page_Up, F5), ` +
         `an alias (ctrl, shift, alt, super, enter, esc, ArrowLeft, pgdn) or a single character`,
       field,
     );
@@ -395,7 +396,7 @@ export function parseChord(chord: string, field = "chord"): KeySpec[] {
   }
   if (current.length > 0) parts.push(current);
   if (text.endsWith("+") && !text.endsWith("++") && text.length > 1) {
-    throw new KeyNameError(`${field}: ${JSON.stringify(chord)} ends with "+"; write "ctrl+plus" for the plus key`, field);
+    throw new KeyNameError(`${field}: ${quoted(chord)} ends with "+"; write "ctrl+plus" for the plus key`, field);
   }
   return parts.map((p, i) => resolveKeyOrThrow(p.trim() || p, `${field}[${i}]`));
 }

@@ -2,12 +2,18 @@ import { status } from "@grpc/grpc-js";
 import { describe, expect, test } from "vitest";
 import {
   AlreadyExistsError,
+  capText,
+  decodeFieldViolations,
+  echo,
   errorForStatus,
   fromServiceError,
   InternalError,
   InvalidArgumentError,
+  MAX_ECHO_BYTES,
+  MAX_STATUS_MESSAGE_BYTES,
   NotFoundError,
   PincerError,
+  quoted,
   TimeoutError,
   toWireError,
   UnauthenticatedError,
@@ -80,5 +86,33 @@ describe("field violations", () => {
     expect(plain.cause).toBe(cause);
     expect(plain.fieldViolations).toEqual([]);
     expect(toWireError(plain, "abc").metadata).toBeUndefined();
+  });
+});
+
+describe("request text in messages is bounded", () => {
+  test("echo keeps short text whole and cuts long text at a character, naming its size", () => {
+    expect(echo("/tmp/x")).toBe("/tmp/x");
+    expect(echo("a".repeat(MAX_ECHO_BYTES))).toBe("a".repeat(MAX_ECHO_BYTES));
+    expect(echo("a".repeat(300_000))).toBe(`${"a".repeat(MAX_ECHO_BYTES)}… (300000 bytes)`);
+    // "é" is 2 bytes: 255 bytes of "a" then an "é" that would straddle the cut is left out whole.
+    const straddling = `${"a".repeat(MAX_ECHO_BYTES - 1)}é${"b".repeat(10)}`;
+    expect(echo(straddling)).toBe(`${"a".repeat(MAX_ECHO_BYTES - 1)}… (${MAX_ECHO_BYTES + 1 + 10} bytes)`);
+    // Control characters come out escaped, after the cut (128 "x\n" pairs are the 256 bytes kept).
+    expect(quoted("x\n".repeat(200))).toBe(`"${"x\\n".repeat(128)}… (400 bytes)"`);
+    expect(capText("😀".repeat(10), 9)).toBe("😀😀… (40 bytes)");
+    // An enum value the contract does not know arrives as a number.
+    expect(quoted(42)).toBe('"42"');
+  });
+
+  test("a status message and its field violations stay small whatever the error says", () => {
+    const huge = "/x".repeat(150_000);
+    const wire = toWireError(InvalidArgumentError.forField(["a", "b", "c", "d", "e", huge], huge), "abc");
+    expect(Buffer.byteLength(wire.details)).toBeLessThanOrEqual(MAX_STATUS_MESSAGE_BYTES + 32);
+    expect(wire.details).toMatch(/… \(\d+ bytes\)$/);
+    const trailer = wire.metadata!.get("grpc-status-details-bin")[0] as Buffer;
+    expect(trailer.length).toBeLessThan(2 * MAX_STATUS_MESSAGE_BYTES);
+    const violations = decodeFieldViolations(trailer);
+    expect(violations.map((v) => v.field)).toEqual(["a", "b", "c", "d"]);
+    expect(violations.every((v) => v.description.endsWith("bytes)"))).toBe(true);
   });
 });

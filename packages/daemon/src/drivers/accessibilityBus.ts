@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { accessSync, constants, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { delimiter, dirname, join } from "node:path";
-import { Bus } from "./accessibility.js";
+import { Bus } from "./dbus.js";
 
 // A private D-Bus session bus and the AT-SPI accessibility bus on it, for a display that has
 // neither (the daemon's own Xvfb): what a desktop session would otherwise start.

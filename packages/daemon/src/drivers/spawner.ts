@@ -49,6 +49,32 @@ export function chooseSpawner(env: NodeJS.ProcessEnv = process.env): SpawnerKind
   return existsSync(NATIVE_SPAWNER_PATH) ? "native" : "node";
 }
 
+/** What the Node spawner cannot do, for the refusal and the warning. */
+const NODE_SPAWNER_GAP =
+  "the Node spawner cannot stop processes that leave their command's process group (setsid, a double fork, daemon(3)): " +
+  "they outlive the command's timeout, its cancel and the daemon's stop. Following them needs a child subreaper " +
+  "(prctl(PR_SET_CHILD_SUBREAPER), which Node cannot call) or a cgroup entered before exec, which the native pincer-spawner does";
+
+/**
+ * The spawner commands will start through, refusing the Node spawner unless `allowNode`
+ * (--allow-node-spawner): with it, processes that leave their group escape every stop. The error
+ * says why it was chosen and what to do; `warn` is told when the Node spawner is allowed.
+ */
+export function checkedSpawner(allowNode: boolean, warn: (msg: string) => void, env: NodeJS.ProcessEnv = process.env): SpawnerKind {
+  const kind = chooseSpawner(env);
+  if (kind === "native") return kind;
+  const why =
+    env.PINCER_SPAWNER === "node" ? "PINCER_SPAWNER=node asks for the Node spawner" : `${NATIVE_SPAWNER_PATH} was not built (no C compiler at install)`;
+  if (!allowNode) {
+    throw new Error(
+      `${why}, and ${NODE_SPAWNER_GAP}. Install a C compiler (Debian: apt-get install gcc) and run \`npm run build:native\` ` +
+        "in the daemon's package; or start with --allow-node-spawner to accept this, or with --no-exec to run no commands",
+    );
+  }
+  warn(`commands start through the Node spawner (${why}; --allow-node-spawner): ${NODE_SPAWNER_GAP}`);
+  return kind;
+}
+
 /** One running spawner process: sends requests, hands decoded replies to `onReply`. */
 interface Transport {
   readonly child: ChildProcess;

@@ -1,7 +1,8 @@
 /**
  * The daemon's Node spawner: a small child process that starts commands on the daemon's behalf.
  * The native pincer-spawner (native/spawner.c) does the same faster and is used when it was
- * built; this one is the fallback where no C compiler was available (PINCER_SPAWNER=node forces it).
+ * built; this one is the fallback where no C compiler was available, used only with
+ * --allow-node-spawner (PINCER_SPAWNER=node forces it).
  *
  * Why: fork() time grows with the parent's resident memory. Measured in one Node process, spawning
  * `true` took 1.6 ms with a small heap and 11 ms with 150 MB of buffers resident; the daemon holds
@@ -13,7 +14,8 @@
  * the output is paused). `pause` stops and resumes reading a command's output; `kill` sends SIGKILL
  * to its process group. It imports nothing but node:child_process. When the daemon goes away (the
  * IPC channel closes), it kills every process group it started and exits. Unlike the native
- * spawner it cannot follow a process that leaves its group (setsid): that needs a cgroup.
+ * spawner it cannot follow a process that leaves its group (setsid): that needs a child subreaper
+ * (prctl, out of Node's reach) or a cgroup entered before exec, so the daemon refuses it by default.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 

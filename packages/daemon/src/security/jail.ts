@@ -1,6 +1,6 @@
-import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readlinkSync } from "node:fs";
+import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readlinkSync, type Stats } from "node:fs";
 import { isAbsolute, relative, resolve, sep } from "node:path";
-import { InvalidArgumentError, NotFoundError, PermissionDeniedError } from "@pincer/shared";
+import { echo, InvalidArgumentError, NotFoundError, PermissionDeniedError } from "@pincer/shared";
 import { fsError } from "../services/paths.js";
 import { ensureInsideRoot } from "./policy.js";
 
@@ -90,7 +90,7 @@ export class FileRoot implements Jail {
         const now = fstatSync(again.dirFd);
         closeSync(again.dirFd);
         if (now.dev !== expected.dev || now.ino !== expected.ino || again.name !== walked.name) {
-          throw new PermissionDeniedError(`${field}: ${normalized}: a directory on its way was moved or replaced during the call; nothing was written`);
+          throw new PermissionDeniedError(`${field}: ${echo(normalized)}: a directory on its way was moved or replaced during the call; nothing was written`);
         }
       },
       close: () => {
@@ -105,7 +105,7 @@ export class FileRoot implements Jail {
     const rel = relative(this.root, path);
     if (rel === "") return [];
     if (rel.startsWith("..") || isAbsolute(rel)) {
-      throw new PermissionDeniedError(`${field}: ${asked} is outside ${this.root}, the only directory this daemon serves (--file-root)`);
+      throw new PermissionDeniedError(`${field}: ${echo(asked)} is outside ${this.root}, the only directory this daemon serves (--file-root)`);
     }
     return rel.split(sep);
   }
@@ -127,19 +127,30 @@ export class FileRoot implements Jail {
       if (part === "" || part === ".") continue;
       const top = stack[stack.length - 1]!;
       if (part === "..") {
-        if (stack.length === 1) fail(new PermissionDeniedError(`${field}: ${asked} leads outside ${this.root} (--file-root)`));
+        if (stack.length === 1) fail(new PermissionDeniedError(`${field}: ${echo(asked)} leads outside ${this.root} (--file-root)`));
         closeSync(stack.pop()!);
         continue;
       }
       const last = todo.length === 0;
       const at = `/proc/self/fd/${top}/${part}`;
-      const st = lstatSync(at, { throwIfNoEntry: false });
+      let st: Stats | undefined;
+      try {
+        st = lstatSync(at, { throwIfNoEntry: false });
+      } catch (err) {
+        fail(fsError(err, asked)); // ENAMETOOLONG: a name over 255 bytes
+      }
       if (st?.isSymbolicLink() && (!last || opts.followLast)) {
-        if (++hops > MAX_SYMLINKS) fail(new InvalidArgumentError(`${field}: ${asked}: too many levels of symbolic links`));
+        if (++hops > MAX_SYMLINKS) fail(new InvalidArgumentError(`${field}: ${echo(asked)}: too many levels of symbolic links`));
         let target: string;
         try {
           target = readlinkSync(at);
         } catch (err) {
+          // EINVAL or ENOENT: no longer a symlink (replaced or removed since the lstat); look again (counted as a link).
+          const code = (err as NodeJS.ErrnoException).code;
+          if (code === "EINVAL" || code === "ENOENT") {
+            todo.unshift(part);
+            continue;
+          }
           return fail(fsError(err, asked));
         }
         if (isAbsolute(target)) {
@@ -149,7 +160,10 @@ export class FileRoot implements Jail {
             inside = this.relativeInside(resolve(target), asked, field);
           } catch (err) {
             fail(
-              new PermissionDeniedError(`${field}: ${asked} leads outside ${this.root} through the symlink ${part} → ${target} (--file-root)`, { cause: err }),
+              new PermissionDeniedError(
+                `${field}: ${echo(asked)} leads outside ${this.root} through the symlink ${echo(part)} → ${echo(target)} (--file-root)`,
+                { cause: err },
+              ),
             );
           }
           while (stack.length > 1) closeSync(stack.pop()!);
@@ -161,7 +175,7 @@ export class FileRoot implements Jail {
       }
       if (last) return finish(stack, part);
       if (!st) {
-        if (!opts.createParents) fail(new NotFoundError(`${field}: ${asked}: a parent directory does not exist`));
+        if (!opts.createParents) fail(new NotFoundError(`${field}: ${echo(asked)}: a parent directory does not exist`));
         try {
           mkdirSync(at, 0o755);
         } catch (err) {
@@ -174,7 +188,7 @@ export class FileRoot implements Jail {
         const code = (err as NodeJS.ErrnoException).code;
         // ELOOP: it became a symlink since the lstat above; look again (counted as a link).
         if (code === "ELOOP" && ++hops <= MAX_SYMLINKS) todo.unshift(part);
-        else fail(code === "ENOTDIR" ? new NotFoundError(`${field}: ${asked}: a parent of it is not a directory`) : fsError(err, asked));
+        else fail(code === "ENOTDIR" ? new NotFoundError(`${field}: ${echo(asked)}: a parent of it is not a directory`) : fsError(err, asked));
       }
     }
     // The root itself.

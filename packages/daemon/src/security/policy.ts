@@ -1,6 +1,6 @@
 import { accessSync, constants, realpathSync, statSync } from "node:fs";
 import { basename, delimiter, dirname, isAbsolute, join, resolve, sep } from "node:path";
-import { InvalidArgumentError, PermissionDeniedError, ResourceExhaustedError } from "@pincer/shared";
+import { echo, InvalidArgumentError, PermissionDeniedError, quoted, ResourceExhaustedError } from "@pincer/shared";
 
 /** Limits of one daemon. Each one exceeded is RESOURCE_EXHAUSTED naming the flag that raises it. */
 export interface Limits {
@@ -41,8 +41,11 @@ export function ensureInsideRoot(path: string, root: string, field: string): voi
       break;
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
+      if (code === "ENAMETOOLONG") {
+        throw InvalidArgumentError.forField(field, `${echo(path)}: name too long (Linux allows 255 bytes per name and 4095 per path)`);
+      }
       if ((code !== "ENOENT" && code !== "ENOTDIR") || existing === dirname(existing)) {
-        throw new PermissionDeniedError(`${field}: ${path} cannot be resolved (${code}) and this daemon only allows paths inside ${root} (--file-root)`);
+        throw new PermissionDeniedError(`${field}: ${echo(path)} cannot be resolved (${code}) and this daemon only allows paths inside ${root} (--file-root)`);
       }
       rest.unshift(basename(existing));
       existing = dirname(existing);
@@ -50,8 +53,8 @@ export function ensureInsideRoot(path: string, root: string, field: string): voi
   }
   const full = join(real, ...rest);
   if (full !== root && !full.startsWith(root === sep ? root : root + sep)) {
-    const via = full === path ? "" : ` (it resolves to ${full})`;
-    throw new PermissionDeniedError(`${field}: ${path} is outside ${root}${via}, the only directory this daemon serves (--file-root)`);
+    const via = full === path ? "" : ` (it resolves to ${echo(full)})`;
+    throw new PermissionDeniedError(`${field}: ${echo(path)} is outside ${root}${via}, the only directory this daemon serves (--file-root)`);
   }
 }
 
@@ -124,10 +127,10 @@ export class ExecAllowlist {
     } else {
       const program = spec.argv[0] ?? "";
       const ok = isAbsolute(program) ? this.paths.has(resolve(program)) : !program.includes("/") && this.names.has(program);
-      if (!ok) throw new PermissionDeniedError(`argv[0]: ${JSON.stringify(program)} is not a program this daemon may run; ${list}`);
+      if (!ok) throw new PermissionDeniedError(`argv[0]: ${quoted(program)} is not a program this daemon may run; ${list}`);
     }
     for (const key of Object.keys(spec.env)) {
-      if (forbiddenEnv(key)) throw new PermissionDeniedError(`env: ${key} may not be set when the daemon restricts programs (--exec-allow)`);
+      if (forbiddenEnv(key)) throw new PermissionDeniedError(`env: ${echo(key)} may not be set when the daemon restricts programs (--exec-allow)`);
     }
   }
 }

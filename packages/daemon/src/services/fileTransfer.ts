@@ -2,7 +2,18 @@ import { createHash, randomBytes } from "node:crypto";
 import { constants } from "node:fs";
 import { type FileHandle, link, lstat, mkdir, open, rename, unlink } from "node:fs/promises";
 import type * as grpc from "@grpc/grpc-js";
-import { AlreadyExistsError, CancelledError, ChunkReader, FileSink, InvalidArgumentError, openDirect, ResourceExhaustedError, type wire } from "@pincer/shared";
+import {
+  AlreadyExistsError,
+  CancelledError,
+  ChunkReader,
+  echo,
+  FileSink,
+  InvalidArgumentError,
+  openDirect,
+  quoted,
+  ResourceExhaustedError,
+  type wire,
+} from "@pincer/shared";
 import { dirname, join } from "node:path";
 import type { Anchored, Jail } from "../security/jail.js";
 import type { UploadJournal } from "./uploadJournal.js";
@@ -26,7 +37,7 @@ const SHA256_HEX = /^[0-9a-f]{64}$/;
 
 function checkSha(value: string, field: string): string {
   const v = value.toLowerCase();
-  if (v && !SHA256_HEX.test(v)) throw InvalidArgumentError.forField(field, `${JSON.stringify(value)} is not a hex sha256 (64 characters)`);
+  if (v && !SHA256_HEX.test(v)) throw InvalidArgumentError.forField(field, `${quoted(value)} is not a hex sha256 (64 characters)`);
   return v;
 }
 
@@ -71,16 +82,16 @@ async function receive(
   const maxBytes = limits.maxUploadBytes ?? Infinity;
   if (expectedSize !== undefined && expectedSize > maxBytes) {
     throw new ResourceExhaustedError(
-      `${dest}: ${expectedSize} bytes is over this daemon's upload limit of ${maxBytes} bytes; start it with a higher --max-upload-bytes`,
+      `${echo(dest)}: ${expectedSize} bytes is over this daemon's upload limit of ${maxBytes} bytes; start it with a higher --max-upload-bytes`,
     );
   }
   const mode = h.mode === 0 ? 0o644 : h.mode & 0o7777;
-  if (a.name === ".") throw new InvalidArgumentError(`${dest}: is a directory`);
+  if (a.name === ".") throw new InvalidArgumentError(`${echo(dest)}: is a directory`);
   // Without a file root the parents are made here (inside one, while the path was resolved).
   if (h.createParents && !a.pinned) await mkdir(a.dir, { recursive: true, mode: 0o755 }).catch((e: unknown) => Promise.reject(fsError(e, a.dir)));
   const existing = await lstat(a.at).catch(() => undefined);
-  if (existing?.isDirectory()) throw new InvalidArgumentError(`${dest}: is a directory`);
-  if (existing && !h.overwrite) throw new AlreadyExistsError(`${dest}: already exists; pass overwrite to replace it`);
+  if (existing?.isDirectory()) throw new InvalidArgumentError(`${echo(dest)}: is a directory`);
+  if (existing && !h.overwrite) throw new AlreadyExistsError(`${echo(dest)}: already exists; pass overwrite to replace it`);
 
   const tmpName = `.${a.name}.pincer-${randomBytes(6).toString("hex")}.part`;
   const tmp = `${a.dir}/${tmpName}`;
@@ -106,14 +117,14 @@ async function receive(
       if (chunk.length > MAX_CHUNK_BYTES) throw InvalidArgumentError.forField("chunk", `${chunk.length} bytes is over the ${MAX_CHUNK_BYTES}-byte chunk limit`);
       if (sink.bytes + chunk.length > maxBytes)
         throw new ResourceExhaustedError(
-          `${dest}: the upload passed this daemon's limit of ${maxBytes} bytes; nothing was written; start it with a higher --max-upload-bytes`,
+          `${echo(dest)}: the upload passed this daemon's limit of ${maxBytes} bytes; nothing was written; start it with a higher --max-upload-bytes`,
         );
       // Writes go to explicit positions, several in flight while the next chunks arrive.
       await sink.write(chunk);
     }
     // A cancelled call must never commit, even if its stream looked finished.
     await new Promise((r) => setImmediate(r));
-    if (signal.aborted) throw new CancelledError(`${dest}: upload cancelled by the client; nothing was written`);
+    if (signal.aborted) throw new CancelledError(`${echo(dest)}: upload cancelled by the client; nothing was written`);
     const size = sink.bytes;
     const sha256 = await sink.digest();
     checkReceived(dest, { size, sha256 }, { size: expectedSize, sha256: expectedSha }, trailer);
@@ -131,7 +142,7 @@ async function receive(
     await unlink(tmp).catch(() => undefined);
     forget();
     if ((err as NodeJS.ErrnoException).code === "ERR_STREAM_PREMATURE_CLOSE" || signal.aborted) {
-      throw new CancelledError(`${dest}: upload stream broke off; nothing was written`, { cause: err });
+      throw new CancelledError(`${echo(dest)}: upload stream broke off; nothing was written`, { cause: err });
     }
     throw fsError(err, dest);
   }
@@ -150,10 +161,10 @@ function checkReceived(
   ] as const) {
     if (!want) continue;
     if (want.size !== undefined && want.size !== got.size) {
-      throw InvalidArgumentError.forField(`${where}.size`, `${dest}: received ${got.size} bytes but ${want.size} were announced; nothing was written`);
+      throw InvalidArgumentError.forField(`${where}.size`, `${echo(dest)}: received ${got.size} bytes but ${want.size} were announced; nothing was written`);
     }
     if (want.sha256 && want.sha256 !== got.sha256) {
-      throw InvalidArgumentError.forField(`${where}.sha256`, `${dest}: content has sha256 ${got.sha256}, not ${want.sha256}; nothing was written`);
+      throw InvalidArgumentError.forField(`${where}.sha256`, `${echo(dest)}: content has sha256 ${got.sha256}, not ${want.sha256}; nothing was written`);
     }
   }
 }
@@ -186,7 +197,7 @@ export async function download(
   if (chunkSize > MAX_CHUNK_BYTES) throw InvalidArgumentError.forField("chunk_size", `${chunkSize} is over ${MAX_CHUNK_BYTES}`);
   // Opened without following a symlink put in the file's place after the path was resolved.
   const { fh, path } = await withPath(call.request.path, limits.jail, { followLast: true }, async (a) => {
-    if (a.name === ".") throw InvalidArgumentError.forField("path", `${a.path} is a directory; download its files one by one`);
+    if (a.name === ".") throw InvalidArgumentError.forField("path", `${echo(a.path)} is a directory; download its files one by one`);
     return {
       fh: await open(a.at, constants.O_RDONLY | (a.pinned ? constants.O_NOFOLLOW : 0)).catch((e: unknown) => Promise.reject(fsError(e, a.path))),
       path: a.path,
@@ -204,9 +215,9 @@ async function sendFile(
   chunkSize: number,
 ): Promise<void> {
   const st = await fh.stat();
-  if (st.isDirectory()) throw InvalidArgumentError.forField("path", `${path} is a directory; download its files one by one`);
+  if (st.isDirectory()) throw InvalidArgumentError.forField("path", `${echo(path)} is a directory; download its files one by one`);
   const offset = call.request.offset;
-  if (offset > st.size) throw InvalidArgumentError.forField("offset", `${offset} is past the end of ${path} (${st.size} bytes)`);
+  if (offset > st.size) throw InvalidArgumentError.forField("offset", `${offset} is past the end of ${echo(path)} (${st.size} bytes)`);
   // Large files are read past the page cache (see directIo.ts in @pincer/shared).
   const direct = await openDirect(fh, constants.O_RDONLY, st.size - offset);
   // The file is read into reused buffers laid out as encoded chunk messages, several reads ahead.

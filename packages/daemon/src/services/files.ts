@@ -1,11 +1,21 @@
 import { closeSync, constants, openSync, type Stats } from "node:fs";
 import { link, lstat, mkdir, open, readdir, readlink, rename, rm, rmdir, unlink } from "node:fs/promises";
 import { basename, join } from "node:path";
-import { AlreadyExistsError, InvalidArgumentError, NotFoundError, type RequestOutputOf, type ResponseOf, type wire } from "@pincer/shared";
+import {
+  AlreadyExistsError,
+  echo,
+  FailedPreconditionError,
+  InvalidArgumentError,
+  NotFoundError,
+  type RequestOutputOf,
+  type ResponseOf,
+  type wire,
+} from "@pincer/shared";
 import type { Logger } from "../logger.js";
 import type { Anchored } from "../security/jail.js";
 import { download, upload, type TransferLimits } from "./fileTransfer.js";
 import { fsError, withPath } from "./paths.js";
+import { LONG_CALL_LIMITS } from "./limits.js";
 import { defineService, type DefinedService } from "./rpc.js";
 
 /** Opens a directory without following a symlink in its place; the descriptor pins it. */
@@ -44,18 +54,23 @@ async function fileInfo(path: string, at: string = path, s?: Stats): Promise<wir
 
 export function filesService(log: Logger, limits: TransferLimits = {}): DefinedService<"Files"> {
   const { jail } = limits;
-  return defineService("Files", log, {
-    Upload: (call, ctx) => upload(call, ctx.signal, limits),
-    Download: (call, ctx) => download(call, ctx.signal, limits),
-    Stat: (req) => withPath(req.path, jail, {}, (a) => fileInfo(a.path, a.at)),
-    List: (req) => withPath(req.path, jail, { followLast: true }, (a) => list(a, req)),
-    MakeDir: (req) => withPath(req.path, jail, { createParents: req.parents }, (a) => makeDir(a, req)),
-    Remove: (req) => withPath(req.path, jail, {}, (a) => remove(a, req)),
-    Move: (req) =>
-      withPath(req.source, jail, { field: "source" }, (from) =>
-        withPath(req.destination, jail, { field: "destination" }, (to) => move(from, to, req.overwrite)),
-      ),
-  });
+  return defineService(
+    "Files",
+    log,
+    {
+      Upload: (call, ctx) => upload(call, ctx.signal, limits),
+      Download: (call, ctx) => download(call, ctx.signal, limits),
+      Stat: (req) => withPath(req.path, jail, {}, (a) => fileInfo(a.path, a.at)),
+      List: (req, ctx) => withPath(req.path, jail, { followLast: true }, (a) => list(a, req, ctx.signal)),
+      MakeDir: (req) => withPath(req.path, jail, { createParents: req.parents }, (a) => makeDir(a, req)),
+      Remove: (req) => withPath(req.path, jail, {}, (a) => remove(a, req)),
+      Move: (req) =>
+        withPath(req.source, jail, { field: "source" }, (from) =>
+          withPath(req.destination, jail, { field: "destination" }, (to) => move(from, to, req.overwrite)),
+        ),
+    },
+    { concurrency: { List: LONG_CALL_LIMITS["Files/List"] } },
+  );
 }
 
 /** Directories are read through descriptors where /proc/self/fd exists (Linux). */
@@ -87,7 +102,7 @@ function openBelow(top: number, rel: string[]): number | undefined {
  * directory is reached from the listed one through descriptors opened without following
  * symlinks, so a directory swapped for a symlink while the listing runs is skipped, not followed.
  */
-async function list(a: Anchored, req: RequestOutputOf<"Files", "List">): Promise<ResponseOf<"Files", "List">> {
+async function list(a: Anchored, req: RequestOutputOf<"Files", "List">, signal: AbortSignal): Promise<ResponseOf<"Files", "List">> {
   const limit = req.limit === 0 ? 10_000 : Math.min(req.limit, MAX_LIST_ENTRIES);
   const maxDepth = req.recursive ? (req.maxDepth === 0 ? Infinity : req.maxDepth) : 1;
   let top: number | undefined;
@@ -96,7 +111,7 @@ async function list(a: Anchored, req: RequestOutputOf<"Files", "List">): Promise
     if (!PINNED && !(await lstat(a.at)).isDirectory()) throw Object.assign(new Error("not a directory"), { code: "ENOTDIR" });
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    throw code === "ENOTDIR" || code === "ELOOP" ? InvalidArgumentError.forField("path", `${a.path} is not a directory`) : fsError(e, a.path);
+    throw code === "ENOTDIR" || code === "ELOOP" ? InvalidArgumentError.forField("path", `${echo(a.path)} is not a directory`) : fsError(e, a.path);
   }
   const entries: wire.FileInfo[] = [];
   // Breadth first, sorted by name within a directory, so a truncated listing is the shallow part.
@@ -112,6 +127,7 @@ async function list(a: Anchored, req: RequestOutputOf<"Files", "List">): Promise
         try {
           const names = (await readdir(at).catch((e: unknown) => Promise.reject(fsError(e, dirPath)))).sort();
           for (const name of names) {
+            signal.throwIfAborted();
             if (entries.length >= limit) return { entries, truncated: true };
             const st = await lstat(`${at}/${name}`).catch(() => undefined);
             if (!st) continue; // removed while listing
@@ -141,14 +157,14 @@ async function makeDir(a: Anchored, req: RequestOutputOf<"Files", "MakeDir">): P
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === "EEXIST") {
       if (req.parents && (await lstat(a.at).catch(() => undefined))?.isDirectory()) return { created: false };
-      throw new AlreadyExistsError(`${a.path}: already exists; pass parents to accept an existing directory`);
+      throw new AlreadyExistsError(`${echo(a.path)}: already exists; pass parents to accept an existing directory`);
     }
     throw fsError(err, a.path);
   }
 }
 
 async function remove(a: Anchored, req: RequestOutputOf<"Files", "Remove">): Promise<ResponseOf<"Files", "Remove">> {
-  if (a.path === "/" || a.name === ".") throw InvalidArgumentError.forField("path", `refusing to remove ${a.path}`);
+  if (a.path === "/" || a.name === ".") throw InvalidArgumentError.forField("path", `refusing to remove ${echo(a.path)}`);
   const s = await lstat(a.at).catch((e: unknown) => e as NodeJS.ErrnoException);
   if (!("isDirectory" in s)) {
     if (s.code === "ENOENT" && req.missingOk) return { removed: false };
@@ -203,7 +219,7 @@ async function move(fromA: Anchored, toA: Anchored, overwrite: boolean): Promise
             () => false,
           )
         )
-          throw new AlreadyExistsError(`${to}: already exists; pass overwrite to replace it`);
+          throw new AlreadyExistsError(`${echo(toA.path)}: already exists; pass overwrite to replace it`);
         await rename(from, to);
       } else {
         await link(from, to);
@@ -211,11 +227,14 @@ async function move(fromA: Anchored, toA: Anchored, overwrite: boolean): Promise
       }
     }
   } catch (err) {
-    if (err instanceof AlreadyExistsError) throw new AlreadyExistsError(`${toA.path}: already exists; pass overwrite to replace it`);
+    if (err instanceof AlreadyExistsError) throw err;
     const code = (err as NodeJS.ErrnoException).code;
-    if (code === "EEXIST") throw new AlreadyExistsError(`${toA.path}: already exists; pass overwrite to replace it`);
-    if (code === "ENOENT") throw new NotFoundError(`${toA.path}: its directory does not exist`);
-    throw fsError(err, code === "EXDEV" ? `${fromA.path} → ${toA.path} (different file systems)` : toA.path);
+    if (code === "EEXIST") throw new AlreadyExistsError(`${echo(toA.path)}: already exists; pass overwrite to replace it`);
+    if (code === "ENOENT") throw new NotFoundError(`${echo(toA.path)}: its directory does not exist`);
+    if (code === "EXDEV") {
+      throw new FailedPreconditionError(`${echo(fromA.path)} → ${echo(toA.path)}: different file systems; download and upload the file instead`);
+    }
+    throw fsError(err, toA.path);
   }
   return fileInfo(toA.path, to);
 }

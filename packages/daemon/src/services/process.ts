@@ -2,10 +2,13 @@ import { stat } from "node:fs/promises";
 import { isAbsolute } from "node:path";
 import type * as grpc from "@grpc/grpc-js";
 import {
+  echo,
   FailedPreconditionError,
   InvalidArgumentError,
   NotFoundError,
   PermissionDeniedError,
+  quoted,
+  ResourceExhaustedError,
   TimeoutError,
   type RequestOutputOf,
   type ResponseOf,
@@ -36,10 +39,10 @@ async function validCommand(
   if (req.argv.length === 0 && !req.shell)
     throw InvalidArgumentError.forField("argv", 'give a program and its arguments, e.g. ["ls", "-la"], or a shell command line');
   if (req.argv.length > 0 && !req.argv[0]) throw InvalidArgumentError.forField("argv[0]", "the program name is empty");
-  if (req.cwd && !isAbsolute(req.cwd)) throw InvalidArgumentError.forField("cwd", `${JSON.stringify(req.cwd)} is not absolute`);
+  if (req.cwd && !isAbsolute(req.cwd)) throw InvalidArgumentError.forField("cwd", `${quoted(req.cwd)} is not absolute`);
   for (const [key, value] of Object.entries(req.env)) {
-    if (!key || key.includes("=") || key.includes("\0")) throw InvalidArgumentError.forField("env", `${JSON.stringify(key)} is not a valid variable name`);
-    if (value.includes("\0")) throw InvalidArgumentError.forField(`env.${key}`, `a value cannot contain a NUL byte`);
+    if (!key || key.includes("=") || key.includes("\0")) throw InvalidArgumentError.forField("env", `${quoted(key)} is not a valid variable name`);
+    if (value.includes("\0")) throw InvalidArgumentError.forField(`env.${echo(key)}`, "a value cannot contain a NUL byte");
   }
   req.argv.forEach((a, i) => {
     if (a.includes("\0")) throw InvalidArgumentError.forField(`argv[${i}]`, `an argument cannot contain a NUL byte`);
@@ -49,20 +52,46 @@ async function validCommand(
   if (req.cwd) {
     if (policy.fileRoot) absolutePath(req.cwd, "cwd", policy.fileRoot);
     const st = await stat(req.cwd).catch(() => undefined);
-    if (!st?.isDirectory()) throw new NotFoundError(`cwd: ${req.cwd}: no such directory`);
+    if (!st?.isDirectory()) throw new NotFoundError(`cwd: ${echo(req.cwd)}: no such directory`);
   }
   const spec = { argv: req.argv, shell: req.shell, cwd: req.cwd || (policy.fileRoot ?? ""), env: req.env, stdin: req.stdin };
   policy.allowlist?.check(spec);
   return spec;
 }
 
-/** Turns a failure to spawn into a typed error naming the program. */
+/** Turns a failure to spawn (an errno code from execve or fork) into a typed error naming the program. */
 function spawnError(err: unknown, spec: CommandSpec): Error {
   const code = (err as NodeJS.ErrnoException).code;
-  const what = spec.shell ? "/bin/sh" : spec.argv[0];
-  if (code === "ENOENT") return new NotFoundError(`argv[0]: program ${JSON.stringify(what)} not found (is it installed and on PATH?)`);
-  if (code === "EACCES") return new PermissionDeniedError(`argv[0]: ${JSON.stringify(what)} is not executable`);
-  return err instanceof Error ? err : new Error(String(err));
+  const what = quoted(spec.shell ? "/bin/sh" : (spec.argv[0] ?? ""));
+  switch (code) {
+    case "ENOENT":
+      return new NotFoundError(`argv[0]: program ${what} not found (is it installed and on PATH?)`);
+    case "ENOTDIR":
+      return new NotFoundError(`argv[0]: program ${what} not found (a parent of it is not a directory)`);
+    case "EACCES":
+    case "EPERM":
+      return new PermissionDeniedError(`argv[0]: ${what} is not executable`);
+    case "ENAMETOOLONG":
+      return InvalidArgumentError.forField("argv[0]", `${what}: name too long (Linux allows 255 bytes per name and 4095 per path)`);
+    case "E2BIG":
+      return InvalidArgumentError.forField(
+        spec.shell ? "shell" : "argv",
+        "the arguments and environment are too large for one command (Linux allows 128 KiB per string, about 2 MiB in all); pass data through stdin or a file",
+      );
+    case "ENOEXEC":
+      return InvalidArgumentError.forField("argv[0]", `${what} is not a program this system can run (no #! line, or another architecture)`);
+    case "ELOOP":
+      return InvalidArgumentError.forField("argv[0]", `${what}: too many levels of symbolic links`);
+    case "ETXTBSY":
+      return new FailedPreconditionError(`argv[0]: ${what} is open for writing (an upload in progress?); retry when it is closed`);
+    case "EAGAIN":
+    case "ENOMEM":
+    case "EMFILE":
+    case "ENFILE":
+      return new ResourceExhaustedError(`argv[0]: ${what} could not start: the machine is out of processes, memory or file descriptors (${code})`);
+    default:
+      return err instanceof Error ? err : new Error(String(err));
+  }
 }
 
 function exitFields(e: ExitInfo) {
@@ -207,7 +236,7 @@ async function start(
 function sendSignal(table: ProcessTable, req: RequestOutputOf<"Process", "Signal">): ResponseOf<"Process", "Signal"> {
   const sig = (req.signal || "SIGTERM").toUpperCase();
   if (!(ALLOWED_SIGNALS as readonly string[]).includes(sig)) {
-    throw InvalidArgumentError.forField("signal", `${JSON.stringify(req.signal)} is not one of ${ALLOWED_SIGNALS.join(", ")}`);
+    throw InvalidArgumentError.forField("signal", `${quoted(req.signal)} is not one of ${ALLOWED_SIGNALS.join(", ")}`);
   }
   if (!table.has(req.pid)) throw new NotFoundError(`pid: ${req.pid} is not a running process started by this daemon`);
   signalGroup(req.pid, sig as NodeJS.Signals);
@@ -251,15 +280,13 @@ async function waitForWindow(
     if (exit) {
       throw new FailedPreconditionError(
         `the program exited (${exit.exitCode === null ? exit.signal : `code ${exit.exitCode}`}) before a window ` +
-          `${req.waitForTitle ? `titled "${req.waitForTitle}"` : `of class "${req.waitForClass}"`} appeared`,
+          `${req.waitForTitle ? `titled ${quoted(req.waitForTitle)}` : `of class ${quoted(req.waitForClass)}`} appeared`,
       );
     }
     if (Date.now() > deadline || signal.aborted) {
       table.stop(pid);
-      throw new TimeoutError(
-        `no window ${req.waitForTitle ? `titled "${req.waitForTitle}"` : `of class "${req.waitForClass}"`} appeared within ${waitMs} ms; the program was ` +
-          `stopped`,
-      );
+      const window = req.waitForTitle ? `titled ${quoted(req.waitForTitle)}` : `of class ${quoted(req.waitForClass)}`;
+      throw new TimeoutError(`no window ${window} appeared within ${waitMs} ms; the program was stopped`);
     }
     await new Promise((r) => setTimeout(r, 100));
   }

@@ -1,5 +1,6 @@
 import * as grpc from "@grpc/grpc-js";
 import * as protoLoader from "@grpc/proto-loader";
+import { echo } from "@pincer/shared";
 
 /**
  * gRPC server reflection (grpc.reflection.v1 and v1alpha) served from the FileDescriptorSet protoc
@@ -131,7 +132,7 @@ interface ReflectionRequest {
 
 /** The reply to one request, without valid_host and original_request. */
 export function answer(index: DescriptorIndex, req: ReflectionRequest): Record<string, unknown> {
-  const notFound = (what: string) => ({ error_response: { error_code: grpc.status.NOT_FOUND, error_message: `${what} not found` } });
+  const notFound = (what: string) => ({ error_response: { error_code: grpc.status.NOT_FOUND, error_message: `${echo(what)} not found` } });
   const files = (file: string | undefined, what: string) =>
     file && index.files.has(file) ? { file_descriptor_response: { file_descriptor_proto: index.withDependencies(file) } } : notFound(what);
   switch (req.message_request) {
@@ -159,6 +160,11 @@ export function answer(index: DescriptorIndex, req: ReflectionRequest): Record<s
   }
 }
 
+/** A request message that did not decode. */
+class Undecodable {
+  constructor(readonly reason: string) {}
+}
+
 /** Adds grpc.reflection.v1 and v1alpha ServerReflection, describing every file of `descriptorSet`. */
 export function addReflection(server: grpc.Server, descriptorSet: Buffer): void {
   const index = new DescriptorIndex(descriptorSet);
@@ -167,20 +173,41 @@ export function addReflection(server: grpc.Server, descriptorSet: Buffer): void 
   for (const version of ["v1", "v1alpha"]) {
     const service = definition[`grpc.reflection.${version}.ServerReflection`] as grpc.ServiceDefinition | undefined;
     if (!service) throw new Error(`the descriptor set has no grpc.reflection.${version}.ServerReflection`);
-    server.addService(service, {
-      ServerReflectionInfo: (call: grpc.ServerDuplexStream<ReflectionRequest, unknown>) => {
-        call.on("data", (req: ReflectionRequest) => {
-          let reply: Record<string, unknown>;
-          try {
-            reply = answer(index, req);
-          } catch (err) {
-            reply = { error_response: { error_code: grpc.status.INTERNAL, error_message: String(err) } };
-          }
-          call.write({ valid_host: req.host ?? "", original_request: req, ...reply });
-        });
-        call.on("end", () => call.end());
-        call.on("error", () => {});
+    const method = service.ServerReflectionInfo!;
+    const decode = method.requestDeserialize;
+    // grpc-js answers a decoder that throws with INTERNAL; a request that does not decode is the client's error.
+    const tolerant = {
+      ...method,
+      requestDeserialize: (bytes: Buffer) => {
+        try {
+          return decode(bytes);
+        } catch (err) {
+          return new Undecodable(err instanceof Error ? err.message : String(err));
+        }
       },
-    });
+    };
+    server.addService(
+      { ServerReflectionInfo: tolerant },
+      {
+        ServerReflectionInfo: (call: grpc.ServerDuplexStream<ReflectionRequest | Undecodable, unknown>) => {
+          call.on("data", (req: ReflectionRequest | Undecodable) => {
+            if (req instanceof Undecodable) {
+              const details = `the request is not a valid grpc.reflection.${version}.ServerReflectionRequest (${echo(req.reason)})`;
+              call.emit("error", Object.assign(new Error(details), { code: grpc.status.INVALID_ARGUMENT, details }));
+              return;
+            }
+            let reply: Record<string, unknown>;
+            try {
+              reply = answer(index, req);
+            } catch (err) {
+              reply = { error_response: { error_code: grpc.status.INTERNAL, error_message: String(err) } };
+            }
+            call.write({ valid_host: req.host ?? "", original_request: req, ...reply });
+          });
+          call.on("end", () => call.end());
+          call.on("error", () => {});
+        },
+      },
+    );
   }
 }

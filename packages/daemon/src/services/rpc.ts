@@ -1,10 +1,12 @@
 import { randomUUID } from "node:crypto";
-import type * as grpc from "@grpc/grpc-js";
+import * as grpc from "@grpc/grpc-js";
 import {
   InvalidArgumentError,
   KeyNameError,
   methodKind,
   methodLabel,
+  PincerError,
+  ResourceExhaustedError,
   serviceDefinition,
   toWireError,
   type KindOf,
@@ -53,12 +55,35 @@ export interface DefinedService<S extends ServiceName> {
   implementation: grpc.UntypedServiceImplementation;
 }
 
+/** How many calls of one method run at once, and how many more may wait for a place. */
+export interface CallLimit {
+  running: number;
+  /** Calls beyond `running` that wait (in order) for a place; more are RESOURCE_EXHAUSTED at once. @default 0 */
+  waiting?: number;
+}
+
+/** Options of {@link defineService}. */
+export interface DefineServiceOptions<S extends ServiceName> {
+  /**
+   * Limits on calls of a method at once, for methods whose work costs memory or CPU until it stops
+   * (a tree walk, a long wait, a screenshot). A call holds its place until its handler has
+   * finished, so a cancelled call that is still stopping counts; a waiting call that is cancelled
+   * leaves the line.
+   */
+  concurrency?: { [M in MethodName<S>]?: CallLimit };
+}
+
 /**
  * Builds the grpc-js implementation of service `name` from async handlers. Each method is wrapped
  * by how its runtime definition streams, and named in logs and errors as in "Input/Click"; no
  * method path or name is written by hand.
  */
-export function defineService<S extends ServiceName>(name: S, log: Logger, handlers: ServiceHandlers<S>): DefinedService<S> {
+export function defineService<S extends ServiceName>(
+  name: S,
+  log: Logger,
+  handlers: ServiceHandlers<S>,
+  opts: DefineServiceOptions<S> = {},
+): DefinedService<S> {
   const definition = serviceDefinition(name);
   const given = handlers as unknown as Record<string, Handler | undefined>;
   const strays = Object.keys(given).filter((m) => !Object.hasOwn(definition, m));
@@ -68,7 +93,8 @@ export function defineService<S extends ServiceName>(name: S, log: Logger, handl
   for (const [method, def] of Object.entries(definition as Record<string, RuntimeMethod>)) {
     const handler = given[method];
     if (!handler) throw new Error(`${methodLabel(def)}: no handler`);
-    implementation[method] = wrap(def, log, handler);
+    const limit = (opts.concurrency as Record<string, CallLimit | undefined> | undefined)?.[method];
+    implementation[method] = wrap(def, log, limit === undefined ? handler : limited(methodLabel(def), limit, handler));
     served[method] = { ...def, requestDeserialize: tolerantDeserialize(def.requestDeserialize) };
   }
   return { name, definition: served as DefinedService<S>["definition"], implementation };
@@ -106,6 +132,51 @@ function decoded<Req>(method: string, request: Req): Req {
 // biome-ignore lint/suspicious/noExplicitAny: requests and responses are whatever the method's are
 type Handler = (arg: any, ctx: CallContext) => Promise<any>;
 
+/**
+ * `handler` under `limit`: at most `running` calls in it at once, `waiting` more in line (in
+ * order; one whose signal fires leaves the line and rejects with its reason), RESOURCE_EXHAUSTED
+ * naming `method` beyond.
+ */
+export function limited<Arg, Res>(
+  method: string,
+  limit: CallLimit,
+  handler: (arg: Arg, ctx: CallContext) => Promise<Res>,
+): (arg: Arg, ctx: CallContext) => Promise<Res> {
+  let running = 0;
+  const line: Array<() => void> = [];
+  const room = limit.waiting ?? 0;
+  return async (arg, ctx) => {
+    if (running < limit.running) running++;
+    else {
+      if (line.length >= room) {
+        const waiting = room > 0 ? ` and ${room} waiting` : "";
+        throw new ResourceExhaustedError(`${method}: ${limit.running} calls running${waiting}, the most this daemon takes at once; retry when one has ended`);
+      }
+      ctx.signal.throwIfAborted();
+      await new Promise<void>((go, stop) => {
+        const leave = () => {
+          line.splice(line.indexOf(turn), 1);
+          stop(ctx.signal.reason);
+        };
+        const turn = () => {
+          ctx.signal.removeEventListener("abort", leave);
+          go();
+        };
+        line.push(turn);
+        ctx.signal.addEventListener("abort", leave, { once: true });
+      });
+      // The call that ended handed its place over: `running` did not change.
+    }
+    try {
+      return await handler(arg, ctx);
+    } finally {
+      const next = line.shift();
+      if (next) next();
+      else running--;
+    }
+  };
+}
+
 function wrap(def: RuntimeMethod, log: Logger, handler: Handler): grpc.UntypedHandleCall {
   const label = methodLabel(def);
   switch (methodKind(def)) {
@@ -130,7 +201,7 @@ function unary<Req, Res>(method: string, log: Logger, handler: (req: Req, ctx: C
       .then(() => handler(decoded(method, call.request), ctx))
       .then(
         (res) => callback(null, res),
-        (err: unknown) => callback(wireError(method, log, err)),
+        (err: unknown) => callback(wireError(method, log, err, ctx.signal)),
       );
   };
 }
@@ -142,9 +213,10 @@ function clientStream<Req, Res>(
   handler: (call: grpc.ServerReadableStream<Req, Res>, ctx: CallContext) => Promise<Res>,
 ): grpc.handleClientStreamingCall<Req, Res> {
   return (call, callback) => {
-    handler(call, callContext(call)).then(
+    const ctx = callContext(call);
+    handler(call, ctx).then(
       (res) => callback(null, res),
-      (err: unknown) => callback(wireError(method, log, err)),
+      (err: unknown) => callback(wireError(method, log, err, ctx.signal)),
     );
   };
 }
@@ -164,15 +236,34 @@ function serverStream<Req, Res>(
         (err: unknown) => {
           // grpc-js ends a server stream with the status of an 'error' event; destroy() would end
           // it without sending any status, and the client would wait for its deadline.
-          if (!ctx.signal.aborted) call.emit("error", Object.assign(new Error(), wireError(method, log, err)));
+          const wire = wireError(method, log, err, ctx.signal);
+          if (!ctx.signal.aborted) call.emit("error", Object.assign(new Error(), wire));
         },
       );
   };
 }
 
-function callContext(call: { on(event: "cancelled", listener: () => void): unknown; getPeer(): string }): CallContext {
+/** How far before this end's deadline a client's cancel still counts as its deadline passing, in ms. */
+const DEADLINE_SLACK_MS = 100;
+
+/** Why a call was cancelled: the `reason` of its context's signal. */
+class CallCancelled extends Error {}
+
+type ServerCall = { on(event: "cancelled", listener: () => void): unknown; cancelled: boolean; getPeer(): string; getDeadline(): grpc.Deadline };
+
+function callContext(call: ServerCall): CallContext {
   const controller = new AbortController();
-  call.on("cancelled", () => controller.abort(new Error("the client cancelled the call")));
+  const cancel = () => {
+    const deadline = call.getDeadline();
+    const at = deadline instanceof Date ? deadline.getTime() : deadline;
+    // A client cancels its call when its deadline passes, a moment before this end's copy of it
+    // (taken when the request arrived) does: that is a deadline too.
+    const why = Number.isFinite(at) && Date.now() >= at - DEADLINE_SLACK_MS ? "the call's deadline passed" : "the client cancelled the call";
+    controller.abort(new CallCancelled(why));
+  };
+  call.on("cancelled", cancel);
+  // Cancelled before its handler started: the event has come and gone.
+  if (call.cancelled) cancel();
   return { signal: controller.signal, peer: call.getPeer() };
 }
 
@@ -186,8 +277,17 @@ function keyNameError(err: KeyNameError): InvalidArgumentError {
 /**
  * The status a failed call ends with: code, message and, when the error names request fields, the
  * `grpc-status-details-bin` trailer with a google.rpc.BadRequest (grpc-js sends `metadata` as trailers).
+ * A call whose client went away (cancelled, or past its deadline) is logged as such, whatever its
+ * handler threw on the way out: nobody hears its status, and it is no fault of the daemon.
  */
-function wireError(method: string, log: Logger, err: unknown): { code: number; details: string; metadata?: grpc.Metadata } {
+function wireError(method: string, log: Logger, err: unknown, signal: AbortSignal): { code: number; details: string; metadata?: grpc.Metadata } {
+  if (signal.aborted) {
+    const reason = signal.reason instanceof Error ? signal.reason.message : String(signal.reason);
+    // What the handler threw on its way out, unless that is the cancellation itself.
+    const thrown = err === signal.reason || err instanceof PincerError ? {} : { error: err instanceof Error ? err.message : String(err) };
+    log.info("call cancelled", { method, reason, ...thrown });
+    return { code: grpc.status.CANCELLED, details: reason };
+  }
   const mapped = err instanceof KeyNameError ? keyNameError(err) : err;
   const incident = randomUUID().slice(0, 8);
   const wire = toWireError(mapped, incident);

@@ -1,8 +1,9 @@
-import { InvalidArgumentError, ResourceExhaustedError, type wire } from "@pincer/shared";
+import { InvalidArgumentError, quoted, ResourceExhaustedError, type wire } from "@pincer/shared";
 import type { Desktop } from "../drivers/desktop.js";
 import { capture, type CaptureMethod, type ImageFormatName } from "../drivers/screen.js";
 import { type Region, settleScreen } from "../drivers/settle.js";
 import type { Logger } from "../logger.js";
+import { LONG_CALL_LIMITS } from "./limits.js";
 import { defineService, type DefinedService } from "./rpc.js";
 import { intInRange } from "./validate.js";
 
@@ -34,56 +35,61 @@ const WIRE_FORMAT: Record<ImageFormatName, wire.ImageFormat> = {
 };
 
 export function screenService(desktop: Desktop, log: Logger, captureMethod: CaptureMethod = "auto"): DefinedService<"Screen"> {
-  return defineService("Screen", log, {
-    Screenshot: async (req: wire.ScreenshotRequest__Output) => {
-      const format = FORMATS[req.format];
-      if (!format) throw InvalidArgumentError.forField("format", `unknown image format ${JSON.stringify(req.format)}; use PNG, JPEG, WEBP or RAW_RGB`);
-      const quality = req.quality === 0 ? 80 : intInRange(req.quality, "quality", 1, 100);
-      const pngLevel = req.pngCompressionLevel == null ? 1 : intInRange(req.pngCompressionLevel, "png_compression_level", 0, 9);
-      const maxWidth = intInRange(req.maxWidth, "max_width", 0, 16384);
-      const maxHeight = intInRange(req.maxHeight, "max_height", 0, 16384);
-      const screen = await desktop.screenSize();
-      const region = regionOnScreen(req.region, screen);
-      const shot = await capture(
-        desktop,
-        {
-          format,
-          quality,
-          pngCompressionLevel: pngLevel,
-          region,
-          maxWidth,
-          maxHeight,
-          includeCursor: req.includeCursor,
-        },
-        captureMethod,
-      );
-      if (shot.data.length > MAX_SCREENSHOT_BYTES) {
-        throw new ResourceExhaustedError(
-          `screenshot: ${shot.data.length} bytes is over the ${MAX_SCREENSHOT_BYTES}-byte limit; ask for JPEG, a region or max_width`,
+  return defineService(
+    "Screen",
+    log,
+    {
+      Screenshot: async (req: wire.ScreenshotRequest__Output) => {
+        const format = FORMATS[req.format];
+        if (!format) throw InvalidArgumentError.forField("format", `unknown image format ${quoted(req.format)}; use PNG, JPEG, WEBP or RAW_RGB`);
+        const quality = req.quality === 0 ? 80 : intInRange(req.quality, "quality", 1, 100);
+        const pngLevel = req.pngCompressionLevel == null ? 1 : intInRange(req.pngCompressionLevel, "png_compression_level", 0, 9);
+        const maxWidth = intInRange(req.maxWidth, "max_width", 0, 16384);
+        const maxHeight = intInRange(req.maxHeight, "max_height", 0, 16384);
+        const screen = await desktop.screenSize();
+        const region = regionOnScreen(req.region, screen);
+        const shot = await capture(
+          desktop,
+          {
+            format,
+            quality,
+            pngCompressionLevel: pngLevel,
+            region,
+            maxWidth,
+            maxHeight,
+            includeCursor: req.includeCursor,
+          },
+          captureMethod,
         );
-      }
-      return {
-        data: shot.data,
-        format: WIRE_FORMAT[format],
-        width: shot.width,
-        height: shot.height,
-        source: region,
-        scale: shot.scale,
-        cursor: shot.cursor,
-        screen,
-      };
-    },
+        if (shot.data.length > MAX_SCREENSHOT_BYTES) {
+          throw new ResourceExhaustedError(
+            `screenshot: ${shot.data.length} bytes is over the ${MAX_SCREENSHOT_BYTES}-byte limit; ask for JPEG, a region or max_width`,
+          );
+        }
+        return {
+          data: shot.data,
+          format: WIRE_FORMAT[format],
+          width: shot.width,
+          height: shot.height,
+          source: region,
+          scale: shot.scale,
+          cursor: shot.cursor,
+          screen,
+        };
+      },
 
-    GetScreenSize: async () => desktop.screenSize(),
+      GetScreenSize: async () => desktop.screenSize(),
 
-    WaitForSettle: async (req, ctx) => {
-      const timeoutMs = req.timeoutMs === 0 ? 5000 : intInRange(req.timeoutMs, "timeout_ms", 1, 120_000);
-      const quietMs = req.quietMs === 0 ? 300 : intInRange(req.quietMs, "quiet_ms", 1, timeoutMs);
-      const initialQuietMs = req.initialQuietMs === 0 ? quietMs : intInRange(req.initialQuietMs, "initial_quiet_ms", 1, timeoutMs);
-      const intervalMs = req.intervalMs === 0 ? 25 : intInRange(req.intervalMs, "interval_ms", 1, 10_000);
-      const region = regionOnScreen(req.region, await desktop.screenSize());
-      const r = await settleScreen(desktop, { region, quietMs, timeoutMs, initialQuietMs, intervalMs, sinceLastWait: req.sinceLastWait, signal: ctx.signal });
-      return { settled: r.settled, waitedMs: r.waitedMs, frames: r.frames, changes: r.changes, lastChangeMs: r.lastChangeMs, changed: r.changed ?? null };
+      WaitForSettle: async (req, ctx) => {
+        const timeoutMs = req.timeoutMs === 0 ? 5000 : intInRange(req.timeoutMs, "timeout_ms", 1, 120_000);
+        const quietMs = req.quietMs === 0 ? 300 : intInRange(req.quietMs, "quiet_ms", 1, timeoutMs);
+        const initialQuietMs = req.initialQuietMs === 0 ? quietMs : intInRange(req.initialQuietMs, "initial_quiet_ms", 1, timeoutMs);
+        const intervalMs = req.intervalMs === 0 ? 25 : intInRange(req.intervalMs, "interval_ms", 1, 10_000);
+        const region = regionOnScreen(req.region, await desktop.screenSize());
+        const r = await settleScreen(desktop, { region, quietMs, timeoutMs, initialQuietMs, intervalMs, sinceLastWait: req.sinceLastWait, signal: ctx.signal });
+        return { settled: r.settled, waitedMs: r.waitedMs, frames: r.frames, changes: r.changes, lastChangeMs: r.lastChangeMs, changed: r.changed ?? null };
+      },
     },
-  });
+    { concurrency: { Screenshot: LONG_CALL_LIMITS["Screen/Screenshot"], WaitForSettle: LONG_CALL_LIMITS["Screen/WaitForSettle"] } },
+  );
 }

@@ -1,4 +1,4 @@
-import { InvalidArgumentError, parseChord, resolveKeyOrThrow, type KeySpec } from "@pincer/shared";
+import { InvalidArgumentError, parseChord, quoted, resolveKeyOrThrow, type KeySpec } from "@pincer/shared";
 import type { MouseButtonName, PointXY } from "../drivers/desktop.js";
 
 /** A point that must lie on the screen. */
@@ -23,7 +23,7 @@ export function mouseButton(b: string): MouseButtonName {
     case "MOUSE_BUTTON_MIDDLE":
       return "middle";
     default:
-      throw InvalidArgumentError.forField("button", `unknown mouse button ${JSON.stringify(b)}; use LEFT, RIGHT or MIDDLE`);
+      throw InvalidArgumentError.forField("button", `unknown mouse button ${quoted(b)}; use LEFT, RIGHT or MIDDLE`);
   }
 }
 
