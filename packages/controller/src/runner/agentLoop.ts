@@ -47,7 +47,7 @@ async function observeScreens(bench: Benchmark, signal: AbortSignal): Promise<Ob
     if (!screen) continue;
     if (screen.screenshot) out.screenshots[name] = screen.screenshot;
     if (screen.settle) out.settle[name] = screen.settle;
-    if (screen.accessibility !== undefined) (out.accessibility ??= {})[name] = screen.accessibility;
+    if (screen.accessibility !== undefined) out.accessibility = { ...out.accessibility, [name]: screen.accessibility };
   }
   return out;
 }
