@@ -1,6 +1,7 @@
 import type { OsworldMetric } from "../metric.js";
 import { a11yMetrics } from "./a11y.js";
 import { appsMetrics } from "./apps.js";
+import { chromeMetrics } from "./chrome/index.js";
 import { docsMetrics } from "./docs.js";
 import { filesMetrics } from "./files.js";
 import { generalMetrics } from "./general.js";
@@ -9,5 +10,8 @@ import { tableMetrics } from "./table.js";
 
 /** Every OSWorld metric Pincer implements, by name. */
 export const OSWORLD_METRICS: ReadonlyMap<string, OsworldMetric> = new Map(
-  [...tableMetrics, ...slidesMetrics, ...docsMetrics, ...generalMetrics, ...filesMetrics, ...appsMetrics, ...a11yMetrics].map((m) => [m.name, m]),
+  [...tableMetrics, ...slidesMetrics, ...docsMetrics, ...generalMetrics, ...filesMetrics, ...appsMetrics, ...a11yMetrics, ...chromeMetrics].map((m) => [
+    m.name,
+    m,
+  ]),
 );

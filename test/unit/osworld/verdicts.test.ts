@@ -1,0 +1,73 @@
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, test } from "vitest";
+import { scoreOf } from "../../../packages/controller/src/datasets/osworld/metric.js";
+import { OSWORLD_METRICS } from "../../../packages/controller/src/datasets/osworld/metrics/index.js";
+
+// Every recorded case of test/fixtures/osworld-verdicts (see its README): Pincer's port of each
+// metric gives the verdict OSWorld's own Python code gave on the same inputs.
+
+const DIR = "test/fixtures/osworld-verdicts";
+
+interface VerdictCase {
+  name: string;
+  result: unknown;
+  expected?: unknown;
+  options?: unknown;
+  verdict?: number;
+  raises?: string;
+  pincer?: "error" | "zero";
+}
+
+interface VerdictFile {
+  metric: string;
+  source: string;
+  cases: VerdictCase[];
+}
+
+/** A getter's value with `{ file }` entries turned into paths under files/. */
+function resolveFiles(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(resolveFiles);
+  if (value && typeof value === "object" && Object.keys(value).length === 1 && typeof (value as { file?: unknown }).file === "string") {
+    return join(DIR, "files", (value as { file: string }).file);
+  }
+  return value;
+}
+
+const files = readdirSync(DIR).filter((f) => f.endsWith(".json"));
+
+test("verdicts are recorded", () => {
+  expect(files.length).toBeGreaterThan(0);
+});
+
+test("every verdict file names a metric Pincer has, its source, and cases with one verdict each", () => {
+  for (const f of files) {
+    const v: VerdictFile = JSON.parse(readFileSync(join(DIR, f), "utf8"));
+    expect(OSWORLD_METRICS.has(v.metric), `${f}: metric ${v.metric}`).toBe(true);
+    expect(v.source, f).toMatch(/\S/);
+    expect(v.cases.length, f).toBeGreaterThan(0);
+    for (const c of v.cases) {
+      const kinds = [c.verdict !== undefined, c.raises !== undefined].filter(Boolean).length;
+      expect(kinds, `${f}: ${c.name}: give verdict or raises`).toBe(1);
+      if (c.raises !== undefined) expect(["error", "zero"], `${f}: ${c.name}: pincer`).toContain(c.pincer);
+    }
+  }
+});
+
+for (const f of files) {
+  const v: VerdictFile = JSON.parse(readFileSync(join(DIR, f), "utf8"));
+  describe(`${v.metric} (${f})`, () => {
+    for (const c of v.cases) {
+      test(c.name, async () => {
+        const metric = OSWORLD_METRICS.get(v.metric)!;
+        const run = async () => scoreOf(await metric.run(resolveFiles(c.result), resolveFiles(c.expected), metric.options.parse(c.options ?? {})));
+        if (c.raises !== undefined && c.pincer === "error") {
+          await expect(run()).rejects.toThrow();
+          return;
+        }
+        const got = await run();
+        expect(got.score, got.reason).toBeCloseTo(c.raises !== undefined ? 0 : c.verdict!, 6);
+      });
+    }
+  });
+}
