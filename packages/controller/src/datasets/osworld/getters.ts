@@ -7,6 +7,7 @@ import { expandUser, type OsworldContext, pyFlag, shlexSplit } from "./context.j
 import { defineGetter, type OsworldGetter } from "./getter.js";
 import { accessibilityTreeGetter, terminalOutputGetter } from "./accessibilityTree.js";
 import { relativeTimeGetter } from "./relativeTime.js";
+import { chromeGetters } from "./chrome/index.js";
 
 export { defineGetter, type OsworldGetter } from "./getter.js";
 
@@ -138,5 +139,6 @@ export const OSWORLD_GETTERS: ReadonlyMap<string, OsworldGetter> = new Map(
     relativeTimeGetter,
     accessibilityTreeGetter,
     terminalOutputGetter,
+    ...chromeGetters,
   ].map((g) => [g.name, g]),
 );
