@@ -8,6 +8,7 @@ import { defineGetter, type OsworldGetter } from "./getter.js";
 import { accessibilityTreeGetter, terminalOutputGetter } from "./accessibilityTree.js";
 import { relativeTimeGetter } from "./relativeTime.js";
 import { chromeGetters } from "./chrome/index.js";
+import { machineGetters } from "./machineGetters.js";
 
 export { defineGetter, type OsworldGetter } from "./getter.js";
 
@@ -140,5 +141,6 @@ export const OSWORLD_GETTERS: ReadonlyMap<string, OsworldGetter> = new Map(
     accessibilityTreeGetter,
     terminalOutputGetter,
     ...chromeGetters,
+    ...machineGetters,
   ].map((g) => [g.name, g]),
 );
