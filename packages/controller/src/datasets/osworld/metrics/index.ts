@@ -3,6 +3,8 @@ import { a11yMetrics } from "./a11y.js";
 import { appsMetrics } from "./apps.js";
 import { chromeMetrics } from "./chrome/index.js";
 import { docsMetrics } from "./docs.js";
+import { docsFormatMetrics } from "./docsFormat.js";
+import { docsTextMetrics } from "./docsText.js";
 import { filesMetrics } from "./files.js";
 import { generalMetrics } from "./general.js";
 import { slidesMetrics } from "./slides.js";
@@ -10,8 +12,16 @@ import { tableMetrics } from "./table.js";
 
 /** Every OSWorld metric Pincer implements, by name. */
 export const OSWORLD_METRICS: ReadonlyMap<string, OsworldMetric> = new Map(
-  [...tableMetrics, ...slidesMetrics, ...docsMetrics, ...generalMetrics, ...filesMetrics, ...appsMetrics, ...a11yMetrics, ...chromeMetrics].map((m) => [
-    m.name,
-    m,
-  ]),
+  [
+    ...tableMetrics,
+    ...slidesMetrics,
+    ...docsMetrics,
+    ...generalMetrics,
+    ...filesMetrics,
+    ...appsMetrics,
+    ...a11yMetrics,
+    ...chromeMetrics,
+    ...docsFormatMetrics,
+    ...docsTextMetrics,
+  ].map((m) => [m.name, m]),
 );
