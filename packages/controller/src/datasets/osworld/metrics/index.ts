@@ -8,6 +8,7 @@ import { docsTextMetrics } from "./docsText.js";
 import { filesMetrics } from "./files.js";
 import { generalMetrics } from "./general.js";
 import { slidesMetrics } from "./slides.js";
+import { slidesMoreMetrics } from "./slidesMore.js";
 import { tableMetrics } from "./table.js";
 
 /** Every OSWorld metric Pincer implements, by name. */
@@ -23,5 +24,6 @@ export const OSWORLD_METRICS: ReadonlyMap<string, OsworldMetric> = new Map(
     ...chromeMetrics,
     ...docsFormatMetrics,
     ...docsTextMetrics,
+    ...slidesMoreMetrics,
   ].map((m) => [m.name, m]),
 );
