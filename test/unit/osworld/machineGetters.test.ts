@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import ExcelJS from "exceljs";
+import JSZip from "jszip";
 import { describe, expect, test } from "vitest";
 import { fakeMachine, get, put } from "./chromeMachine.js";
 
@@ -99,5 +100,54 @@ describe("files and apps", () => {
     const fallback = (await get(m, "vscode_config", config)) as string;
     expect(fallback).toBe(join(m.ctx.cacheDir, "OpenProject.txt"));
     expect(readFileSync(fallback, "utf8")).toBe('{"folder":"file:///home/user/project"}');
+  });
+});
+
+/** A .pptx whose slide 1 has a background picture (embedded) and slide 2 a linked audio clip. */
+async function mediaDeck(): Promise<Buffer> {
+  const zip = new JSZip();
+  const slide = (bg: string) =>
+    `<p:sld xmlns:a="http://schemas.openxmlformats.org/drawingml/2006/main" xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships" xmlns:p="http://schemas.openxmlformats.org/presentationml/2006/main"><p:cSld>${bg}<p:spTree/></p:cSld></p:sld>`;
+  const rels = (items: string) => `<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">${items}</Relationships>`;
+  zip.file("ppt/slides/slide1.xml", slide('<p:bg><p:bgPr><a:blipFill><a:blip r:embed="rId2"/></a:blipFill></p:bgPr></p:bg>'));
+  zip.file(
+    "ppt/slides/_rels/slide1.xml.rels",
+    rels(
+      '<Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/image" Target="../media/image9.png"/>' +
+        '<Relationship Id="rId2" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/image" Target="../media/image1.png"/>',
+    ),
+  );
+  zip.file("ppt/media/image1.png", "the background");
+  zip.file("ppt/slides/slide2.xml", slide(""));
+  zip.file(
+    "ppt/slides/_rels/slide2.xml.rels",
+    rels(
+      '<Relationship Id="rId3" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/audio" TargetMode="External" Target="file:///home/user/Desktop/song.mp3"/>',
+    ),
+  );
+  return zip.generateAsync({ type: "nodebuffer" });
+}
+
+describe("a slide's media", () => {
+  test("background_image_in_slide extracts the picture a slide's background shows; null for a slide without one", async () => {
+    const m = fakeMachine();
+    put(m, "/home/user/Desktop/deck.pptx", await mediaDeck());
+    const path = (await get(m, "background_image_in_slide", { ppt_file_path: "/home/user/Desktop/deck.pptx", slide_index: 0, dest: "bg.png" })) as string;
+    expect(path).toBe(join(m.ctx.cacheDir, "ppt/media/image1.png"));
+    expect(readFileSync(path, "utf8")).toBe("the background");
+    expect(await get(m, "background_image_in_slide", { ppt_file_path: "/home/user/Desktop/deck.pptx", slide_index: 1, dest: "bg.png" })).toBeNull();
+    expect(await get(m, "background_image_in_slide", { ppt_file_path: "/home/user/Desktop/deck.pptx", slide_index: 7, dest: "bg.png" })).toBeNull();
+  });
+
+  test("audio_in_slide fetches a linked clip from the machine; null for a slide without audio", async () => {
+    const m = fakeMachine();
+    put(m, "/home/user/Desktop/deck.pptx", await mediaDeck());
+    put(m, "/home/user/Desktop/song.mp3", "ID3 audio");
+    const path = (await get(m, "audio_in_slide", { ppt_file_path: "/home/user/Desktop/deck.pptx", slide_index: "1", dest: "song.mp3" })) as string;
+    expect(readFileSync(path, "utf8")).toBe("ID3 audio");
+    expect(await get(m, "audio_in_slide", { ppt_file_path: "/home/user/Desktop/deck.pptx", slide_index: 0, dest: "song.mp3" })).toBeNull();
+    await expect(get(m, "audio_in_slide", { ppt_file_path: "/home/user/Desktop/none.pptx", slide_index: 0, dest: "a.mp3" })).rejects.toThrow(
+      /not on the machine/,
+    );
   });
 });

@@ -9,6 +9,7 @@ import { accessibilityTreeGetter, terminalOutputGetter } from "./accessibilityTr
 import { relativeTimeGetter } from "./relativeTime.js";
 import { chromeGetters } from "./chrome/index.js";
 import { machineGetters } from "./machineGetters.js";
+import { officeGetters } from "./officeGetters.js";
 
 export { defineGetter, type OsworldGetter } from "./getter.js";
 
@@ -142,5 +143,6 @@ export const OSWORLD_GETTERS: ReadonlyMap<string, OsworldGetter> = new Map(
     terminalOutputGetter,
     ...chromeGetters,
     ...machineGetters,
+    ...officeGetters,
   ].map((g) => [g.name, g]),
 );
