@@ -1,6 +1,8 @@
 import type { OsworldMetric } from "../metric.js";
 import { a11yMetrics } from "./a11y.js";
 import { appsMetrics } from "./apps.js";
+import { gimpCheckMetrics } from "./apps/gimpChecks.js";
+import { gimpCompareMetrics } from "./apps/gimpCompare.js";
 import { chromeMetrics } from "./chrome/index.js";
 import { docsMetrics } from "./docs.js";
 import { docsFormatMetrics } from "./docsFormat.js";
@@ -25,5 +27,7 @@ export const OSWORLD_METRICS: ReadonlyMap<string, OsworldMetric> = new Map(
     ...docsFormatMetrics,
     ...docsTextMetrics,
     ...slidesMoreMetrics,
+    ...gimpCheckMetrics,
+    ...gimpCompareMetrics,
   ].map((m) => [m.name, m]),
 );
