@@ -3,12 +3,14 @@ import { a11yMetrics } from "./a11y.js";
 import { appsMetrics } from "./apps.js";
 import { gimpCheckMetrics } from "./apps/gimpChecks.js";
 import { gimpCompareMetrics } from "./apps/gimpCompare.js";
+import { vlcStatusMetrics } from "./apps/vlcStatus.js";
 import { chromeMetrics } from "./chrome/index.js";
 import { docsMetrics } from "./docs.js";
 import { docsFormatMetrics } from "./docsFormat.js";
 import { docsTextMetrics } from "./docsText.js";
 import { filesMetrics } from "./files.js";
 import { generalMetrics } from "./general.js";
+import { miscMetrics } from "./misc.js";
 import { slidesMetrics } from "./slides.js";
 import { slidesMoreMetrics } from "./slidesMore.js";
 import { tableMetrics } from "./table.js";
@@ -29,5 +31,7 @@ export const OSWORLD_METRICS: ReadonlyMap<string, OsworldMetric> = new Map(
     ...slidesMoreMetrics,
     ...gimpCheckMetrics,
     ...gimpCompareMetrics,
+    ...vlcStatusMetrics,
+    ...miscMetrics,
   ].map((m) => [m.name, m]),
 );
