@@ -93,6 +93,25 @@ async function historyDb(rows: Array<[string, string, number]>): Promise<Buffer>
   return bytes;
 }
 
+describe("launching and stopping the browser", () => {
+  test("launch runs chromium for google-chrome, and stops it for pkill chrome, where Chrome is absent; Chrome's machines run the commands as written", async () => {
+    const chromium = fakeMachine(hasChrome(false));
+    await step(chromium, "launch", { command: ["google-chrome", "--remote-debugging-port=1337"] });
+    await step(chromium, "launch", { command: ["pkill", "chrome"] });
+    expect(chromium.launched).toEqual([
+      ["chromium", "--remote-debugging-port=1337"],
+      ["pkill", "chromium"],
+    ]);
+    const chrome = fakeMachine(hasChrome(true));
+    await step(chrome, "launch", { command: ["pkill", "chrome"] });
+    await step(chrome, "launch", { command: ["pkill", "vlc"] });
+    expect(chrome.launched).toEqual([
+      ["pkill", "chrome"],
+      ["pkill", "vlc"],
+    ]);
+  });
+});
+
 describe("History", () => {
   test("history reads every URL's url, title and last visit from the profile's History; null without one", async () => {
     const m = fakeMachine(hasChrome(false));

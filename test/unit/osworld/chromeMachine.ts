@@ -17,6 +17,7 @@ import { OSWORLD_CONFIG_TYPES } from "../../../packages/controller/src/datasets/
 export interface FakeMachine {
   files: Map<string, { data: Buffer; modifiedMs: number }>;
   runs: Array<string | string[]>;
+  launched: Array<string | string[]>;
   keys: string[];
   logs: string[];
   tree: AccessibleNode[];
@@ -30,7 +31,7 @@ export function fakeMachine(
   answer: (cmd: string | string[]) => { stdout?: string; stderr?: string; exitCode?: number } = () => ({}),
   downloads: Record<string, Buffer> = {},
 ): FakeMachine {
-  const m: FakeMachine = { files: new Map(), runs: [], keys: [], logs: [], tree: [], ctx: undefined as unknown as OsworldContext };
+  const m: FakeMachine = { files: new Map(), runs: [], launched: [], keys: [], logs: [], tree: [], ctx: undefined as unknown as OsworldContext };
   const file = (p: string) => {
     const f = m.files.get(p);
     if (!f) throw new NotFoundError(`no such file: ${p}`);
@@ -58,7 +59,10 @@ export function fakeMachine(
         const a = answer(cmd);
         return { stdout: a.stdout ?? "", stderr: a.stderr ?? "", exitCode: a.exitCode ?? 0 };
       },
-      launch: async () => ({ pid: 1, window: null }),
+      launch: async (cmd: string | string[]) => {
+        m.launched.push(cmd);
+        return { pid: 1, window: null };
+      },
     },
     keyboard: {
       press: async (keys: string | string[]) => void m.keys.push([keys].flat().join("+")),

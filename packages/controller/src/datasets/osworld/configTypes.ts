@@ -119,10 +119,16 @@ async function open(p: { path: string }, ctx: OsworldContext): Promise<void> {
   throw new InvalidArgumentError(`open: no window for ${name} within ${OPEN_WINDOW_TIMEOUT_MS / 1000} s`);
 }
 
-/** OSWorld's `launch`: starts a program detached; a failure is logged. `google-chrome` runs Debian's chromium where Chrome is absent. */
+/**
+ * OSWorld's `launch`: starts a program detached; a failure is logged. `google-chrome` runs Debian's
+ * chromium where Chrome is absent, and `pkill chrome` then stops chromium.
+ */
 async function launch(p: { command: string | string[]; shell: boolean }, ctx: OsworldContext): Promise<void> {
   let argv = await argvOf(p.command, p.shell, ctx);
   if (Array.isArray(argv) && argv[0] === "google-chrome") argv = [await browserCommand(ctx), ...argv.slice(1)];
+  // `pkill chrome` (to make Chrome write its profile out) does not match Chromium's process name.
+  if (Array.isArray(argv) && argv[0] === "pkill" && argv[1] === "chrome" && argv.length === 2 && (await browserCommand(ctx)) === "chromium")
+    argv = ["pkill", "chromium"];
   try {
     await ctx.env.process.launch(argv, { signal: ctx.signal });
   } catch (err) {
