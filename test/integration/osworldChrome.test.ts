@@ -170,6 +170,15 @@ test("info_from_website reads texts and attributes, clicking through a link firs
     { action: "attribute", selector: "#to", attribute: "value" },
     { action: "click_and_inner_text", selector: ["#next", "p.x"] },
   ];
-  expect(await get("info_from_website", { url: `${base}/shop`, infos, backups: ["b"] })).toEqual(["$25 - $60", "Vienna", "hello /after"]);
+  const got = await get("info_from_website", { url: `${base}/shop`, infos, backups: ["b"] });
+  expect(got).toEqual(["$25 - $60", "Vienna", "hello /after"]);
   expect(await get("info_from_website", { url: `${base}/shop`, infos: [{ action: "inner_text", selector: "#missing" }], backups: ["b"] })).toEqual(["b"]);
+}, 60_000);
+
+test("chrome_saved_address reads Chromium's settings page; number_of_search_results falls back to 0 when Google cannot be reached", async () => {
+  const settings = await get("chrome_saved_address");
+  expect(settings).toMatch(/^<!DOCTYPE html>.*<settings-ui/s);
+  // This machine has no way out to google.com: both of OSWorld's attempts fail.
+  expect(await get("number_of_search_results")).toBe(0);
+  expect(logs.some((l) => l.startsWith("number_of_search_results: attempt 2/2 failed"))).toBe(true);
 }, 60_000);

@@ -152,12 +152,15 @@ export const activeUrlGetters: OsworldGetter[] = [
       return null;
     },
   }),
-  defineGetter({
-    name: "url_path_parse",
-    config: urlGetterConfig.extend({ parse_keys: z.array(z.string()) }),
-    get: async (c, ctx) => {
-      const url = await activeUrl(ctx, c.goto_prefix);
-      return url === null ? null : macysParts(url, c.parse_keys);
-    },
-  }),
+  // OSWorld registers the Macy's parser under both names.
+  ...["url_path_parse", "macys_product_url_parse"].map((name) =>
+    defineGetter({
+      name,
+      config: urlGetterConfig.extend({ parse_keys: z.array(z.string()) }),
+      get: async (c, ctx) => {
+        const url = await activeUrl(ctx, c.goto_prefix);
+        return url === null ? null : macysParts(url, c.parse_keys);
+      },
+    }),
+  ),
 ];

@@ -111,7 +111,11 @@ export async function cdpExchange(
   let stderr = "";
   let exit: number | null | undefined;
   const done = () => answered === calls.length && (opts.until?.(events, results) ?? true);
-  const timer = setTimeout(() => handle.kill(), opts.timeoutMs);
+  let late = false;
+  const timer = setTimeout(() => {
+    late = true;
+    handle.kill();
+  }, opts.timeoutMs);
   let finished = false;
   try {
     // Read to the end even after kill(): the stream ends then, and the call lets go of the signal.
@@ -145,7 +149,7 @@ export async function cdpExchange(
   if (exit === 97 || /connect|refused/i.test(stderr)) {
     throw new FailedPreconditionError(`Chrome's DevTools at ${devtoolsUrl(ctx)} cannot be reached from the machine (${stderr.trim().slice(-200)})`);
   }
-  if (reader.closed) throw new Error(`DevTools closed the connection to ${wsPath} before answering`);
+  if (reader.closed || !late) throw new Error(`DevTools closed the connection to ${wsPath} before answering (the browser or its tab went away)`);
   return { results, events, timedOut: true };
 }
 

@@ -1,5 +1,5 @@
 import type { OsworldContext } from "../context.js";
-import { cdpExchange, evaluateInPage } from "./devtools.js";
+import { CdpError, cdpExchange, evaluateInPage } from "./devtools.js";
 
 /**
  * Playwright's element actions on an open page, over DevTools: wait for a selector (attached or
@@ -42,16 +42,20 @@ const ACT = `async (css, state, ms, act, arg) => {
 
 /** Waits for an element and does `act` on it; throws Playwright's timeout when it does not appear. */
 async function onElement(ctx: OsworldContext, id: string, css: string, state: ElementState, timeoutMs: number, act: string, arg?: string): Promise<unknown> {
-  const r = (await evaluateInPage(
-    ctx,
-    id,
-    `(${ACT})(${JSON.stringify(css)}, "${state}", ${timeoutMs}, "${act}", ${JSON.stringify(arg ?? null)})`,
-    timeoutMs + 15_000,
-  )) as {
-    value?: unknown;
-    missing?: boolean;
-    hidden?: boolean;
-  };
+  const deadline = Date.now() + timeoutMs;
+  let r: { value?: unknown; missing?: boolean; hidden?: boolean };
+  for (;;) {
+    const left = Math.max(0, deadline - Date.now());
+    try {
+      const call = `(${ACT})(${JSON.stringify(css)}, "${state}", ${left}, "${act}", ${JSON.stringify(arg ?? null)})`;
+      r = (await evaluateInPage(ctx, id, call, left + 15_000)) as typeof r;
+      break;
+    } catch (err) {
+      // A navigation replaced the document while it waited: wait on in the new one, as Playwright does.
+      if (!(err instanceof CdpError) || !/context|navigat/i.test(err.message) || Date.now() >= deadline) throw err;
+      await new Promise((res) => setTimeout(res, 100));
+    }
+  }
   if (r.missing) throw new Error(`waiting for ${css} to be ${state}: timeout ${timeoutMs} ms exceeded`);
   if (r.hidden) throw new Error(`${css} is not visible`);
   return r.value;

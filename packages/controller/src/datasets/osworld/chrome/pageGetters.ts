@@ -6,6 +6,7 @@ import { defineGetter, type OsworldGetter } from "../getter.js";
 import { activeUrl } from "./activeUrl.js";
 import { cdpExchange, devtoolsHttp, listPages } from "./devtools.js";
 import { connectBrowser, gotoPage, newPage, pageContent, pageTitleAndUrl, waitForLoadState } from "./pages.js";
+import { probePage } from "./pageProbe.js";
 
 /**
  * OSWorld's Chrome getters that read pages over CDP (getters/chrome.py): the open tabs, the active
@@ -152,6 +153,46 @@ async function pdfFromUrl(c: { path: string; dest: string }, ctx: OsworldContext
   return local;
 }
 
+/**
+ * `get_chrome_saved_address`: chrome://settings/addresses opened in a new page, once network-idle
+ * (30 s): its HTML; "" after two failed attempts. OSWorld opens it in a new browser context;
+ * Chromium crashes on a settings page there, so Pincer opens it in the browser's own context,
+ * whose settings a settings page shows in any case.
+ */
+async function chromeSavedAddress(ctx: OsworldContext): Promise<string> {
+  return withRetries(ctx, "chrome_saved_address", 2, 3000, "", async () => {
+    await connectBrowser(ctx, "chrome_saved_address");
+    const page = await newPage(ctx, false);
+    try {
+      if ((await gotoPage(ctx, page.id, "chrome://settings/addresses", "networkidle", 30_000)) === "timeout")
+        throw new Error("the settings page took more than 30 s");
+      return await pageContent(ctx, page.id);
+    } finally {
+      await page.close();
+    }
+  });
+}
+
+/**
+ * `get_number_of_search_results`: how many `.search-result` elements Google's results for "query"
+ * show, in a new, isolated page once network-idle (45 s); 0 after two failed attempts.
+ */
+async function numberOfSearchResults(ctx: OsworldContext): Promise<number> {
+  return withRetries(ctx, "number_of_search_results", 2, 3000, 0, async () => {
+    await connectBrowser(ctx, "number_of_search_results");
+    const page = await newPage(ctx, true);
+    try {
+      if ((await gotoPage(ctx, page.id, "https://google.com/search?q=query", "networkidle", 45_000)) === "timeout")
+        throw new Error("the results took more than 45 s");
+      const [answer] = await probePage(ctx, page.id, [{ op: "texts", css: ".search-result" }]);
+      if (!answer || "error" in answer) throw new Error(answer ? answer.error : "no answer");
+      return (answer.value as unknown[]).length;
+    } finally {
+      await page.close();
+    }
+  });
+}
+
 const destName = z
   .string()
   .min(1)
@@ -163,4 +204,6 @@ export const chromePageGetters: OsworldGetter[] = [
   defineGetter({ name: "active_tab_info", config: z.looseObject({ goto_prefix: z.unknown().optional() }), get: activeTabInfo }),
   defineGetter({ name: "page_info", config: z.looseObject({ url: z.string().min(1) }), get: pageInfo }),
   defineGetter({ name: "pdf_from_url", config: z.looseObject({ path: z.string().min(1), dest: destName }), get: pdfFromUrl }),
+  defineGetter({ name: "chrome_saved_address", config: z.looseObject({}), get: (_c, ctx) => chromeSavedAddress(ctx) }),
+  defineGetter({ name: "number_of_search_results", config: z.looseObject({}), get: (_c, ctx) => numberOfSearchResults(ctx) }),
 ];

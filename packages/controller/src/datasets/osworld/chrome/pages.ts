@@ -1,5 +1,5 @@
 import type { OsworldContext } from "../context.js";
-import { cdpExchange, type CdpMessage, devtoolsHttp, evaluateInPage, type Target } from "./devtools.js";
+import { CdpError, cdpExchange, type CdpMessage, devtoolsHttp, evaluateInPage, type Target } from "./devtools.js";
 import { launchBrowser } from "./browser.js";
 
 /**
@@ -8,9 +8,35 @@ import { launchBrowser } from "./browser.js";
  * isolated one as `browser.new_page()` does), navigate and wait for a load state, read a page.
  */
 
-/** Playwright's load states and the Chrome lifecycle events that mark them. */
+/** Playwright's load states, and the Chrome lifecycle events that mark them ("networkidle" is "load" and then network quiet). */
 export type LoadState = "load" | "domcontentloaded" | "networkidle";
-const LIFECYCLE: Record<LoadState, string> = { load: "load", domcontentloaded: "DOMContentLoaded", networkidle: "networkIdle" };
+const LIFECYCLE: Record<LoadState, string> = { load: "load", domcontentloaded: "DOMContentLoaded", networkidle: "load" };
+
+// Runs in the page: resolves once no resource has finished loading for 500 ms (Playwright's
+// "networkidle" is no request for 500 ms; finished resources are what a page can see of it).
+const NETWORK_QUIET = `new Promise((resolve) => {
+  let seen = performance.getEntriesByType("resource").length;
+  let since = Date.now();
+  const timer = setInterval(() => {
+    const now = performance.getEntriesByType("resource").length;
+    if (now !== seen) { seen = now; since = Date.now(); }
+    else if (Date.now() - since >= 500) { clearInterval(timer); resolve(true); }
+  }, 50);
+})`;
+
+/** After "load", waits for the network to be quiet (the rest of "networkidle"); false when the time ran out. */
+async function networkQuiet(ctx: OsworldContext, id: string, deadline: number): Promise<boolean> {
+  const left = deadline - Date.now();
+  if (left <= 0) return false;
+  try {
+    await evaluateInPage(ctx, id, NETWORK_QUIET, left);
+    return true;
+  } catch (err) {
+    if (ctx.signal.aborted) throw err;
+    if (err instanceof Error && /took more than/.test(err.message)) return false;
+    throw err;
+  }
+}
 
 const pagePath = (id: string) => `/devtools/page/${id}`;
 
@@ -70,9 +96,19 @@ export async function newPage(ctx: OsworldContext, isolated: boolean): Promise<O
   };
 }
 
-/** Closes a tab; a failure is only logged. */
+/** Closes a tab and waits (5 s at most) until the browser no longer lists it, as Playwright's `page.close()` does; a failure is only logged. */
 export async function closeTarget(ctx: OsworldContext, id: string): Promise<void> {
-  await devtoolsHttp(ctx, "GET", `/json/close/${id}`).catch((e: Error) => ctx.log(`closing tab ${id}: ${e.message}`));
+  try {
+    await devtoolsHttp(ctx, "GET", `/json/close/${id}`);
+    for (const until = Date.now() + 5000; Date.now() < until; ) {
+      const targets = (await devtoolsHttp(ctx, "GET", "/json/list")) as Target[];
+      if (!targets.some((t) => t.id === id)) return;
+      await sleep(100, ctx.signal);
+    }
+  } catch (e) {
+    if (ctx.signal.aborted) throw e;
+    ctx.log(`closing tab ${id}: ${(e as Error).message}`);
+  }
 }
 
 const reached = (events: readonly CdpMessage[], id: string, state: LoadState, loaderId?: unknown) =>
@@ -84,14 +120,30 @@ const reached = (events: readonly CdpMessage[], id: string, state: LoadState, lo
       (loaderId === undefined || e.params?.loaderId === loaderId),
   );
 
-/** Playwright's `page.wait_for_load_state(state, timeout)` on an open tab: true once reached, false when the time ran out. */
+/**
+ * Playwright's `page.wait_for_load_state(state, timeout)` on an open tab: true once reached, false
+ * when the time ran out. The document's own `readyState` tells (Chrome does not replay every
+ * lifecycle event of a document loaded before one listens); a navigation under way is waited out.
+ */
 export async function waitForLoadState(ctx: OsworldContext, id: string, state: LoadState, timeoutMs: number): Promise<boolean> {
-  // Enabling lifecycle events replays the ones the current document already reached.
-  const out = await cdpExchange(ctx, pagePath(id), [{ method: "Page.setLifecycleEventsEnabled", params: { enabled: true } }], {
-    timeoutMs,
-    until: (events) => reached(events, id, state),
-  });
-  return !out.timedOut;
+  const deadline = Date.now() + timeoutMs;
+  const ready = state === "domcontentloaded" ? "document.readyState !== 'loading'" : "document.readyState === 'complete'";
+  const wait = `new Promise((resolve) => { const ok = () => ${ready}; if (ok()) return resolve(true); const t = setInterval(() => { if (ok()) { clearInterval(t); resolve(true); } }, 50); })`;
+  for (;;) {
+    const left = deadline - Date.now();
+    if (left <= 0) return false;
+    try {
+      await evaluateInPage(ctx, id, wait, left);
+      break;
+    } catch (err) {
+      if (ctx.signal.aborted) throw err;
+      if (err instanceof Error && /took more than/.test(err.message)) return false;
+      // The document went away under a navigation: ask the next one.
+      if (!(err instanceof CdpError) || !/context|navigat/i.test(err.message)) throw err;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+  return state === "networkidle" ? networkQuiet(ctx, id, deadline) : true;
 }
 
 /**
@@ -99,6 +151,7 @@ export async function waitForLoadState(ctx: OsworldContext, id: string, state: L
  * state, "timeout" when the time runs out first; a failed navigation (`net::ERR_…`) throws.
  */
 export async function gotoPage(ctx: OsworldContext, id: string, url: string, state: LoadState, timeoutMs: number): Promise<"ok" | "timeout"> {
+  const deadline = Date.now() + timeoutMs;
   const calls = [
     { method: "Page.enable" },
     { method: "Page.setLifecycleEventsEnabled", params: { enabled: true } },
@@ -113,7 +166,8 @@ export async function gotoPage(ctx: OsworldContext, id: string, url: string, sta
   });
   const error = out.results[2]?.errorText;
   if (typeof error === "string" && error !== "") throw new Error(`navigating to ${url}: ${error}`);
-  return out.timedOut ? "timeout" : "ok";
+  if (out.timedOut) return "timeout";
+  return state !== "networkidle" || (await networkQuiet(ctx, id, deadline)) ? "ok" : "timeout";
 }
 
 /** Playwright's `page.content()`: the doctype and the document element's HTML. */

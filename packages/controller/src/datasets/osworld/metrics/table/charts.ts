@@ -121,7 +121,7 @@ function chartInfo(space: XEl, anchor: XEl, props: ReadonlySet<string>, where: s
 export async function loadCharts(book: Book | undefined, sheet: string, props: ReadonlySet<string>): Promise<Map<string, string>> {
   const out = new Map<string, string>();
   const entry = book?.sheets.find((s) => s.name === sheet);
-  if (!book || !entry || !entry.path) return out;
+  if (!book || !entry?.path) return out;
   for (const drawing of await relTargets(book, entry.path, "drawing")) {
     const tree = await partXml(book, drawing);
     if (!tree) continue;

@@ -98,7 +98,7 @@ function pivotInfo(pvt: XEl, cache: XEl | undefined, props: ReadonlySet<string>,
 export async function loadPivotTables(book: Book | undefined, sheet: string, props: ReadonlySet<string>): Promise<Map<string, Canon>> {
   const out = new Map<string, Canon>();
   const entry = book?.sheets.find((s) => s.name === sheet);
-  if (!book || !entry || !entry.path) return out;
+  if (!book || !entry?.path) return out;
   let caches: Map<string, XEl> | undefined;
   for (const part of await relTargets(book, entry.path, "pivotTable")) {
     const pvt = await partXml(book, part);
