@@ -77,12 +77,18 @@ export interface OsworldFunction {
   reason?: string;
 }
 
-/** The functions Pincer knows but does not run, with the reason (what they need that Pincer's machines do not have). */
+/** The functions Pincer knows but does not run, with the reason (what they need that Pincer does not have or do). */
 export const OSWORLD_NOT_RUN: ReadonlyMap<string, string> = new Map([
   // OSWorld signs in with the credentials of its own settings files (evaluation_examples/settings/googledrive).
   ["config type:googledrive", "needs a Google account"],
   ["config type:login", "needs a Google account"],
   ["getter:googledrive_file", "needs a Google account"],
+  ["metric:compare_audios", "compares audio by librosa's decoding, resampling and MFCCs with fastdtw, which Pincer does not reproduce"],
+  ["metric:compare_videos", "compares video frames OpenCV decodes; Pincer has no video decoder"],
+  ["metric:compare_image_text", "reads the image's text with EasyOCR's neural network, which Pincer does not run"],
+  ["metric:check_python_file_by_test_suite", "imports and runs the task's Python test file on the evaluating host; Pincer runs no task code there"],
+  ["metric:check_highlighted_words", "compares .odt documents with compare_docx_files, which Pincer does not read for .odt yet"],
+  ["metric:compare_epub", "compares chapters as lxml parses and pretty-prints their HTML, which Pincer does not reproduce"],
 ]);
 
 /**
