@@ -82,10 +82,12 @@ async function historyDb(rows: Array<[string, string, number]>): Promise<Buffer>
   const SQL = await initSqlJs();
   const db = new SQL.Database();
   db.run(
-    "CREATE TABLE urls(id INTEGER PRIMARY KEY AUTOINCREMENT, url LONGVARCHAR, title LONGVARCHAR, visit_count INTEGER DEFAULT 0 NOT NULL, typed_count INTEGER DEFAULT 0 NOT NULL, last_visit_time INTEGER NOT NULL, hidden INTEGER DEFAULT 0 NOT NULL)",
+    "CREATE TABLE urls(id INTEGER PRIMARY KEY AUTOINCREMENT, url LONGVARCHAR, title LONGVARCHAR, visit_count INTEGER DEFAULT 0 NOT NULL, " +
+      "typed_count INTEGER DEFAULT 0 NOT NULL, last_visit_time INTEGER NOT NULL, hidden INTEGER DEFAULT 0 NOT NULL)",
   );
   db.run(
-    "CREATE TABLE visits(id INTEGER PRIMARY KEY AUTOINCREMENT, url INTEGER NOT NULL, visit_time INTEGER NOT NULL, from_visit INTEGER, transition INTEGER DEFAULT 0 NOT NULL, segment_id INTEGER, visit_duration INTEGER DEFAULT 0 NOT NULL)",
+    "CREATE TABLE visits(id INTEGER PRIMARY KEY AUTOINCREMENT, url INTEGER NOT NULL, visit_time INTEGER NOT NULL, from_visit INTEGER, " +
+      "transition INTEGER DEFAULT 0 NOT NULL, segment_id INTEGER, visit_duration INTEGER DEFAULT 0 NOT NULL)",
   );
   for (const r of rows) db.run("INSERT INTO urls (url, title, last_visit_time) VALUES (?, ?, ?)", r);
   const bytes = Buffer.from(db.export());
@@ -94,7 +96,7 @@ async function historyDb(rows: Array<[string, string, number]>): Promise<Buffer>
 }
 
 describe("launching and stopping the browser", () => {
-  test("launch runs chromium for google-chrome, and stops it for pkill chrome, where Chrome is absent; Chrome's machines run the commands as written", async () => {
+  test("launch runs chromium for google-chrome, and stops it for pkill chrome, where Chrome is absent; Chrome's run as written", async () => {
     const chromium = fakeMachine(hasChrome(false));
     await step(chromium, "launch", { command: ["google-chrome", "--remote-debugging-port=1337"] });
     await step(chromium, "launch", { command: ["pkill", "chrome"] });
@@ -208,7 +210,8 @@ describe("the active tab's URL, from the address bar", () => {
     const m = fakeMachine(hasChrome(false));
     m.tree = browserTree(
       "Chromium",
-      "www.macys.com/shop/mens-clothing/mens-casual-shirts/Men_regular_size_t,Price_discount_range,Sleeve_length/L,50_PERCENT_%20off%20%26%20more,Short%20Sleeve?id=1",
+      "www.macys.com/shop/mens-clothing/mens-casual-shirts/Men_regular_size_t,Price_discount_range,Sleeve_length/" +
+        "L,50_PERCENT_%20off%20%26%20more,Short%20Sleeve?id=1",
     );
     expect(
       await get(m, "url_path_parse", {

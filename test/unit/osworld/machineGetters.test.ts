@@ -107,7 +107,9 @@ describe("files and apps", () => {
 async function mediaDeck(): Promise<Buffer> {
   const zip = new JSZip();
   const slide = (bg: string) =>
-    `<p:sld xmlns:a="http://schemas.openxmlformats.org/drawingml/2006/main" xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships" xmlns:p="http://schemas.openxmlformats.org/presentationml/2006/main"><p:cSld>${bg}<p:spTree/></p:cSld></p:sld>`;
+    '<p:sld xmlns:a="http://schemas.openxmlformats.org/drawingml/2006/main" ' +
+    'xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships" ' +
+    `xmlns:p="http://schemas.openxmlformats.org/presentationml/2006/main"><p:cSld>${bg}<p:spTree/></p:cSld></p:sld>`;
   const rels = (items: string) => `<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">${items}</Relationships>`;
   zip.file("ppt/slides/slide1.xml", slide('<p:bg><p:bgPr><a:blipFill><a:blip r:embed="rId2"/></a:blipFill></p:bgPr></p:bg>'));
   zip.file(
@@ -122,7 +124,8 @@ async function mediaDeck(): Promise<Buffer> {
   zip.file(
     "ppt/slides/_rels/slide2.xml.rels",
     rels(
-      '<Relationship Id="rId3" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/audio" TargetMode="External" Target="file:///home/user/Desktop/song.mp3"/>',
+      '<Relationship Id="rId3" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/audio" ' +
+        'TargetMode="External" Target="file:///home/user/Desktop/song.mp3"/>',
     ),
   );
   return zip.generateAsync({ type: "nodebuffer" });

@@ -341,7 +341,9 @@ program
     }
     if (notRun.length) {
       process.stdout.write(
-        `functions Pincer does not run, and why, by the number of tasks that need them:\n${notRun.map((m) => `  ${m.kind} ${m.name}: ${m.tasks} (${m.reason})`).join("\n")}\n`,
+        `functions Pincer does not run, and why, by the number of tasks that need them:\n${notRun
+          .map((m) => `  ${m.kind} ${m.name}: ${m.tasks} (${m.reason})`)
+          .join("\n")}\n`,
       );
     }
     const all = dataset.tasks.length + c.unsupported + c.invalid;

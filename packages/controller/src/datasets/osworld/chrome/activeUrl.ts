@@ -58,7 +58,10 @@ function pyInt(v: unknown): number | undefined {
 
 const urlGetterConfig = z.looseObject({ goto_prefix: z.unknown().optional() });
 
-/** `active_tab_url_parse`: the first value of each of `parse_keys` in the URL's query ("" when absent), renamed by `replace`, split on "," with `split_list`. */
+/**
+ * `active_tab_url_parse`: the first value of each of `parse_keys` in the URL's query ("" when
+ * absent), renamed by `replace`, split on "," with `split_list`.
+ */
 function urlQueryParts(url: string, c: { parse_keys: string[]; replace?: Record<string, string>; split_list?: unknown }): unknown {
   const query = parseQs(urlparse(url).query);
   const out = new Map<string, string>(c.parse_keys.map((k) => [k, query.get(k)?.[0] ?? ""]));

@@ -114,7 +114,11 @@ const SETTINGS_PROBE = `(() => {
   const fromScheme = (v) => (v === 1 || v === '1' || lower(v) === 'light') ? 'light' : (v === 2 || v === '2' || lower(v) === 'dark') ? 'dark'
     : (v === 0 || v === '0' || ['system', 'default', 'device'].includes(lower(v))) ? 'system' : null;
   const fromSystemTheme = (v) => (v === 0 || v === '0' || v === false) ? 'light' : (v === 1 || v === '1' || v === true) ? 'dark' : null;
-  const prefPaths = { 'prefs.browser.theme.color_scheme': fromScheme, 'prefs.browser.theme.color_scheme2': fromScheme, 'prefs.extensions.theme.system_theme': fromSystemTheme };
+  const prefPaths = {
+    'prefs.browser.theme.color_scheme': fromScheme,
+    'prefs.browser.theme.color_scheme2': fromScheme,
+    'prefs.extensions.theme.system_theme': fromSystemTheme,
+  };
   try {
     const seen = new Set();
     const visit = (obj, path) => {
@@ -134,7 +138,8 @@ const SETTINGS_PROBE = `(() => {
       for (const el of scope.querySelectorAll('[selected],[checked],[aria-checked="true"],option:checked')) {
         const t = lower((el.innerText || el.textContent || '').trim());
         if (!t) continue;
-        const m = t.includes('light') ? 'light' : t.includes('dark') ? 'dark' : (t.includes('device') || t.includes('system') || t.includes('default')) ? 'system' : null;
+        const m = t.includes('light') ? 'light' : t.includes('dark') ? 'dark'
+          : (t.includes('device') || t.includes('system') || t.includes('default')) ? 'system' : null;
         if (m) found.add(m);
       }
     }

@@ -73,7 +73,8 @@ export const chromeDbGetters: OsworldGetter[] = [
 
 /** The empty History OSWorld fills (from its file cache). */
 export const EMPTY_HISTORY_URL =
-  "https://huggingface.co/datasets/xlangai/ubuntu_osworld_file_cache/resolve/main/chrome/44ee5668-ecd5-4366-a6ce-c1c9b8d4e938/history_empty.sqlite?download=true";
+  "https://huggingface.co/datasets/xlangai/ubuntu_osworld_file_cache/resolve/main/chrome/" +
+  "44ee5668-ecd5-4366-a6ce-c1c9b8d4e938/history_empty.sqlite?download=true";
 
 /** Microseconds between 1601-01-01 (Chrome's epoch) and 1970-01-01. */
 const CHROME_EPOCH_OFFSET_US = 11_644_473_600_000_000;

@@ -69,11 +69,15 @@ const PROBE = `(queries) => {
   const answer = (q) => {
     switch (q.op) {
       case 'texts': return deep(q.css).map((e) => e.textContent);
-      case 'ownTexts': return deep(q.css).map((e) => [...e.childNodes].filter((n) => n.nodeType === Node.TEXT_NODE).map((n) => n.textContent.trim()).filter(Boolean));
+      case 'ownTexts':
+        return deep(q.css).map((e) => [...e.childNodes].filter((n) => n.nodeType === Node.TEXT_NODE).map((n) => n.textContent.trim()).filter(Boolean));
       case 'spanTexts': return deep(q.css).map((e) => { const s = e.querySelector('span'); return s ? s.innerText : null; });
       case 'h3Texts': return deep(q.css).map((e) => { const h = e.querySelector('h3'); return h ? h.textContent : null; });
       case 'labelText': { const e = byText(q.text)[0]; return e ? e.textContent : null; }
-      case 'first': { const n = q.xpath !== undefined ? xpathNodes(q.xpath) : deep(q.css); return { count: n.length, text: n.length ? n[0].textContent : null }; }
+      case 'first': {
+        const n = q.xpath !== undefined ? xpathNodes(q.xpath) : deep(q.css);
+        return { count: n.length, text: n.length ? n[0].textContent : null };
+      }
       case 'inputValue': {
         const n = xpathNodes(q.xpath);
         if (!n.length) return { count: 0 };

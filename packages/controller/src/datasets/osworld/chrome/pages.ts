@@ -128,7 +128,11 @@ const reached = (events: readonly CdpMessage[], id: string, state: LoadState, lo
 export async function waitForLoadState(ctx: OsworldContext, id: string, state: LoadState, timeoutMs: number): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;
   const ready = state === "domcontentloaded" ? "document.readyState !== 'loading'" : "document.readyState === 'complete'";
-  const wait = `new Promise((resolve) => { const ok = () => ${ready}; if (ok()) return resolve(true); const t = setInterval(() => { if (ok()) { clearInterval(t); resolve(true); } }, 50); })`;
+  const wait = `new Promise((resolve) => {
+    const ok = () => ${ready};
+    if (ok()) return resolve(true);
+    const t = setInterval(() => { if (ok()) { clearInterval(t); resolve(true); } }, 50);
+  })`;
   for (;;) {
     const left = deadline - Date.now();
     if (left <= 0) return false;
@@ -175,7 +179,8 @@ export async function pageContent(ctx: OsworldContext, id: string): Promise<stri
   const html = await evaluateInPage(
     ctx,
     id,
-    "(() => (document.doctype ? new XMLSerializer().serializeToString(document.doctype) : '') + (document.documentElement ? document.documentElement.outerHTML : ''))()",
+    "(() => (document.doctype ? new XMLSerializer().serializeToString(document.doctype) : '') +" +
+      " (document.documentElement ? document.documentElement.outerHTML : ''))()",
   );
   return typeof html === "string" ? html : "";
 }

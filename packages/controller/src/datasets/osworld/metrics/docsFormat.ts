@@ -95,11 +95,12 @@ const compareSubscriptContains = defineMetric({
     }),
 });
 
-/** Python's `str.isdigit()` for one character (decimal digits, superscripts and the like). */
-const isDigit = (c: string) =>
-  /\p{Nd}|[\u00B2\u00B3\u00B9\u2070\u2074-\u2079\u2080-\u2089\u2460-\u2468\u2474-\u247C\u2488-\u2490\u24F5-\u24FD\u2776-\u277E\u2780-\u2788\u278A-\u2792]/u.test(
-    c,
-  );
+/** Digits Python's `str.isdigit()` counts besides decimal ones: superscripts, subscripts, circled and parenthesised digits. */
+const OTHER_DIGITS =
+  /[\u00B2\u00B3\u00B9\u2070\u2074-\u2079\u2080-\u2089\u2460-\u2468\u2474-\u247C\u2488-\u2490\u24F5-\u24FD\u2776-\u277E\u2780-\u2788\u278A-\u2792]/u;
+
+/** Python's `str.isdigit()` for one character. */
+const isDigit = (c: string) => /\p{Nd}/u.test(c) || OTHER_DIGITS.test(c);
 
 /** `has_page_numbers_in_footers(docx)`: the first paragraph of every section's footer has a digit. */
 const hasPageNumbersInFooters = defineMetric({
@@ -193,7 +194,10 @@ const checkTabstops = defineMetric({
 
 const hexRgb = (h: string) => [0, 2, 4].map((i) => Number.parseInt(h.slice(i, i + 2), 16));
 
-/** `evaluate_colored_words_in_tables(a, b, threshold)`: the texts match, and in the tables each word starting with a vowel is red, the others blue (CIEDE2000 within `threshold`). */
+/**
+ * `evaluate_colored_words_in_tables(a, b, threshold)`: the texts match, and in the tables each word
+ * starting with a vowel is red, the others blue (CIEDE2000 within `threshold`).
+ */
 const evaluateColoredWordsInTables = defineMetric({
   name: "evaluate_colored_words_in_tables",
   options: z.object({ threshold: z.number().default(3.5) }),

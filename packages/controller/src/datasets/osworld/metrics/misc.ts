@@ -86,7 +86,10 @@ function expandTabs(line: string): string {
   return out;
 }
 
-/** compare_python_pure_text's `_normalize`: leading shebang and coding lines (within the first three) dropped, blank lines dropped, tabs expanded, trailing blanks cut. */
+/**
+ * compare_python_pure_text's `_normalize`: leading shebang and coding lines (within the first
+ * three) dropped, blank lines dropped, tabs expanded, trailing blanks cut.
+ */
 function normalizePython(text: string): string {
   const lines = pySplitlines(text);
   let i = 0;
