@@ -180,12 +180,15 @@ describe("compare_table sheet_fuzzy and sheet_print", () => {
 
   test("rule types Pincer cannot read are reported as unsupported", () => {
     const opts = rules(
+      { type: "sparkline", sheet_idx0: 0, sheet_idx1: "EI0" },
+      { type: "filter", sheet_idx0: 0, sheet_idx1: "EI0" },
       { type: "pivot_table", sheet_idx0: 0, sheet_idx1: "EI0", pivot_props: ["row_fields"] },
       { type: "chart", sheet_idx0: 0, sheet_idx1: "EI0", chart_props: ["type"] },
       { type: "sheet_data", sheet_idx0: 0, sheet_idx1: "EI0", ignore_case: true },
       { type: "style", sheet_idx0: 0, sheet_idx1: "EI0", props: ["hyperlink", "bgcolor"] },
     );
-    expect(unsupported("compare_table", opts)).toEqual(["compare_table.rule pivot_table", "compare_table.rule chart", "compare_table.style hyperlink"]);
+    // Charts and pivot tables are read (see the recorded verdicts); sparklines and filters are not yet.
+    expect(unsupported("compare_table", opts)).toEqual(["compare_table.rule sparkline", "compare_table.rule filter", "compare_table.style hyperlink"]);
     expect(unsupported("compare_table", DATA)).toEqual([]);
     expect(() => unsupported("compare_table", rules({ type: "sheet_data", sheet_idx0: 0, sheet_idx1: 1, extra: 1 }))).toThrow();
   });

@@ -49,14 +49,17 @@ test("flat <app>/<uuid>.json files load: tasks whose every function Pincer has r
     osworld("a2", {
       func: ["compare_table", "check_include_exclude"],
       conj: "or",
-      result: [{ type: "vm_file", path: "/home/user/a.xlsx", dest: "a.xlsx" }, { type: "active_tab_info" }],
+      result: [
+        { type: "vm_file", path: "/home/user/a.xlsx", dest: "a.xlsx" },
+        { type: "googledrive_file", path: ["a.txt"], dest: "a.txt" },
+      ],
       expected: [{ type: "cloud_file", path: "https://example.org/a.xlsx", dest: "a_gold.xlsx" }, {}],
       options: [{ rules: [{ type: "sheet_data", sheet_idx0: 0, sheet_idx1: "EI0" }] }, {}],
       postconfig: [{ type: "sleep", parameters: { seconds: 1 } }],
     }),
   );
   write("chrome", "a3", osworld("a3", { func: "infeasible" }, { config: [] }));
-  // A function Pincer has, used with a part it lacks (a pivot-table rule), and a pyautogui call it does not perform.
+  // A function Pincer has, used with a part it lacks (a sparkline rule), and a pyautogui call it does not perform.
   write(
     "calc",
     "a4",
@@ -65,7 +68,7 @@ test("flat <app>/<uuid>.json files load: tasks whose every function Pincer has r
       {
         func: "compare_table",
         result: { type: "vm_file", path: "/a.xlsx", dest: "a.xlsx" },
-        options: { rules: [{ type: "pivot_table", sheet_idx0: 0, sheet_idx1: "EI0" }] },
+        options: { rules: [{ type: "sparkline", sheet_idx0: 0, sheet_idx1: "EI0" }] },
       },
       { config: [{ type: "execute", parameters: { command: ["python", "-c", "import pyautogui; pyautogui.locateOnScreen('x.png')"] } }] },
     ),
@@ -82,14 +85,21 @@ test("flat <app>/<uuid>.json files load: tasks whose every function Pincer has r
       "a4",
       [
         `config type execute (pyautogui: pyautogui.locateOnScreen(...) is not a call Pincer performs (it performs ${PERFORMED}))`,
-        "metric compare_table.rule pivot_table",
+        "metric compare_table.rule sparkline",
       ],
     ],
-    ["os", "a2", ["getter active_tab_info"]],
+    ["os", "a2", ["getter googledrive_file"]],
   ]);
   const c = coverageOf(ds);
   expect(c).toMatchObject({ supported: 2, unsupported: 2, invalid: 0 });
-  expect(c.missing.map((m) => m.name)).toContain("active_tab_info");
+  // Google Drive is known, but needs an account Pincer's machines do not have: named with that reason.
+  expect(c.missing.find((m) => m.name === "googledrive_file")).toEqual({
+    kind: "getter",
+    name: "googledrive_file",
+    reason: "needs a Google account",
+    tasks: 1,
+  });
+  expect(c.missing.find((m) => m.name === "compare_table.rule sparkline")?.reason).toBeUndefined();
 });
 
 test("arguments of the functions Pincer has are checked: parameters, getter fields and metric options, with their JSON path", async () => {

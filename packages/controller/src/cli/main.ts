@@ -90,8 +90,8 @@ function reportLeftOut(dataset: Dataset): void {
   if (dataset.unsupported.length === 0) return;
   const missing = coverageOf(dataset)
     .missing.slice(0, 5)
-    .map((m) => `${m.kind} ${m.name}`);
-  process.stderr.write(`${dataset.unsupported.length} valid task(s) left out: they need functions Pincer lacks (${missing.join(", ")}, …)\n`);
+    .map((m) => `${m.kind} ${m.name}${m.reason ? `, which ${m.reason}` : ""}`);
+  process.stderr.write(`${dataset.unsupported.length} valid task(s) left out: they need functions Pincer lacks or does not run (${missing.join("; ")}, …)\n`);
 }
 
 /** The options of `pincer run`. */
@@ -336,14 +336,24 @@ program
     const errors = dataset.problems.filter((p) => p.severity === "error").length;
     const warnings = dataset.problems.length - errors;
     const c = coverageOf(dataset);
-    if (c.missing.length) {
+    const lacking = c.missing.filter((m) => !m.reason);
+    const notRun = c.missing.filter((m) => m.reason);
+    if (lacking.length) {
       process.stdout.write(
-        `functions Pincer lacks, by the number of tasks that need them:\n${c.missing.map((m) => `  ${m.kind} ${m.name}: ${m.tasks}`).join("\n")}\n`,
+        `functions Pincer lacks, by the number of tasks that need them:\n${lacking.map((m) => `  ${m.kind} ${m.name}: ${m.tasks}`).join("\n")}\n`,
+      );
+    }
+    if (notRun.length) {
+      process.stdout.write(
+        `functions Pincer does not run, and why, by the number of tasks that need them:\n${notRun
+          .map((m) => `  ${m.kind} ${m.name}: ${m.tasks} (${m.reason})`)
+          .join("\n")}\n`,
       );
     }
     const all = dataset.tasks.length + c.unsupported + c.invalid;
     const share = all > 0 ? ` (${Math.round((1000 * dataset.tasks.length) / all) / 10}% of ${all})` : "";
-    const groups = c.unsupported ? `${share}; ${c.unsupported} valid but need functions Pincer lacks (listed above); ${c.invalid} invalid` : "";
+    const why = [lacking.length ? "functions Pincer lacks" : "", notRun.length ? "functions Pincer does not run" : ""].filter(Boolean).join(" or ");
+    const groups = c.unsupported ? `${share}; ${c.unsupported} valid but need ${why} (listed above); ${c.invalid} invalid` : "";
     process.stdout.write(
       `${dataset.tasks.length} task(s) valid${c.unsupported ? " and supported" : ""}${groups}; ${errors} error(s), ${warnings} warning(s)\n`,
     );

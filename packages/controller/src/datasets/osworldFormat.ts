@@ -74,7 +74,23 @@ export type OsworldTaskJson = z.infer<typeof osworldTaskSchema>;
 export interface OsworldFunction {
   kind: "config type" | "getter" | "metric";
   name: string;
+  /** Why Pincer does not run it, for one it knows but cannot run on its machines (it needs an account, say). */
+  reason?: string;
 }
+
+/** The functions Pincer knows but does not run, with the reason (what they need that Pincer does not have or do). */
+export const OSWORLD_NOT_RUN: ReadonlyMap<string, string> = new Map([
+  // OSWorld signs in with the credentials of its own settings files (evaluation_examples/settings/googledrive).
+  ["config type:googledrive", "needs a Google account"],
+  ["config type:login", "needs a Google account"],
+  ["getter:googledrive_file", "needs a Google account"],
+  ["metric:compare_audios", "compares audio by librosa's decoding, resampling and MFCCs with fastdtw, which Pincer does not reproduce"],
+  ["metric:compare_videos", "compares video frames OpenCV decodes; Pincer has no video decoder"],
+  ["metric:compare_image_text", "reads the image's text with EasyOCR's neural network, which Pincer does not run"],
+  ["metric:check_python_file_by_test_suite", "imports and runs the task's Python test file on the evaluating host; Pincer runs no task code there"],
+  ["metric:check_highlighted_words", "compares .odt documents with compare_docx_files, which Pincer does not read for .odt yet"],
+  ["metric:compare_epub", "compares chapters as lxml parses and pretty-prints their HTML, which Pincer does not reproduce"],
+]);
 
 /**
  * The config types, getters and metrics Pincer implements with OSWorld's semantics. A task runs
@@ -175,12 +191,15 @@ function optionMessage(metric: string, issue: z.core.$ZodIssue): string {
   return `${metric}: ${issue.message}`;
 }
 
-/** What a task names that Pincer does not implement yet (functions, and `parts` of the options of those it does, from {@link checkOsworldArguments}). */
+/**
+ * What a task names that Pincer does not run (functions, and `parts` of the options of those it
+ * does, from {@link checkOsworldArguments}); those it knows but cannot run carry the reason.
+ */
 export function missingFunctions(task: OsworldTaskJson, parts = checkOsworldArguments(task).needs): OsworldFunction[] {
   const out = new Map<string, OsworldFunction>();
   for (const f of functionsOf(task).filter((f) => !OSWORLD_FUNCTIONS[f.kind].has(f.name))) out.set(`${f.kind}:${f.name}`, f);
   for (const f of parts) out.set(`${f.kind}:${f.name}`, f);
-  return [...out.values()];
+  return [...out].map(([key, f]) => (OSWORLD_NOT_RUN.has(key) ? { ...f, reason: OSWORLD_NOT_RUN.get(key)! } : f));
 }
 
 /** Whether a parsed JSON file is written in OSWorld's format (it has an `evaluator`). */

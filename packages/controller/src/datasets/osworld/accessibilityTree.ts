@@ -178,8 +178,14 @@ export function terminalOutputOf(applications: readonly AccessibleNode[]): strin
   return text === "" ? null : pyRstrip(text);
 }
 
+/** A node's text as lxml's `.text` reads it from OSWorld's XML (what XML cannot hold dropped), `null` when empty. */
+export function xmlElementText(node: AccessibleNode): string | null {
+  const text = node.text.replace(/[\ufffc\ufffd]/g, "").replace(NOT_XML, "");
+  return text === "" ? null : text;
+}
+
 /** Reads the tree as OSWorld's server does; a walk cut short is noted in the log. */
-async function readTree(ctx: OsworldContext, what: string, app?: string): Promise<AccessibleNode[]> {
+export async function readTree(ctx: OsworldContext, what: string, app?: string): Promise<AccessibleNode[]> {
   const tree = await ctx.env.accessibility.tree({ signal: ctx.signal, ...OSWORLD_TREE_OPTIONS, ...(app ? { app } : {}) });
   if (tree.truncated) ctx.log(`${what}: the accessibility tree was cut short (${tree.nodeCount} nodes read); OSWorld reads it whole`);
   return tree.applications;

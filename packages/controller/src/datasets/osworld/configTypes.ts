@@ -4,24 +4,13 @@ import { InvalidArgumentError } from "@pincer/shared";
 import { z } from "zod";
 import type { WindowInfo } from "../../env/windows.js";
 import { expandUser, type OsworldContext, pyFlag, shlexSplit, substitutePlaceholders } from "./context.js";
-import { chromeOpenTabs, chromeOpenTabsParams } from "./chromeTabs.js";
+import { chromeCloseTabs, chromeCloseTabsParams, chromeOpenTabs, chromeOpenTabsParams } from "./chrome/tabSteps.js";
+import { browserCommand } from "./chrome/browser.js";
+import { defineConfigType, type OsworldConfigType } from "./configType.js";
+import { updateBrowseHistoryType } from "./chrome/history.js";
 import { isPyautoguiCommand, parsePyautogui, runPyautogui } from "./pyautogui.js";
 
-/**
- * One of OSWorld's config types (`config` and `evaluator.postconfig` entries, `{type, parameters}`),
- * with the semantics of its setup controller (`desktop_env/controllers/setup.py`) and server: which
- * failures end the setup (download, open) and which it only logs (launch, execute, window steps).
- */
-export interface OsworldConfigType<P extends z.ZodType = z.ZodType> {
-  name: string;
-  parameters: P;
-  /** Why these parameters cannot be run (a pyautogui statement Pincer does not perform), if so. */
-  unsupported?(parameters: z.infer<P>): string[];
-  run(parameters: z.infer<P>, ctx: OsworldContext): Promise<void>;
-}
-
-/** Defines a config type; helps TypeScript infer its parameters' type from the schema. */
-export const defineConfigType = <P extends z.ZodType>(c: OsworldConfigType<P>): OsworldConfigType => c as unknown as OsworldConfigType;
+export { defineConfigType, type OsworldConfigType } from "./configType.js";
 
 const command = z.union([z.string().min(1), z.array(z.string()).min(1)]);
 
@@ -130,13 +119,16 @@ async function open(p: { path: string }, ctx: OsworldContext): Promise<void> {
   throw new InvalidArgumentError(`open: no window for ${name} within ${OPEN_WINDOW_TIMEOUT_MS / 1000} s`);
 }
 
-/** OSWorld's `launch`: starts a program detached; a failure is logged. `google-chrome` runs Debian's chromium where Chrome is absent. */
+/**
+ * OSWorld's `launch`: starts a program detached; a failure is logged. `google-chrome` runs Debian's
+ * chromium where Chrome is absent, and `pkill chrome` then stops chromium.
+ */
 async function launch(p: { command: string | string[]; shell: boolean }, ctx: OsworldContext): Promise<void> {
   let argv = await argvOf(p.command, p.shell, ctx);
-  if (Array.isArray(argv) && argv[0] === "google-chrome") {
-    const has = await ctx.env.process.run(["sh", "-c", "command -v google-chrome"], { signal: ctx.signal });
-    if (has.exitCode !== 0) argv = ["chromium", ...argv.slice(1)];
-  }
+  if (Array.isArray(argv) && argv[0] === "google-chrome") argv = [await browserCommand(ctx), ...argv.slice(1)];
+  // `pkill chrome` (to make Chrome write its profile out) does not match Chromium's process name.
+  if (Array.isArray(argv) && argv[0] === "pkill" && argv[1] === "chrome" && argv.length === 2 && (await browserCommand(ctx)) === "chromium")
+    argv = ["pkill", "chromium"];
   try {
     await ctx.env.process.launch(argv, { signal: ctx.signal });
   } catch (err) {
@@ -197,5 +189,7 @@ export const OSWORLD_CONFIG_TYPES: ReadonlyMap<string, OsworldConfigType> = new 
     }),
     defineConfigType({ name: "download", parameters: downloadParams, run: download }),
     defineConfigType({ name: "chrome_open_tabs", parameters: chromeOpenTabsParams, run: chromeOpenTabs }),
+    defineConfigType({ name: "chrome_close_tabs", parameters: chromeCloseTabsParams, run: chromeCloseTabs }),
+    updateBrowseHistoryType,
   ].map((c) => [c.name, c]),
 );

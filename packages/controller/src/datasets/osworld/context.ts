@@ -19,6 +19,8 @@ export interface OsworldContext {
   password: string;
   /** What happened that OSWorld only logs (a window not found, a command that failed): kept for the report. */
   log(line: string): void;
+  /** The machine's port of Chrome's DevTools (OSWorld's `chromium_port`). @default 9222 */
+  devtoolsPort?: number;
 }
 
 /**

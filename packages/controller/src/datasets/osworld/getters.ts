@@ -7,6 +7,9 @@ import { expandUser, type OsworldContext, pyFlag, shlexSplit } from "./context.j
 import { defineGetter, type OsworldGetter } from "./getter.js";
 import { accessibilityTreeGetter, terminalOutputGetter } from "./accessibilityTree.js";
 import { relativeTimeGetter } from "./relativeTime.js";
+import { chromeGetters } from "./chrome/index.js";
+import { machineGetters } from "./machineGetters.js";
+import { officeGetters } from "./officeGetters.js";
 
 export { defineGetter, type OsworldGetter } from "./getter.js";
 
@@ -138,5 +141,8 @@ export const OSWORLD_GETTERS: ReadonlyMap<string, OsworldGetter> = new Map(
     relativeTimeGetter,
     accessibilityTreeGetter,
     terminalOutputGetter,
+    ...chromeGetters,
+    ...machineGetters,
+    ...officeGetters,
   ].map((g) => [g.name, g]),
 );

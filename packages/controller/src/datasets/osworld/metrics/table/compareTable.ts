@@ -1,9 +1,11 @@
 import { z } from "zod";
 import { defineMetric } from "../../metric.js";
 import { CELL_STYLE_PROPS } from "./cells.js";
+import { chartRule } from "./charts.js";
 import type { TableContext } from "./context.js";
 import { checkCellRule, type Rule, type RuleVerdict, sheetDataRule, sheetFuzzyRule, sheetNameRule, sheetPrintRule } from "./dataRules.js";
 import { DV_ATTRIBUTES, dataValidationRule, freezeRule, ROW_PROPS, rowPropsRule, zoomRule } from "./sheetRules.js";
+import { pivotTableRule } from "./pivots.js";
 import { styleRule } from "./styleRule.js";
 import { type Book, loadBook } from "./xlsx.js";
 
@@ -46,8 +48,8 @@ export const tableRule = z.discriminatedUnion("type", [
 // compare_table(result, expected, **options): keys other than rules are ignored.
 const options = z.object({ rules: z.array(tableRule) });
 
-/** Rule types Pincer does not read (charts, pivot tables and the like live in parts exceljs cannot read). */
-const UNSUPPORTED_TYPES = new Set(["sparkline", "chart", "col_props", "filter", "pivot_table"]);
+/** Rule types Pincer does not read yet. */
+const UNSUPPORTED_TYPES = new Set(["sparkline", "col_props", "filter"]);
 
 function unsupportedOf(rules: z.infer<typeof options>["rules"]): string[] {
   const out = new Set<string>();
@@ -87,6 +89,10 @@ async function runRule(r: Rule, ctx: TableContext): Promise<RuleVerdict> {
       return dataValidationRule(r, ctx);
     case "row_props":
       return rowPropsRule(r, ctx);
+    case "chart":
+      return chartRule(r, ctx);
+    case "pivot_table":
+      return pivotTableRule(r, ctx);
     default:
       throw new Error(`compare_table.rule ${r.type} is not supported by Pincer`);
   }

@@ -1,0 +1,55 @@
+import { pyTypeName } from "../common/pyCompat.js";
+import { show } from "../common/outcome.js";
+
+/** What the Chrome metrics share: Python's truthiness and indexing on the getters' JSON values. */
+
+/** Python's `bool(v)` for a getter's value: None, "", 0, False, [] and {} are false. */
+export function pyTruthy(v: unknown): boolean {
+  if (v === null || v === undefined || v === false || v === 0 || v === "") return false;
+  if (Array.isArray(v)) return v.length > 0;
+  if (typeof v === "object") return Object.keys(v).length > 0;
+  return true;
+}
+
+/** A plain object (a Python dict). */
+export function isDict(v: unknown): v is Record<string, unknown> {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+/**
+ * A thing Python's subscript would raise on in the agent's result (a missing key, `None[...]`):
+ * OSWorld's metric errors out there; Pincer scores 0 with this reason.
+ */
+export class ResultWouldRaise extends Error {}
+
+/** `v[key]` of a dict in the result; raises {@link ResultWouldRaise} where Python raises. */
+export function resultKey(v: unknown, key: string): unknown {
+  if (!isDict(v)) throw new ResultWouldRaise(`${pyTypeName(v)} is not subscriptable by ${show(key)}`);
+  if (!Object.hasOwn(v, key)) throw new ResultWouldRaise(`KeyError: ${show(key)}`);
+  return v[key];
+}
+
+/** `rule[key]` of the task's rules; throws (the task is malformed) where Python raises. */
+export function ruleValue(metric: string, rule: unknown, key: string): unknown {
+  if (!isDict(rule)) throw new Error(`${metric}: the rules must be an object, got ${show(rule)}`);
+  if (!Object.hasOwn(rule, key)) throw new Error(`${metric}: the rules have no "${key}"`);
+  return rule[key];
+}
+
+/** Runs a metric body; a {@link ResultWouldRaise} becomes score 0 with its reason. */
+export async function scoring(metric: string, body: () => Promise<number | { score: number; reason: string }> | number | { score: number; reason: string }) {
+  try {
+    return await body();
+  } catch (e) {
+    if (e instanceof ResultWouldRaise) return { score: 0, reason: `OSWorld's ${metric} raises on this result: ${e.message}` };
+    throw e;
+  }
+}
+
+/** Python iterates a string by characters and a list by items; anything else raises TypeError. */
+export function pyIter(metric: string, v: unknown): unknown[] {
+  if (typeof v === "string") return Array.from(v);
+  if (Array.isArray(v)) return v;
+  if (isDict(v)) return Object.keys(v);
+  throw new Error(`${metric}: ${pyTypeName(v)} is not iterable`);
+}
