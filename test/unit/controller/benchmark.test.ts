@@ -200,6 +200,43 @@ describe("why an episode ends", () => {
     }
   });
 
+  test("a machine failure the evaluator or a setup action caught still ends the episode as env_error, never as a verdict", async () => {
+    // An evaluator that takes "the machine did not answer" for "the pointer is elsewhere".
+    const lenient = evaluator({
+      name: "pointer_home",
+      description: "d",
+      run: async (_p, { env, signal }) =>
+        env.mouse.position({ signal }).then(
+          (p) => p.x === 0 && p.y === 0,
+          () => false,
+        ),
+    });
+    const vm = createMemoryEnv();
+    const bench = createBenchmark({
+      environments: [createEnvironment({ name: "vm", env: vm })],
+      tasks: [createTask({ id: "t", description: "d", evaluator: lenient })],
+    });
+    await bench.start("t");
+    vm.close();
+    const r = await bench.evaluate();
+    expect(r.errors).toEqual([{ node: "pointer_home", type: "UnavailableError", message: expect.stringMatching(/is closed/) }]);
+    expect(bench.state()).toMatchObject({ ended: true, reason: "env_error" });
+
+    // A setup step that logs a failed call and goes on.
+    const shrug = action({
+      name: "prepare",
+      description: "d",
+      run: async (_p, { env, signal }) => void (await env.mouse.position({ signal }).catch(() => undefined)),
+    });
+    const vm2 = createMemoryEnv();
+    const bench2 = createBenchmark({
+      environments: [createEnvironment({ name: "vm", env: vm2 })],
+      tasks: [createTask({ id: "t", description: "d", evaluator: lenient, setup: [shrug] })],
+    });
+    vm2.close();
+    expect(await bench2.start("t")).toMatchObject({ ok: false, reason: "env_error", error: { type: "UnavailableError" } });
+  });
+
   test("setup_error: a failing setup action ends the episode before any step, never skipped", async () => {
     const ran: string[] = [];
     const step = (name: string, fail = false) =>

@@ -9,7 +9,7 @@ import type { GraphNode } from "../evaluators/graph.js";
 import { computeMetrics, evaluationState, type EpisodeEvent, type EvaluationState, type GraphMetrics } from "../evaluators/metrics.js";
 import type { PreparedCall, Task } from "../tasks/task.js";
 import { Episode } from "./episode.js";
-import { classifyFailure, isEnvironmentFailure } from "./failures.js";
+import { classifyFailure, isEnvironmentFailure, watchEnv } from "./failures.js";
 import {
   TeardownError,
   isTerminal,
@@ -134,15 +134,23 @@ export class Benchmark {
       ...(ep.end?.error ? { error: ep.end.error } : {}),
     });
     for (const [i, call] of task.setup.entries()) {
+      // A machine that failed during a setup action is the machine's failure, even if the action went on.
+      const watched = watchEnv(this.#env(this.#envName(call)));
+      let failure: unknown;
+      let thrown: unknown;
       try {
-        await call.action.runParsed(call.args, { env: this.#env(this.#envName(call)), episode: ep.handle(), ...signalOf(opts) });
+        await call.action.runParsed(call.args, { env: watched.env, episode: ep.handle(), ...signalOf(opts) });
+        failure = watched.failure();
       } catch (err) {
-        const info = toErrorInfo(err);
-        const reason = isEnvironmentFailure(err) ? "env_error" : "setup_error";
-        ep.finish(reason, { ...info, message: `setup[${i}] ${call.action.name} in ${this.#envName(call)}: ${info.message}` });
-        if (opts.signal?.aborted) throw err;
-        return result();
+        thrown = err;
+        failure = isEnvironmentFailure(err) ? err : (watched.failure() ?? err);
       }
+      if (failure === undefined) continue;
+      const info = toErrorInfo(failure);
+      const reason = isEnvironmentFailure(failure) ? "env_error" : "setup_error";
+      ep.finish(reason, { ...info, message: `setup[${i}] ${call.action.name} in ${this.#envName(call)}: ${info.message}` });
+      if (opts.signal?.aborted) throw thrown ?? failure;
+      return result();
     }
     ep.startClock();
     return result();

@@ -1,6 +1,7 @@
 import type { AnyAction, EpisodeHandle } from "../actions/action.js";
 import { ActionDefinitionError, throwIfAborted } from "../actions/errors.js";
 import type { Env } from "../env/index.js";
+import { watchEnv } from "../env/machineFailures.js";
 import { isEvaluator, judge, type AnyEvaluator } from "./evaluator.js";
 import { evaluationState, passedNodes, type EpisodeEvent, type EvaluationState, type GraphShape, type PassPolicy } from "./metrics.js";
 
@@ -153,22 +154,33 @@ export class GraphEvaluator {
     return evaluationState(this.shape, opts.events);
   }
 
-  /** Checks one node: its verdict (passed at a score of 1), or the error its evaluator threw (cancellation rethrown). */
+  /**
+   * Checks one node: its verdict (passed at a score of 1), or the error its evaluator threw
+   * (cancellation rethrown). A machine that failed during the check makes it that failure, even when
+   * the evaluator caught it and gave a verdict: no score comes from a machine that did not answer.
+   */
   async #check(
     id: string,
     opts: EvaluateOptions,
   ): Promise<{ outcome: "passed" | "failed"; score: number; reason: string } | { outcome: "error"; error: { type: string; message: string } }> {
     const node = this.nodes.get(id)!;
+    const watched = watchEnv(opts.envFor(node));
+    const errorOf = (err: unknown) => ({
+      outcome: "error" as const,
+      error: err instanceof Error ? { type: err.name, message: err.message } : { type: "Error", message: String(err) },
+    });
     try {
       const v = await judge(node.evaluator, node.args, {
-        env: opts.envFor(node),
+        env: watched.env,
         ...(opts.signal ? { signal: opts.signal } : {}),
         ...(opts.episode ? { episode: opts.episode } : {}),
       });
+      const failed = watched.failure();
+      if (failed) return errorOf(failed);
       return { outcome: v.score >= 1 ? "passed" : "failed", score: v.score, reason: v.reason };
     } catch (err) {
       if (opts.signal?.aborted) throw err;
-      return { outcome: "error", error: err instanceof Error ? { type: err.name, message: err.message } : { type: "Error", message: String(err) } };
+      return errorOf(watched.failure() ?? err);
     }
   }
 }
