@@ -46,17 +46,19 @@ export function watchEnv(env: Env): WatchedEnv {
   const note = (err: unknown) => {
     if (failure === undefined && isEnvironmentFailure(err)) failure = err as Error;
   };
-  const wrap = (fn: (...args: unknown[]) => unknown, self: object) => (...args: unknown[]) => {
-    let result: unknown;
-    try {
-      result = fn.apply(self, args);
-    } catch (err) {
-      note(err);
-      throw err;
-    }
-    if (result instanceof Promise) result.catch(note);
-    return result;
-  };
+  const wrap =
+    (fn: (...args: unknown[]) => unknown, self: object) =>
+    (...args: unknown[]) => {
+      let result: unknown;
+      try {
+        result = fn.apply(self, args);
+      } catch (err) {
+        note(err);
+        throw err;
+      }
+      if (result instanceof Promise) result.catch(note);
+      return result;
+    };
   const api = (ns: object) =>
     new Proxy(ns, {
       get(target, prop) {
