@@ -2,7 +2,7 @@ import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSy
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { createRegistries, loadDataset, type Dataset, type DatasetTask } from "@pincer/controller/datasets";
+import { createRegistries, loadDataset, type Dataset, type DatasetTask, type JsonDatasetTask } from "@pincer/controller/datasets";
 import { spawnDaemon, type RunningDaemon } from "../fixtures/daemon.js";
 
 // Published GUI-OS tasks, copied as they are (test/fixtures/guios): validate's verdicts, and each
@@ -49,15 +49,19 @@ describe("validate on the published tasks", () => {
     expect(warnings).toContain(
       "99a0ef1f counterpart: counterpart 5085517b-69e9-467a-897b-21b8fd926bde names itself as its counterpart, not this task; fix its counterpart field",
     );
+    // A check that is faithful to the dataset but known to pass wrong results is named, with what to use instead.
+    expect(warnings).toContain(
+      "279a4290 evaluation: compare_jupyterlab_images compares grey-level histograms: a flipped, shifted or rearranged image passes; add method: ssim for a structural check",
+    );
     // The dataset's own argument spellings are not flagged.
-    expect(warnings.filter((w) => !/counterpart|old \{"type", "parameters"\} spelling/.test(w))).toEqual([]);
+    expect(warnings.filter((w) => !/counterpart|old \{"type", "parameters"\} spelling|compares grey-level histograms/.test(w))).toEqual([]);
   });
 });
 
 /** Runs a task's evaluation with its vm_* result file replaced by `resultFile`. */
 async function evaluateWith(task: DatasetTask, resultFile: string): Promise<{ score: number; reason: string }> {
   if (task.kind !== "json") throw new Error("a JSON task");
-  const { func, arguments: args } = task.json.evaluation as { func: string; arguments: Record<string, unknown> };
+  const { func, arguments: args } = (task as JsonDatasetTask).json.evaluation as { func: string; arguments: Record<string, unknown> };
   const vmKey = Object.keys(args).find((k) => k.startsWith("vm_"))!;
   const target = join(work, `${short(task.id)}-${Math.random().toString(36).slice(2)}-${(args[vmKey] as string).split("/").at(-1)}`);
   copyFileSync(resultFile, target);
@@ -177,7 +181,7 @@ describe("compare_script_logs as published (2ed53418): its eval.sh runs, writes 
     ["the agent's own kernel left registered", ["python3", "jupyter-kernel"], 0],
     ["no virtual environment at all", undefined, 0],
   ] as const)("%s (jupyter lists %j) scores %d", async (_what, kernels, score) => {
-    const task = ds.tasks.find((t) => t.id.startsWith("2ed53418"))!;
+    const task = ds.tasks.find((t) => t.id.startsWith("2ed53418")) as JsonDatasetTask;
     if (task.kind !== "json") throw new Error("a JSON task");
     const { home, machine } = await machineWithKernels(kernels ? [...kernels] : undefined);
     try {

@@ -1,21 +1,29 @@
 /**
- * `@pincer/controller/datasets`: tasks as files. The JSON task-dataset format
- * (`<tool>/<id>/<id>.json`), TypeScript task modules (`*.task.ts`, {@link defineTask}), and the
- * config and evaluation helpers that JSON tasks name, open to your own.
+ * `@pincer/controller/datasets`: tasks as files, read by dataset formats. Two are built in — the
+ * JSON task format (`<tool>/<id>/<id>.json`, with the config and evaluation functions its tasks
+ * name, open to your own) and TypeScript task modules (`*.task.ts`, {@link defineTask}); add
+ * yours with {@link defineDatasetFormat} and `createRegistries({ formats })`. OSWorld's is in
+ * `@pincer/controller/osworld`.
  */
 export { defineTask } from "./datasets/moduleTask.js";
 export type { TaskBuildContext, TaskModule } from "./datasets/moduleTask.js";
+export { defineDatasetFormat, isUnsupported } from "./datasets/format.js";
+export type { DatasetFormat, FormatBuildInput, FormatContext, TaskFile } from "./datasets/format.js";
+export { jsonTaskFormat } from "./datasets/jsonTasks.js";
+export { moduleTaskFormat } from "./datasets/moduleTasks.js";
 export { defineConfigHelper, defineEvaluationHelper, Registry, resolveLocal } from "./datasets/helpers.js";
 export type { ConfigHelper, ConfigRegistry, EvaluationHelper, EvaluationOutcome, EvaluationRegistry, HelperContext } from "./datasets/helpers.js";
 export { createRegistries } from "./datasets/registries.js";
-export type { Registries } from "./datasets/registries.js";
+export type { FormatRegistry, Registries } from "./datasets/registries.js";
 export { builtinConfigHelpers, createConfigRegistry } from "./datasets/configHelpers/index.js";
 export { builtinEvaluationHelpers, createEvaluationRegistry } from "./datasets/evaluationHelpers/index.js";
 export { jsonTaskSchema, translateLegacySpelling } from "./datasets/jsonFormat.js";
 export type { HelperCall, JsonTask } from "./datasets/jsonFormat.js";
+export { checkSolutionSteps } from "./datasets/solutionCheck.js";
+export type { SolutionCheckOptions } from "./datasets/solutionCheck.js";
+export { loadSolution, solutionSchema } from "./datasets/solutions.js";
+export { groupOf, readJson } from "./datasets/taskFiles.js";
 export { coverageOf, formatProblems, loadDataset } from "./datasets/loader.js";
-export { functionsOf, missingFunctions, OSWORLD_FUNCTIONS, osworldTaskSchema } from "./datasets/osworldFormat.js";
-export type { OsworldFunction, OsworldTaskJson } from "./datasets/osworldFormat.js";
 export type {
   Coverage,
   Dataset,

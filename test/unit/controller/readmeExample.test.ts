@@ -3,7 +3,7 @@ import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, describe, expect, test } from "vitest";
 import { createBenchmark, createEnvironment, createMemoryEnv, createTask, type AnyAction, type Task } from "@pincer/controller";
-import { createRegistries, loadDataset } from "@pincer/controller/datasets";
+import { createRegistries, loadDataset, type ModuleDatasetTask } from "@pincer/controller/datasets";
 import { clickBoth } from "../../../examples/readme-benchmark.js";
 
 const ROOT = resolve(import.meta.dirname, "../../..");
@@ -99,7 +99,7 @@ describe("the README's other snippets run against the source", () => {
     const ds = await loadDataset(dir, createRegistries());
     expect(ds.problems).toEqual([]);
     expect(ds.tasks).toHaveLength(1);
-    const t = ds.tasks[0]!;
+    const t = ds.tasks[0] as ModuleDatasetTask;
     if (t.kind !== "module") throw new Error("expected a module task");
     expect([t.id, t.tool, t.module.environments, t.actionNumber]).toEqual(["hand-over", "multi", ["desktop", "server"], 3]);
     expect(t.solution!.map((c) => ("tool" in c ? c.tool : ""))).toEqual(["desktop__download_file", "server__upload_file", "desktop__run_command"]);

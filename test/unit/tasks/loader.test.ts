@@ -152,7 +152,9 @@ describe("loading and validating a dataset", () => {
 
   test("an empty folder says what it expected", async () => {
     const ds = await load();
-    expect(ds.problems[0]!.message).toMatch(/no tasks found: expected <tool>\/<id>\/<id>\.json folders or \*\.task\.ts modules/);
+    expect(ds.problems[0]!.message).toMatch(
+      /no tasks found: expected JSON task files in a folder of their own \(<tool>\/<id>\/<id>\.json\); task modules \(\*\.task\.ts/,
+    );
   });
 
   test("the max-steps rule: fixed, or 2 × action_number + 5, or 50", async () => {

@@ -77,6 +77,7 @@ describe("validate builds each task (checkTasksBuild)", () => {
         instruction: module.instruction,
         tags: [],
         relatedApps: [],
+        environments: module.environments ?? ["desktop"],
         module,
       }),
     ),

@@ -2,7 +2,11 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, expect, test } from "vitest";
-import { coverageOf, createRegistries, formatProblems, loadDataset } from "@pincer/controller/datasets";
+import { coverageOf, createRegistries as builtinRegistries, formatProblems, loadDataset } from "@pincer/controller/datasets";
+import { osworldFormat, type OsworldDatasetTask } from "@pincer/controller/osworld";
+
+/** The registries the CLI reads with: the built-in formats and OSWorld's. */
+const createRegistries = () => builtinRegistries({ formats: [osworldFormat] });
 import { createMemoryEnv } from "../../../packages/controller/src/env/index.js";
 import { DownloadCache } from "../../../packages/controller/src/datasets/osworld/downloadCache.js";
 import { evaluateOsworld } from "../../../packages/controller/src/datasets/osworld/evaluate.js";
@@ -186,7 +190,7 @@ test("inconsistent tasks are invalid with a precise reason; a GUI-OS task outsid
     "b1.json:evaluator.expected: func is a list of 2: give expected as a list of the same length",
     "b2.json:evaluator.result: give the result getter the metric judges",
     'b3.json:id: id "other-id" differs from the file name; name the file <id>.json (or <id>-<suffix>.json)',
-    `b4.json:: a task in Pincer's format goes in a folder of its own: move it to ${join(root, "os", "b4", "b4.json")} with its files`,
+    `b4.json:: a task of the JSON task format goes in a folder of its own: move it to ${join(root, "os", "b4", "b4.json")} with its files`,
   ]);
   expect(coverageOf(ds)).toMatchObject({ supported: 0, unsupported: 0, invalid: 4 });
 });
@@ -213,7 +217,7 @@ test("a rule's 5.0 stays a float, as Python's json reads it: literal_match compa
     log: () => {},
   };
   const score = async (id: string) => {
-    const t = ds.tasks.find((x) => x.id === id)!;
+    const t = ds.tasks.find((x) => x.id === id) as OsworldDatasetTask;
     if (t.kind !== "osworld") throw new Error("not an OSWorld task");
     return (await evaluateOsworld(t.json.evaluator, ctx, false)).score;
   };
@@ -222,7 +226,7 @@ test("a rule's 5.0 stays a float, as Python's json reads it: literal_match compa
   expect(await score("f3")).toBe(0);
   writeFileSync(join(root, "os", "f3.json"), vlc("1"));
   const again = await loadDataset(root, createRegistries());
-  const f3 = again.tasks.find((x) => x.id === "f3")!;
+  const f3 = again.tasks.find((x) => x.id === "f3") as OsworldDatasetTask;
   if (f3.kind !== "osworld") throw new Error("not an OSWorld task");
   expect((await evaluateOsworld(f3.json.evaluator, ctx, false)).score).toBe(1);
 });

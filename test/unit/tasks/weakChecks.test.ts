@@ -1,5 +1,5 @@
 import { expect, test } from "vitest";
-import { weakChecks } from "../../../packages/controller/src/cli/weakChecks.js";
+import { weakChecks } from "../../../packages/controller/src/datasets/weakChecks.js";
 
 test("check warns about faithful but weak checks, nested ones too, and not once the stricter option is set", () => {
   expect(weakChecks({ func: "compare_jupyterlab_images", arguments: { local_expected_image: "a.png", vm_result_image: "/b.png" } })).toEqual([

@@ -14,11 +14,10 @@ import { addProviderOptions, openCliPool, type MachineCliOptions } from "./pools
 import { reportMarkdown, type Report } from "../runner/report.js";
 import { isInfraState, type Summary } from "../runner/results.js";
 import { runTasks, type RunnerOptions } from "../runner/runner.js";
-import { coverageOf, formatProblems, loadDataset, type Dataset, type DatasetTask } from "../datasets/loader.js";
-import { createRegistries } from "../datasets/registries.js";
-import { selectTasks } from "../datasets/select.js";
+import { coverageOf, formatProblems, type Dataset, type DatasetTask } from "../datasets/loader.js";
+import { checkTasks, type TaskCheck } from "../runner/check.js";
+import { addDatasetOptions, type DatasetCliOptions, loadCliDataset } from "./datasetOptions.js";
 import { checkTasksBuild } from "./buildCheck.js";
-import { weakChecks } from "./weakChecks.js";
 import { registerMcpCommand } from "./mcp.js";
 import { registerReportCommand } from "./reportCommand.js";
 import { registerCacheCommand } from "./cacheCommand.js";
@@ -26,7 +25,6 @@ import { registerImageCommand } from "./imageCommand.js";
 import { createProgressPrinter } from "./progress.js";
 import { parseSettle } from "./settleOption.js";
 import type { SettleOptions } from "../env/index.js";
-import { importTaskModule } from "./taskModules.js";
 
 const positiveInt = (name: string) => (v: string) => {
   const n = Number(v);
@@ -39,27 +37,6 @@ function parseScreen(v: string): { width: number; height: number } {
   const m = /^(\d+)x(\d+)$/.exec(v);
   if (!m) throw new CliArgumentError("write WIDTHxHEIGHT, e.g. 1280x800");
   return { width: Number(m[1]), height: Number(m[2]) };
-}
-
-/** Loads a dataset; task modules may live in any folder (see taskModules.ts). */
-/** `--task`, `--tag` and `--app` of run and check. */
-interface SelectionCliOptions {
-  task?: string[];
-  tag?: string[];
-  app?: string[];
-}
-
-async function load(dir: string, selection: SelectionCliOptions = {}) {
-  const registries = createRegistries();
-  const dataset = await loadDataset(dir, registries, { importModule: importTaskModule });
-  if (selection.task?.length || selection.tag?.length || selection.app?.length) {
-    try {
-      dataset.tasks = selectTasks(dataset.tasks, { tasks: selection.task ?? [], tags: selection.tag ?? [], apps: selection.app ?? [] });
-    } catch (err) {
-      throw new CliArgumentError((err as Error).message);
-    }
-  }
-  return { registries, dataset };
 }
 
 /** Options of the model-provider agents on `pincer run`. */
@@ -95,7 +72,7 @@ function reportLeftOut(dataset: Dataset): void {
 }
 
 /** The options of `pincer run`. */
-interface RunCliOptions extends AgentCliOptions, MachineCliOptions, SelectionCliOptions {
+interface RunCliOptions extends AgentCliOptions, MachineCliOptions, DatasetCliOptions {
   agent: string;
   concurrency: number;
   maxSteps: string;
@@ -114,7 +91,7 @@ interface RunCliOptions extends AgentCliOptions, MachineCliOptions, SelectionCli
 }
 
 async function runCommand(dir: string, o: RunCliOptions): Promise<number> {
-  const { registries, dataset } = await load(dir, o);
+  const { registries, dataset } = await loadCliDataset(dir, o);
   if (dataset.problems.length) process.stderr.write(`${formatProblems(dataset.problems)}\n`);
   reportLeftOut(dataset);
   if (dataset.tasks.length === 0) {
@@ -194,71 +171,27 @@ function exitCode(report: Report, strict: boolean): number {
   return strict && report.passed !== report.tasks ? 1 : 0;
 }
 
-/**
- * Why a task's solution did not pass, from its last attempt's summary and trajectory: a machine
- * that failed (neither is at fault), the step that failed and its error (the solution is at fault),
- * a setup or evaluator error (the task is), or the evaluation's verdict after every step ran (one of
- * the two is wrong).
- */
-async function whySolutionFailed(taskDir: string): Promise<string> {
-  const attempts = existsSync(taskDir)
-    ? readdirSync(taskDir)
-        .filter((d) => d.startsWith("attempt-"))
-        .sort()
-    : [];
-  const last = attempts.at(-1);
-  if (!last) return "it did not run";
-  const summary = JSON.parse(readFileSync(join(taskDir, last, "summary.json"), "utf8")) as Summary;
-  const r = summary.results;
-  if (r.state === "env_error") {
-    return `its machine failed: ${r.error ?? "no reason recorded"} (neither the task nor its solution is at fault; check it again once the machine is sound)`;
-  }
-  if (r.state === "setup_error") return `the task's setup failed, before any step: ${r.error ?? "no reason recorded"} (the task is at fault)`;
-  if (r.state === "eval_error") return `the task's evaluation failed to run: ${r.eval_error ?? r.error ?? "no reason recorded"} (the task is at fault)`;
-  const trajectory = existsSync(join(taskDir, last, "trajectory.jsonl"))
-    ? readFileSync(join(taskDir, last, "trajectory.jsonl"), "utf8")
-        .trim()
-        .split("\n")
-        .filter(Boolean)
-        .map((l) => JSON.parse(l))
-    : [];
-  const failed = trajectory.find((l: { ok?: boolean }) => l.ok === false) as { step: number; tool: string; error?: { message?: string } } | undefined;
-  if (failed) return `step ${failed.step} (${failed.tool}) failed: ${failed.error?.message ?? "no message"} (the solution is at fault)`;
-  if (r.error) return `${r.error}`;
-  const verdict = r.eval_reason ?? "no reason given";
-  return `every step ran, and the evaluation says: ${verdict} (the solution does not reach the goal, or the expected result is wrong)`;
-}
-
 async function checkCommand(
   dir: string,
-  o: MachineCliOptions & SelectionCliOptions & { concurrency: number; screen: { width: number; height: number } },
+  o: MachineCliOptions & DatasetCliOptions & { concurrency: number; screen: { width: number; height: number } },
 ): Promise<number> {
-  const { registries, dataset } = await load(dir, o);
+  const { registries, dataset } = await loadCliDataset(dir, o);
   if (dataset.problems.length) process.stderr.write(`${formatProblems(dataset.problems)}\n`);
+  if (dataset.tasks.length === 0) {
+    process.stderr.write("no runnable tasks to check; fix the problems above (pincer validate lists them)\n");
+    return 2;
+  }
   const pool = await openCliPool(dataset.tasks, o, o.concurrency, o.screen);
-  const out = mkdtempSync(join(tmpdir(), "pincer-check-"));
-  let bad = 0;
+  let checks: TaskCheck[];
   try {
-    const base = { tasks: dataset.tasks, registries, pool, outDir: out, screenshots: false, maxSteps: "auto" as const };
-    const withSolution = await runTasks({ ...base, runId: "with-solution", agentFor: (t) => new ScriptedAgent(t.solution ?? []) });
-    const idle = await runTasks({ ...base, runId: "no-actions", agentFor: () => new ScriptedAgent([]) });
-    for (const t of dataset.tasks) {
-      const a = withSolution.report.perTask.find((p) => p.id === t.id)!;
-      const b = idle.report.perTask.find((p) => p.id === t.id)!;
-      const issues: string[] = [];
-      if (!t.solution) issues.push("no solution.json");
-      else if (a.score !== 1) issues.push(`its solution scores ${a.score} (${a.state}): ${await whySolutionFailed(join(out, "with-solution", t.tool, t.id))}`);
-      if (b.score !== 0) issues.push(`with no actions it scores ${b.score} (${b.state}): it passes by itself`);
-      if (issues.length) bad++;
-      process.stdout.write(`${issues.length ? "FAIL" : "ok  "} ${t.tool}/${t.id}${issues.length ? `: ${issues.join("; ")}` : ""}\n`);
-      for (const w of t.kind === "json" ? weakChecks(t.json.evaluation) : []) process.stdout.write(`warn ${t.tool}/${t.id}: ${w}\n`);
-    }
+    checks = await checkTasks({ tasks: dataset.tasks, registries, pool });
   } finally {
     await pool.close();
-    rmSync(out, { recursive: true, force: true });
   }
-  process.stdout.write(`${dataset.tasks.length - bad} of ${dataset.tasks.length} tasks check out\n`);
-  return bad > 0 || dataset.problems.some((p) => p.severity === "error") ? 1 : 0;
+  for (const c of checks) process.stdout.write(`${c.ok ? "ok  " : "FAIL"} ${c.tool}/${c.id}${c.ok ? "" : `: ${c.issues.join("; ")}`}\n`);
+  const good = checks.filter((c) => c.ok).length;
+  process.stdout.write(`${good} of ${checks.length} tasks check out\n`);
+  return good < checks.length || dataset.problems.some((p) => p.severity === "error") ? 1 : 0;
 }
 
 const program = new Command("pincer").description("Run computer-use agent benchmarks on machines running pincer-daemon.").version(PINCER_VERSION);
@@ -266,10 +199,6 @@ const envOption = () =>
   new Option("--env <name=host:port>", "a machine by environment name (repeat for several; name=a:1,b:2 gives slots); default: local Xvfb + daemon per slot")
     .argParser(collect)
     .default([]);
-const taskOption = () =>
-  new Option("--task <pattern>", "only these tasks: an id or tool/id, * and ? as wildcards (repeat for several)").argParser(collect).default([]);
-const tagOption = () => new Option("--tag <tag>", "only tasks with this tag (repeat: any of them)").argParser(collect).default([]);
-const appOption = () => new Option("--app <app>", "only tasks whose related_apps include this app (repeat: any of them)").argParser(collect).default([]);
 const machinesOption = () =>
   new Option("--machines <file>", "machines by environment name, with their token and TLS files and reset commands (JSON, or YAML by extension)");
 const screenOption = () =>
@@ -315,22 +244,20 @@ const runCommandCli = program
   )
   .addOption(screenOption())
   .option("--strict", "exit with 1 unless every task passed", false)
-  .addOption(taskOption())
-  .addOption(tagOption())
-  .addOption(appOption())
   .option("--print-report", "print report.md at the end", false)
   .action(async (dir: string, o) => {
     process.exitCode = await runCommand(dir, o);
   });
+addDatasetOptions(runCommandCli);
 addCredentialOptions(runCommandCli);
 addProviderOptions(runCommandCli);
 
-program
+const validateCommandCli = program
   .command("validate")
   .description("check a dataset: schema, helper names and arguments, local files, solutions, counterparts")
   .argument("<tasks>", "folder of tasks or one task file")
-  .action(async (dir: string) => {
-    const loaded = await load(dir);
+  .action(async (dir: string, o: DatasetCliOptions) => {
+    const loaded = await loadCliDataset(dir, o);
     const dataset = checkTasksBuild(loaded.dataset, loaded.registries);
     if (dataset.problems.length) process.stdout.write(`${formatProblems(dataset.problems)}\n`);
     const errors = dataset.problems.filter((p) => p.severity === "error").length;
@@ -368,12 +295,11 @@ const checkCommandCli = program
   .addOption(machinesOption())
   .option("--concurrency <n>", "tasks at once", positiveInt("--concurrency"), 1)
   .addOption(screenOption())
-  .addOption(taskOption())
-  .addOption(tagOption())
-  .addOption(appOption())
   .action(async (dir: string, o) => {
     process.exitCode = await checkCommand(dir, o);
   });
+addDatasetOptions(validateCommandCli);
+addDatasetOptions(checkCommandCli);
 addCredentialOptions(checkCommandCli);
 addProviderOptions(checkCommandCli);
 

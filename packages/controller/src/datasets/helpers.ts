@@ -90,6 +90,11 @@ export class Registry<H extends { name: string }> {
   names(): string[] {
     return [...this.#helpers.keys()].sort();
   }
+
+  /** Everything registered, in the order it was registered. */
+  list(): H[] {
+    return [...this.#helpers.values()];
+  }
 }
 
 /** The config helpers a dataset's `config` entries may name. */

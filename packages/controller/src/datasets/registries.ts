@@ -1,17 +1,29 @@
 import { createConfigRegistry } from "./configHelpers/index.js";
 import { createEvaluationRegistry } from "./evaluationHelpers/index.js";
-import type { ConfigHelper, ConfigRegistry, EvaluationHelper, EvaluationRegistry } from "./helpers.js";
+import type { DatasetFormat } from "./format.js";
+import { type ConfigHelper, type ConfigRegistry, type EvaluationHelper, type EvaluationRegistry, Registry } from "./helpers.js";
+import { jsonTaskFormat } from "./jsonTasks.js";
+import { moduleTaskFormat } from "./moduleTasks.js";
 
-/** Both helper registries with the built-ins and any user additions. */
+/** The dataset formats a dataset is read with, in the order they are asked to claim a file. */
+export type FormatRegistry = Registry<DatasetFormat>;
+
+/** The dataset formats, and the JSON task format's config and evaluation functions, with the built-ins and any additions. */
 export interface Registries {
   configs: ConfigRegistry;
   evaluations: EvaluationRegistry;
+  formats: FormatRegistry;
 }
 
-/** The built-in config and evaluation helpers, plus `extra`. */
-export function createRegistries(extra: { configs?: ConfigHelper[]; evaluations?: EvaluationHelper[] } = {}): Registries {
+/**
+ * The built-in config and evaluation functions and dataset formats (the JSON task format and task
+ * modules), plus `extra`: your functions, and your formats (asked after the built-ins, in order;
+ * OSWorld's is `osworldFormat` from `@pincer/controller/osworld`).
+ */
+export function createRegistries(extra: { configs?: ConfigHelper[]; evaluations?: EvaluationHelper[]; formats?: readonly DatasetFormat[] } = {}): Registries {
   return {
     configs: createConfigRegistry(extra.configs ?? []),
     evaluations: createEvaluationRegistry(extra.evaluations ?? []),
+    formats: new Registry<DatasetFormat>("dataset format", [jsonTaskFormat, moduleTaskFormat, ...(extra.formats ?? [])] as DatasetFormat[]),
   };
 }

@@ -7,10 +7,20 @@ import { createSystemActions } from "../actions/system.js";
 import type { StepCall } from "../benchmark/types.js";
 
 /** What these checks need of a dataset task (a DatasetTask fits). */
-export type TaskEnvironments =
-  | { kind: "module"; dir: string; module: { environments?: readonly string[] | undefined } }
-  | { kind: "json"; dir: string; json: { config: ReadonlyArray<{ env?: string | undefined }>; evaluation: { env?: string | undefined } } }
-  | { kind: "osworld"; dir: string };
+export interface TaskEnvironments {
+  /** The environment names the task needs. */
+  environments: readonly string[];
+  /** The task's folder, where a relative upload is looked for. */
+  dir: string;
+}
+
+/** How a format's tasks are checked. */
+export interface SolutionCheckOptions {
+  /** Root actions the format adds to `complete`, `wait` and `submit` (OSWorld's `fail`). */
+  rootActions?: readonly string[];
+  /** An action no environment has: an error, or a warning where the task may bring its own (task modules). @default "error" */
+  unknownAction?: "error" | "warning";
+}
 
 /** A problem found, as the loader reports it. */
 interface Problem {
@@ -18,14 +28,6 @@ interface Problem {
   path: string;
   message: string;
   severity: "error" | "warning";
-}
-
-/** The environment names a task needs: a module's `environments`, or "desktop" and those its JSON names. */
-export function environmentsOf(task: TaskEnvironments): string[] {
-  if (task.kind === "module") return [...(task.module.environments ?? ["desktop"])];
-  if (task.kind === "osworld") return ["desktop"];
-  const named = [...task.json.config.map((c) => c.env), task.json.evaluation.env].filter((e): e is string => !!e);
-  return [...new Set(["desktop", ...named])];
 }
 
 const ROOT_ACTIONS = ["complete", "wait", "submit"];
@@ -40,10 +42,15 @@ function builtinActions(): Map<string, z.ZodObject> {
  * Checks a task's solution against the tools it will have: each step's tool is `<environment>__<action>`
  * for one of the task's environments and a built-in action, its arguments fit that action, and a
  * relative `local_path` to upload exists in the task's folder or was downloaded by an earlier step.
- * A module task's `build()` may add actions, so an unknown action there is only a warning.
  */
-export function checkSolutionSteps(task: TaskEnvironments, solution: readonly StepCall[], file: string, problems: Problem[]): void {
-  const envs = environmentsOf(task);
+export function checkSolutionSteps(
+  task: TaskEnvironments,
+  solution: readonly StepCall[],
+  file: string,
+  problems: Problem[],
+  opts: SolutionCheckOptions = {},
+): void {
+  const envs = task.environments;
   const actions = builtinActions();
   const downloaded = new Set<string>();
   solution.forEach((step, i) => {
@@ -53,7 +60,7 @@ export function checkSolutionSteps(task: TaskEnvironments, solution: readonly St
     const cut = step.tool.indexOf(TOOL_SEPARATOR);
     const [env, name] = cut < 0 ? [undefined, step.tool] : [step.tool.slice(0, cut), step.tool.slice(cut + TOOL_SEPARATOR.length)];
     // The root environment's own actions; OSWorld tasks add `fail` (declare the task infeasible).
-    if (env === "root" && (ROOT_ACTIONS.includes(name) || (task.kind === "osworld" && name === "fail"))) return;
+    if (env === "root" && (ROOT_ACTIONS.includes(name) || opts.rootActions?.includes(name))) return;
     if (env === undefined || !envs.includes(env)) {
       at(".tool", `tool ${JSON.stringify(step.tool)} names no environment of this task; write <environment>__<action> with one of ${envs.join(", ")}`);
       return;
@@ -62,7 +69,7 @@ export function checkSolutionSteps(task: TaskEnvironments, solution: readonly St
     if (!params) {
       const near = [...actions.keys()].filter((a) => a.startsWith(name.slice(0, 3))).slice(0, 3);
       const known = near.length ? ` (did you mean ${near.map((n) => `${env}__${n}`).join(", ")}?)` : "";
-      at(".tool", `${env} has no built-in action ${JSON.stringify(name)}${known}`, task.kind === "module" ? "warning" : "error");
+      at(".tool", `${env} has no built-in action ${JSON.stringify(name)}${known}`, opts.unknownAction ?? "error");
       return;
     }
     const args = ("args" in step ? step.args : undefined) ?? {};

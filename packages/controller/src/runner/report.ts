@@ -31,19 +31,22 @@ export interface Report {
   byTag: Record<string, Group>;
   byApp: Record<string, Group>;
   counterparts: Array<{ a: string; b: string; aScore: number; bScore: number; aTags: string[]; bTags: string[] }>;
-  perTask: Array<{
-    id: string;
-    tool: string;
-    state: string;
-    score: number;
-    steps: number;
-    tokens: number;
-    costUsd: number | null;
-    seconds: number;
-    attempts: number;
-    /** Why an infrastructure error (setup, environment, evaluator, agent) ended the task; null otherwise. */
-    error: string | null;
-  }>;
+  perTask: PerTask[];
+}
+
+/** One task's line of a report: its final attempt's outcome. */
+export interface PerTask {
+  id: string;
+  tool: string;
+  state: string;
+  score: number;
+  steps: number;
+  tokens: number;
+  costUsd: number | null;
+  seconds: number;
+  attempts: number;
+  /** Why an infrastructure error (setup, environment, evaluator, agent) ended the task; null otherwise. */
+  error: string | null;
 }
 
 function group(summaries: Summary[]): Group {

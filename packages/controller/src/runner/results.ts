@@ -3,6 +3,7 @@ import { existsSync } from "node:fs";
 import { appendFile, mkdir, readdir, readFile, rename, rm, writeFile, open } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import type { EndReason } from "../benchmark/types.js";
+import type { TrajectoryLine } from "./trajectory.js";
 
 /**
  * The result folder of one run:
@@ -65,6 +66,16 @@ export class ResultStore {
       if (m && existsSync(file)) out.push({ attempt: Number(m[1]), summary: JSON.parse(await readFile(file, "utf8")) as Summary });
     }
     return out.sort((a, b) => a.attempt - b.attempt);
+  }
+
+  /** The trajectory of an attempt, one object a line; empty when it has none. */
+  async readTrajectory(tool: string, id: string, attempt: number): Promise<TrajectoryLine[]> {
+    const file = join(this.attemptDir(tool, id, attempt), "trajectory.jsonl");
+    if (!existsSync(file)) return [];
+    return (await readFile(file, "utf8"))
+      .split("\n")
+      .filter((l) => l.trim() !== "")
+      .map((l) => JSON.parse(l) as TrajectoryLine);
   }
 }
 

@@ -4,7 +4,7 @@ import { join, resolve } from "node:path";
 import { InvalidArgumentError } from "@pincer/shared";
 import type { Agent } from "../agents/types.js";
 import type { DatasetTask } from "../datasets/loader.js";
-import type { ConfigRegistry, EvaluationRegistry } from "../datasets/helpers.js";
+import type { Registries } from "../datasets/registries.js";
 import type { SettleOptions } from "../env/index.js";
 import { type AccessibilityMode, DEFAULT_SETTLE, type ScreenObservationOptions } from "../benchmark/screenObservation.js";
 import { environmentsOf, runAttempt } from "./attempt.js";
@@ -19,7 +19,8 @@ export type { RunProgress } from "./progress.js";
 /** Options of {@link runTasks}: the tasks, the machines, the agent and where results go. */
 export interface RunnerOptions {
   tasks: readonly DatasetTask[];
-  registries: { configs: ConfigRegistry; evaluations: EvaluationRegistry };
+  /** The dataset formats (each task is built by the one that loaded it) and the JSON format's functions. */
+  registries: Registries;
   pool: EnvironmentPool;
   /** A fresh agent for each attempt. */
   agentFor(task: DatasetTask): Agent;
@@ -80,18 +81,18 @@ function timestampId(): string {
   return `run-${new Date().toISOString().replace(/[-:]/g, "").replace(/\..+/, "").replace("T", "-")}`;
 }
 
+/** What summary.json keeps of the task: its fields as written, or the ones every task has. */
 function taskFields(task: DatasetTask): Record<string, unknown> {
-  if (task.kind !== "module") return { ...task.json };
-  const m = task.module;
+  if (task.fields) return { ...task.fields };
   return {
-    id: m.id,
-    instruction: m.instruction,
-    tags: m.tags ?? [],
-    related_apps: m.related_apps ?? [],
-    ...(m.action_number !== undefined ? { action_number: m.action_number } : {}),
-    ...(m.counterpart !== undefined ? { counterpart: m.counterpart } : {}),
-    environments: m.environments ?? ["desktop"],
-    source_module: task.file,
+    id: task.id,
+    instruction: task.instruction,
+    tags: task.tags,
+    related_apps: task.relatedApps,
+    ...(task.actionNumber !== undefined ? { action_number: task.actionNumber } : {}),
+    ...(task.counterpart !== undefined ? { counterpart: task.counterpart } : {}),
+    environments: task.environments,
+    source: task.file,
   };
 }
 

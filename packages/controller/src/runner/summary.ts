@@ -56,7 +56,8 @@ export interface AttemptEnd {
 
 /** The attempt's settings that summary.json repeats. */
 export interface SummarySettings {
-  kind: "json" | "module" | "osworld";
+  /** The format that loaded the task. */
+  kind: string;
   attempt: number;
   maxSteps: number;
   maxStepsRule: string;

@@ -1,5 +1,5 @@
 import type { Verdict } from "../../evaluators/verdict.js";
-import type { OsworldTaskJson } from "../osworldFormat.js";
+import type { OsworldTaskJson } from "./taskSchema.js";
 import { OSWORLD_CONFIG_TYPES } from "./configTypes.js";
 import type { OsworldContext } from "./context.js";
 import { OSWORLD_GETTERS } from "./getters.js";

@@ -5,7 +5,7 @@ import { action } from "../../actions/action.js";
 import type { Env } from "../../env/index.js";
 import { evaluator } from "../../evaluators/evaluator.js";
 import { createTask, type Task } from "../../tasks/task.js";
-import type { OsworldTaskJson } from "../osworldFormat.js";
+import type { OsworldTaskJson } from "./taskSchema.js";
 import type { OsworldContext } from "./context.js";
 import { DownloadCache } from "./downloadCache.js";
 import { evaluateOsworld, runSteps } from "./evaluate.js";

@@ -1,8 +1,8 @@
 import { z } from "zod";
-import { OSWORLD_CONFIG_TYPES } from "./osworld/configTypes.js";
-import { OSWORLD_GETTERS } from "./osworld/getters.js";
-import { ignoredOptionKeys } from "./osworld/metric.js";
-import { OSWORLD_METRICS } from "./osworld/metrics/index.js";
+import { OSWORLD_CONFIG_TYPES } from "./configTypes.js";
+import { OSWORLD_GETTERS } from "./getters.js";
+import { ignoredOptionKeys } from "./metric.js";
+import { OSWORLD_METRICS } from "./metrics/index.js";
 
 /**
  * OSWorld's task format (xlang-ai/OSWorld, `evaluation_examples/examples/<app>/<uuid>.json`): a

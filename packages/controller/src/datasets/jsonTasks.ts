@@ -1,0 +1,217 @@
+import { existsSync } from "node:fs";
+import { basename, dirname, join, resolve } from "node:path";
+import { z } from "zod";
+import { action } from "../actions/action.js";
+import { evaluator } from "../evaluators/evaluator.js";
+import { createTask, type ActionCall, type Task } from "../tasks/task.js";
+import { defineDatasetFormat, type DatasetTask, type FormatBuildInput, type FormatContext, type TaskFile } from "./format.js";
+import type { ConfigRegistry, EvaluationRegistry, HelperContext } from "./helpers.js";
+import { jsonPath, jsonTaskSchema, translateLegacySpelling, type HelperCall, type JsonTask } from "./jsonFormat.js";
+import { checkSolutionSteps } from "./solutionCheck.js";
+import { loadSolution } from "./solutions.js";
+import { NOT_JSON, readJson, toolOf, type DatasetProblem } from "./taskFiles.js";
+import { weakChecks } from "./weakChecks.js";
+
+/** A task of the JSON task format (`<tool>/<id>/<id>.json`). */
+export interface JsonDatasetTask extends DatasetTask {
+  kind: "json";
+  json: JsonTask;
+}
+
+/** "desktop" and the environments its config entries and evaluation name. */
+function environmentsOfJson(json: { config?: ReadonlyArray<{ env?: string | undefined }>; evaluation?: { env?: string | undefined } }): string[] {
+  const named = [...(json.config ?? []).map((c) => c.env), json.evaluation?.env].filter((e): e is string => !!e);
+  return [...new Set(["desktop", ...named])];
+}
+
+interface CheckContext {
+  file: string;
+  dir: string;
+  problems: DatasetProblem[];
+  evaluations?: EvaluationRegistry;
+}
+
+/** Checks one `{func, arguments}` entry: a known function, arguments that fit it, `local_*` files that exist, nested parts. */
+function checkHelperCall(call: HelperCall, path: string, registry: ConfigRegistry | EvaluationRegistry, ctx: CheckContext): void {
+  const helper = registry.get(call.func);
+  if (!helper) {
+    ctx.problems.push({
+      file: ctx.file,
+      path: `${path}.func`,
+      message: `unknown ${registry.kind} function ${JSON.stringify(call.func)}; known: ${registry.names().join(", ")}`,
+      severity: "error",
+    });
+    return;
+  }
+  const parsed = helper.args.safeParse(call.arguments);
+  if (!parsed.success) {
+    for (const issue of parsed.error.issues) {
+      const where = jsonPath([...path.split("."), "arguments", ...issue.path]);
+      ctx.problems.push({ file: ctx.file, path: where, message: `${call.func}: ${issue.message}`, severity: "error" });
+    }
+  }
+  for (const [key, value] of Object.entries(call.arguments)) {
+    if (!key.startsWith("local_")) continue;
+    for (const [i, p] of (Array.isArray(value) ? value : [value]).entries()) {
+      if (typeof p === "string" && !existsSync(resolve(ctx.dir, p))) {
+        const where = `${path}.arguments.${key}${Array.isArray(value) ? `[${i}]` : ""}`;
+        ctx.problems.push({ file: ctx.file, path: where, message: `local file ${p} does not exist (looked in ${ctx.dir})`, severity: "error" });
+      }
+    }
+  }
+  // all/any name their parts in `evaluators`: check those too.
+  const parts = (call.arguments as { evaluators?: unknown }).evaluators;
+  if (ctx.evaluations && Array.isArray(parts)) {
+    parts.forEach((part, i) => {
+      const p = helperCallShape.safeParse(part);
+      if (p.success) checkHelperCall(p.data, `${path}.arguments.evaluators[${i}]`, ctx.evaluations!, ctx);
+    });
+  }
+}
+
+const helperCallShape = z.object({ func: z.string(), arguments: z.record(z.string(), z.unknown()).default({}) });
+
+/** The id against the file name, and each config entry and the evaluation that has the shape of a helper call. */
+function checkParts(value: unknown, registries: FormatContext["registries"], ctx: CheckContext): void {
+  const v = (value ?? {}) as { id?: unknown; config?: unknown; evaluation?: unknown };
+  if (typeof v.id === "string" && v.id !== basename(ctx.file, ".json")) {
+    ctx.problems.push({
+      file: ctx.file,
+      path: "id",
+      message: `id ${JSON.stringify(v.id)} differs from the file name; name the file <id>.json in a folder <id>/`,
+      severity: "error",
+    });
+  }
+  if (Array.isArray(v.config)) {
+    v.config.forEach((c, i) => {
+      const call = helperCallShape.safeParse(c);
+      if (call.success) checkHelperCall(call.data, `config[${i}]`, registries.configs, ctx);
+    });
+  }
+  const evaluation = helperCallShape.safeParse(v.evaluation);
+  if (evaluation.success) checkHelperCall(evaluation.data, "evaluation", registries.evaluations, ctx);
+}
+
+/** The environments a task that does not fit the schema names, as far as its solution's check needs them. */
+function partialEnvironments(value: unknown): string[] {
+  const v = (value ?? {}) as { config?: unknown; evaluation?: unknown };
+  const envOf = (c: unknown) => (c && typeof c === "object" && typeof (c as { env?: unknown }).env === "string" ? (c as { env: string }).env : undefined);
+  return environmentsOfJson({ config: (Array.isArray(v.config) ? v.config : []).map((c) => ({ env: envOf(c) })), evaluation: { env: envOf(v.evaluation) } });
+}
+
+/** Whether a parsed JSON value reads as a task of this format (an instruction and an evaluation). */
+function looksLikeJsonTask(v: unknown): boolean {
+  return typeof v === "object" && v !== null && !Array.isArray(v) && "instruction" in v && "evaluation" in v;
+}
+
+async function loadJsonTask(file: TaskFile, ctx: FormatContext): Promise<JsonDatasetTask | undefined> {
+  const dir = dirname(file.path);
+  if (basename(file.path) !== `${basename(dir)}.json`) {
+    const id = basename(file.path, ".json");
+    ctx.problems.push({
+      file: file.path,
+      path: "",
+      message: `a task of the JSON task format goes in a folder of its own: move it to ${join(dir, id, `${id}.json`)} with its files`,
+      severity: "error",
+    });
+    return undefined;
+  }
+  const raw = await readJson(file.path, ctx.problems);
+  if (raw === NOT_JSON) return undefined;
+  const { value, translated } = translateLegacySpelling(raw);
+  for (const path of translated) {
+    ctx.problems.push({
+      file: file.path,
+      path,
+      message: 'old {"type", "parameters"} spelling, read as {"func", "arguments"}; rewrite it to the current spelling',
+      severity: "warning",
+    });
+  }
+  const check: CheckContext = { file: file.path, dir, problems: ctx.problems, evaluations: ctx.registries.evaluations };
+  const parsed = jsonTaskSchema.safeParse(value);
+  if (!parsed.success) {
+    for (const issue of parsed.error.issues) ctx.problems.push({ file: file.path, path: jsonPath(issue.path), message: issue.message, severity: "error" });
+  }
+  // Every other problem too, at once: the parts that have the right shape are checked as usual.
+  checkParts(parsed.success ? parsed.data : value, ctx.registries, check);
+  const solution = await loadSolution(dir, ctx.problems);
+  const environments = parsed.success ? environmentsOfJson(parsed.data) : partialEnvironments(value);
+  if (solution) checkSolutionSteps({ environments, dir }, solution, join(dir, "solution.json"), ctx.problems);
+  if (!parsed.success) return undefined;
+  const json = parsed.data;
+  for (const w of weakChecks(json.evaluation)) ctx.problems.push({ file: file.path, path: "evaluation", message: w, severity: "warning" });
+  return {
+    kind: "json",
+    id: json.id,
+    tool: toolOf(file.root, dir),
+    dir,
+    file: file.path,
+    instruction: json.instruction,
+    tags: json.tags,
+    relatedApps: json.related_apps,
+    environments,
+    ...(json.action_number !== undefined ? { actionNumber: json.action_number } : {}),
+    ...(json.counterpart !== undefined ? { counterpart: json.counterpart } : {}),
+    ...(solution ? { solution } : {}),
+    fields: json,
+    json,
+  };
+}
+
+/** A setup action that runs one config entry through its helper. */
+function configAction(registry: ConfigRegistry, func: string, ctxBase: Omit<HelperContext, "env" | "signal">) {
+  const helper = registry.get(func)!;
+  return action({
+    name: `config_${func}`.replace(/__+/g, "_").slice(0, 64),
+    description: helper.description,
+    params: z.object({ arguments: z.record(z.string(), z.unknown()) }),
+    run: async ({ arguments: args }, { env, signal }) => helper.run(helper.args.parse(args), { ...ctxBase, env, signal }),
+  });
+}
+
+/** Builds a JSON task: its `config` entries as setup actions, its `evaluation` function as the evaluator (its verdict is the task's). */
+function buildJsonTask(task: JsonDatasetTask, input: FormatBuildInput): Task {
+  const { registries, envs } = input;
+  const ctxBase = { envs, taskDir: task.dir };
+  const setup: ActionCall[] = task.json.config.map((c) => ({
+    action: configAction(registries.configs, c.func, ctxBase),
+    args: { arguments: c.arguments },
+    ...(c.env ? { env: c.env } : {}),
+  }));
+  const evalCall = task.json.evaluation;
+  const helper = registries.evaluations.get(evalCall.func);
+  if (!helper) throw new Error(`task ${task.id}: unknown evaluation function ${evalCall.func}`);
+  const check = evaluator({
+    name: "evaluation",
+    description: `${evalCall.func}: ${helper.description}`,
+    ...(evalCall.env ? { env: evalCall.env } : {}),
+    run: (_params, { env, signal }) => helper.run(helper.args.parse(evalCall.arguments), { ...ctxBase, env, signal }),
+  });
+  return createTask({
+    id: task.id,
+    description: task.instruction,
+    evaluator: check,
+    setup,
+    maxSteps: input.maxSteps,
+    timeLimitMs: input.timeLimitMs,
+    tags: task.tags,
+  });
+}
+
+/**
+ * The JSON task format (docs: the reference task-dataset format): a folder per task,
+ * `<tool>/<id>/<id>.json` with `config` (setup functions) and `evaluation` (the check), the task's
+ * files beside it, and `solution.json`. A task file outside a folder of its own is claimed too, to
+ * say where it goes.
+ */
+export const jsonTaskFormat = defineDatasetFormat<JsonDatasetTask>({
+  name: "json",
+  description: "JSON task files in a folder of their own (<tool>/<id>/<id>.json)",
+  async claims(file) {
+    if (!file.path.endsWith(".json") || /(^|\/)(solution|[^/]+\.solution)\.json$/.test(file.path)) return false;
+    if (basename(file.path) === `${basename(dirname(file.path))}.json`) return true;
+    return looksLikeJsonTask(await file.json());
+  },
+  load: loadJsonTask,
+  build: buildJsonTask,
+});

@@ -1,0 +1,16 @@
+/**
+ * `@pincer/controller/osworld`: OSWorld's task format (xlang-ai/OSWorld's
+ * `evaluation_examples/examples/<app>/<uuid>.json`) as a dataset format, with its config steps,
+ * getters and metrics ported with OSWorld's semantics. The `pincer` CLI reads it by default; a
+ * library user adds it: `createRegistries({ formats: [osworldFormat] })`.
+ */
+export { osworldFormat } from "./datasets/osworld/format.js";
+export type { OsworldDatasetTask } from "./datasets/osworld/format.js";
+export { checkOsworldArguments, functionsOf, missingFunctions, OSWORLD_FUNCTIONS, OSWORLD_NOT_RUN, osworldTaskSchema } from "./datasets/osworld/taskSchema.js";
+export type { OsworldFunction, OsworldTaskJson } from "./datasets/osworld/taskSchema.js";
+export { buildOsworldTask, FAIL_ACTION_NAME } from "./datasets/osworld/task.js";
+export type { OsworldTaskInput } from "./datasets/osworld/task.js";
+export { DownloadCache } from "./datasets/osworld/downloadCache.js";
+export { OSWORLD_METRICS } from "./datasets/osworld/metrics/index.js";
+export { OSWORLD_GETTERS } from "./datasets/osworld/getters.js";
+export { OSWORLD_CONFIG_TYPES } from "./datasets/osworld/configTypes.js";
