@@ -277,8 +277,11 @@ export interface StagedExtras {
   debs: string[];
   /** Sources apt reads while the image is built: signed-by the staged keys, file: sources included. */
   build: { list: string; deb822: string };
-  /** Sources the image keeps: signed-by keys in /etc/apt/keyrings, file: sources left out. */
-  final: { list: string; deb822: string };
+  /**
+   * Sources the image keeps, one file each (pincer-1.list, pincer-2.sources, …) in final/: signed-by
+   * keys in /etc/apt/keyrings, file: sources left out.
+   */
+  final: { name: string; text: string }[];
   keys: string[];
 }
 
@@ -289,7 +292,10 @@ export function stagedLayout(x: AptExtras, dir: string): StagedExtras {
     dir,
     debs: x.debs.map((d) => join(dir, "debs", `${d.package}.deb`)),
     build: renderSources(sourcesWithKeysIn(x.sources, join(dir, "keyrings"))),
-    final: renderSources(sourcesWithKeysIn(kept, KEYRING_DIR)),
+    final: sourcesWithKeysIn(kept, KEYRING_DIR).map((s, i) => {
+      const { list, deb822 } = renderSources([s]);
+      return s.kind === "one-line" ? { name: `pincer-${i + 1}.list`, text: list } : { name: `pincer-${i + 1}.sources`, text: deb822 };
+    }),
     keys: x.keys.map((k) => join(dir, "keyrings", k.name)),
   };
 }
@@ -301,7 +307,7 @@ async function copyChecked(from: string, to: string, sha256: string, flag: strin
 
 /**
  * Copies the keys and .deb files into `dir`, checking they are what the image's key digests, and
- * writes the sources for the build (build.list, build.sources) and for the image (final.*).
+ * writes the sources for the build (build.list, build.sources) and for the image (final/).
  */
 export async function stageAptExtras(x: AptExtras, dir: string): Promise<StagedExtras> {
   const staged = stagedLayout(x, dir);
@@ -309,11 +315,11 @@ export async function stageAptExtras(x: AptExtras, dir: string): Promise<StagedE
   await mkdir(join(dir, "debs"), { recursive: true });
   for (const [i, k] of x.keys.entries()) await copyChecked(k.file, staged.keys[i]!, k.sha256, "--apt-key");
   for (const [i, d] of x.debs.entries()) await copyChecked(d.file, staged.debs[i]!, d.sha256, "--deb");
+  await mkdir(join(dir, "final"), { recursive: true });
   const texts = {
     "build.list": staged.build.list,
     "build.sources": staged.build.deb822,
-    "final.list": staged.final.list,
-    "final.sources": staged.final.deb822,
+    ...Object.fromEntries(staged.final.map((f) => [`final/${f.name}`, f.text])),
   };
   for (const [name, text] of Object.entries(texts)) await writeFile(join(dir, name), text);
   return staged;

@@ -46,6 +46,29 @@ export function setupHook(o: { packageCache: string; extras?: StagedExtras | und
   return `${lines.join("\n")}\n`;
 }
 
+/**
+ * Shell that adds the image's sources one by one, keeping each that apt reads beside the others
+ * without an error or a "configured multiple times": a package may configure its own repository
+ * (Google Chrome's writes google-chrome.list, VS Code's vscode.list), and apt refuses two entries of
+ * one repository with different keys. The package's entry is kept then, as it maintains it.
+ */
+function keepSources(x: StagedExtras): string {
+  return `aptcheck() { chroot "$root" apt-get indextargets 2>&1 >/dev/null; }
+judge=yes
+if ! aptcheck >/dev/null; then
+  judge=no
+  echo "W: pincer: apt in the image reads its sources with an error already: --apt-source's are added unchecked" >&2
+fi
+for name in ${x.final.map((f) => shellQuote(f.name)).join(" ")}; do
+  install -m 0644 ${shellQuote(`${x.dir}/final/`)}"$name" ${SOURCES_DIR}/"$name"
+  [ "$judge" = yes ] || continue
+  if ! out="$(aptcheck)" || printf '%s\n' "$out" | grep -q "configured multiple times.*$name"; then
+    rm ${SOURCES_DIR}/"$name"
+    echo "W: pincer: the image's packages configure the repository of $name themselves: it is left out ($(printf '%s' "$out" | head -n 1))" >&2
+  fi
+done`;
+}
+
 /** The folders of the build host the install step needs inside the root filesystem. */
 export function hostFolders(extras: StagedExtras, localFolders: readonly string[]): string[] {
   return [...localFolders, ...(extras.debs.length ? [`${extras.dir}/debs`] : [])];
@@ -61,7 +84,7 @@ root="$1"
 : > ${shellQuote(record)}
 for dir in ${folders.map(shellQuote).join(" ")}; do
   if [ -e "$root$dir" ]; then
-    echo "pincer: $dir exists in the image already, so the build cannot show the host's folder there: move it elsewhere" >&2
+    echo "E: pincer: $dir exists in the image already, so the build cannot show the host's folder there: move it elsewhere" >&2
     exit 1
   fi
   top="$dir"
@@ -91,10 +114,9 @@ export function customizeHook(o: { packageCache: string; extras?: StagedExtras |
   if (o.extras) {
     const x = o.extras;
     lines.push(`rm -f ${SOURCES_DIR}/pincer.list ${SOURCES_DIR}/pincer.sources`);
-    if (x.final.list) lines.push(`install -m 0644 ${shellQuote(`${x.dir}/final.list`)} ${SOURCES_DIR}/pincer.list`);
-    if (x.final.deb822) lines.push(`install -m 0644 ${shellQuote(`${x.dir}/final.sources`)} ${SOURCES_DIR}/pincer.sources`);
     if (x.keys.length) lines.push('install -d -m 0755 "$root/etc/apt/keyrings"');
     for (const k of x.keys) lines.push(`install -m 0644 ${shellQuote(k)} "$root/etc/apt/keyrings/"`);
+    if (x.final.length) lines.push(keepSources(x));
   }
   // name_version_arch.deb: another version of the same package and architecture is one Debian replaced.
   lines.push(`cache=${shellQuote(o.packageCache)}
