@@ -265,9 +265,9 @@ export async function planImage(opts: ImageBuildOptions) {
 
 /**
  * Builds (or finds in the cache) a machine image: one root filesystem made by mmdebstrap from
- * Debian packages (the profile's, plus `addPackages`), with user `user`, pincer-daemon and its
- * entrypoint, and no secret; then each asked-for output: a container image imported into the
- * engine, or a qcow2 disk with its kernel. The cache is keyed by every input, so a second build
+ * Debian packages (the profile's, plus `addPackages` from Debian or the `aptSources`, and the
+ * `debs`), with user `user`, pincer-daemon and its entrypoint, and no secret; then each asked-for
+ * output: a container image imported into the engine, or a qcow2 disk with its kernel. The cache is keyed by every input, so a second build
  * with the same inputs returns at once. Concurrent builds of one image wait for each other.
  */
 export async function buildImage(opts: ImageBuildOptions): Promise<ImageManifest> {
