@@ -11,7 +11,9 @@
 # program whose dialog the accessibility test reads; ffmpeg, with which a machine records its screen
 # (`pincer run --record`); for machines from an image (`pincer image build`, the container and qemu
 # providers): mmdebstrap and e2fsprogs (the root filesystem and its ext4 disk), Podman with runc,
-# catatonit (its --init), netavark/aardvark-dns and conmon, and QEMU (qemu-system-x86, qemu-utils).
+# catatonit (its --init), netavark/aardvark-dns and conmon, and QEMU (qemu-system-x86, qemu-utils);
+# for `pincer image build --deb/--apt-source`: dpkg (dpkg-deb reads a .deb), gnupg (mmdebstrap's
+# signed-by check) and dpkg-dev (dpkg-scanpackages, with which the tests make a local repository).
 # Installs only what is missing; needs root (or sudo).
 set -euo pipefail
 packages=(
@@ -19,6 +21,7 @@ packages=(
   python3 python3-grpcio protobuf-compiler protobuf-compiler-grpc imagemagick openssl systemd
   gcc libc6-dev bubblewrap util-linux slirp4netns chromium dbus at-spi2-core zenity ffmpeg
   mmdebstrap e2fsprogs podman runc catatonit conmon netavark aardvark-dns iptables qemu-system-x86 qemu-utils
+  dpkg gnupg dpkg-dev
 )
 # `install-system-deps.sh bench` adds what npm run bench compares against (sshd for ssh/scp).
 [ "${1:-}" = "bench" ] && packages+=(openssh-server openssh-client)

@@ -1,8 +1,11 @@
 import { mkdtempSync, rmSync } from "node:fs";
+import { copyFile, mkdir, readFile, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, describe, expect, test } from "vitest";
+import { execa } from "execa";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { planImage } from "../../packages/controller/src/images/build.js";
+import { makeDeb, makeSignedRepository } from "../fixtures/aptRepository.js";
 import { runPincer } from "../fixtures/cli.js";
 
 // An empty cache: nothing here builds an image (that is test/images' part).
@@ -47,5 +50,95 @@ describe("pincer image and --provider on the command line", () => {
     expect(c.packages).toContain("jq");
     expect(d.key).not.toBe(a.key);
     expect(a.dir).toBe(join(cache, "images", `minimal-${a.key}`));
+  });
+
+  describe("--deb, --apt-source and --apt-key", () => {
+    // If a check were missing, a build would start: this mirror answers nothing, so it would fail at once.
+    const build = ["image", "build", "--profile", "minimal", "--mirror", "http://127.0.0.1:9/debian"];
+    const files = join(cache, "apt");
+    let deb: string;
+    let repo: { folder: string; key: string };
+    const plan = (o: object) => planImage({ profile: "minimal", cacheDir: cache, mirror: "http://127.0.0.1:9/debian", ...o });
+
+    beforeAll(async () => {
+      await mkdir(files, { recursive: true });
+      deb = await makeDeb(files, { name: "pincer-hello", line: "hello", depends: "hello" });
+      repo = await makeSignedRepository(files, [await makeDeb(files, { name: "pincer-greeting", line: "greeting" })]);
+    });
+
+    test("bad input is refused with what to do, before anything is built", async () => {
+      await writeFile(join(files, "text.deb"), "not a package\n");
+      await writeFile(join(files, "page.asc"), "<html>404 Not Found</html>\n");
+      const cases: [string[], string][] = [
+        [["--deb", join(files, "missing.deb")], `--deb ${join(files, "missing.deb")}: no such file`],
+        [["--deb", join(files, "text.deb")], "is not a Debian format archive); give a .deb file"],
+        [
+          ["--apt-source", "deb https://dl.google.com/linux/chrome/deb/ stable"],
+          'no component after suite "stable" (e.g. main); write it as "deb [signed-by=KEYFILE] URI',
+        ],
+        [["--apt-source", "https://dl.google.com/linux/chrome/deb/ stable main"], "neither a source line (it starts with deb) nor a .list or .sources file"],
+        [["--apt-key", join(files, "page.asc")], "page.asc: not an OpenPGP public key: neither an ASCII-armored public key"],
+        [
+          ["--apt-source", `deb [signed-by=pincer-test-repo.asc] file:${repo.folder} ./`],
+          "is not one of the --apt-key files; add --apt-key pincer-test-repo.asc",
+        ],
+      ];
+      const results = await Promise.all(cases.map(([args]) => runPincer([...build, ...args], { env })));
+      for (const [i, r] of results.entries()) {
+        expect(r.code, r.stderr).not.toBe(0);
+        expect(r.stderr).toContain(cases[i]![1]);
+        expect(r.stderr).not.toMatch(/mmdebstrap|installing pincer-daemon/);
+      }
+      // The same checks through the library, each stopping before the daemon is built or mmdebstrap runs.
+      const source = `deb [signed-by=${repo.key}] file:${repo.folder} ./`;
+      await execa("gpg", ["--batch", "--armor", "--export-secret-keys", "--output", join(files, "secret.asc")], {
+        env: { ...process.env, GNUPGHOME: join(files, "gnupg") },
+      });
+      await execa("gpgconf", ["--kill", "gpg-agent"], { env: { ...process.env, GNUPGHOME: join(files, "gnupg") }, reject: false });
+      await writeFile(join(files, "bad.sources"), "Types: deb\nURIs: http://deb.debian.org/debian\nComponents: main\n");
+      await writeFile(join(files, "two.list"), `# Comments are fine\n${source}\ndeb http://deb.debian.org/debian bookworm-backports\n`);
+      const refused: [object, RegExp][] = [
+        [{ aptKeys: [repo.key] }, /--apt-key .*pincer-test-repo\.asc: no --apt-source is signed-by it; write \[signed-by=pincer-test-repo\.asc\]/],
+        [{ aptKeys: [join(files, "secret.asc")], aptSources: [source] }, /secret\.asc: not an OpenPGP public key: a private key: give its public key/],
+        [{ aptKeys: [join(files, "gnupg", "pubring.kbx")] }, /a GnuPG keybox, which apt cannot read: export the key with gpg --export/],
+        [{ aptKeys: [repo.key], aptSources: [source.replace("/repo", "/no-repo")] }, /no-repo is not a folder on this computer/],
+        [{ aptKeys: [repo.key], aptSources: [source.replace("/repo", "")] }, /no InRelease or Release file in .*: not an apt repository/],
+        [{ aptKeys: [repo.key], aptSources: [`${source} main`] }, /suite "\.\/" is an exact path .* takes no components/],
+        [{ aptSources: [join(files, "bad.sources")] }, /bad\.sources:1: a stanza with no Suites/],
+        [{ aptKeys: [repo.key], aptSources: [join(files, "two.list")] }, /two\.list:3: no component after suite "bookworm-backports"/],
+        [{ debs: [deb, deb] }, /is package pincer-hello too; give one file per package/],
+        [{ debs: [await makeDeb(files, { name: "pincer-arm", line: "arm", architecture: "arm64" })] }, /package pincer-arm is for arm64; the image is amd64/],
+      ];
+      for (const [o, message] of refused) await expect(plan(o)).rejects.toThrow(message);
+    });
+
+    test("the image's key covers each .deb, source, key and local repository: same inputs, same key", async () => {
+      const inputs = { debs: [deb], aptKeys: [repo.key], aptSources: [`deb [signed-by=${repo.key}] file:${repo.folder} ./`], addPackages: ["pincer-greeting"] };
+      const a = await plan(inputs);
+      expect((await plan(inputs)).key).toBe(a.key);
+      expect(a.key).not.toBe((await plan({ addPackages: ["pincer-greeting"] })).key);
+      expect(a.extras?.sources).toHaveLength(1);
+      // The same source in a .list file, its key from another folder: the same image.
+      await mkdir(join(files, "other"), { recursive: true });
+      await copyFile(repo.key, join(files, "other", "pincer-test-repo.asc"));
+      await writeFile(join(files, "repo.list"), `deb [signed-by=pincer-test-repo.asc] file:${repo.folder} ./\n`);
+      const moved = await plan({ ...inputs, aptKeys: [join(files, "other", "pincer-test-repo.asc")], aptSources: [join(files, "repo.list")] });
+      expect(moved.key).toBe(a.key);
+      // A changed .deb (same name, another program), source option, or repository index: a new key.
+      const before = await readFile(deb);
+      await makeDeb(files, { name: "pincer-hello", line: "hello, changed", depends: "hello" });
+      expect(await readFile(deb)).not.toEqual(before);
+      const changedDeb = await plan(inputs);
+      expect(changedDeb.key).not.toBe(a.key);
+      await writeFile(deb, before);
+      expect((await plan(inputs)).key).toBe(a.key);
+      const withArch = await plan({ ...inputs, aptSources: [`deb [arch=amd64 signed-by=${repo.key}] file:${repo.folder} ./`] });
+      expect(withArch.key).not.toBe(a.key);
+      const release = await readFile(join(repo.folder, "InRelease"));
+      await writeFile(join(repo.folder, "InRelease"), `${release}\n`);
+      expect((await plan(inputs)).key).not.toBe(a.key);
+      await writeFile(join(repo.folder, "InRelease"), release);
+      expect((await plan(inputs)).key).toBe(a.key);
+    });
   });
 });

@@ -21,10 +21,16 @@ function packagesOf(v: string, previous: string[] = []): string[] {
   ];
 }
 
+function collect(v: string, previous: string[] = []): string[] {
+  return [...previous, v];
+}
+
 function describe(m: ImageManifest): string {
   const lines = [`image ${m.profile}-${m.key} (${m.dir})`, `  root filesystem: ${m.rootfs}`];
   if (m.container) lines.push(`  container image: ${m.container.tag} (in ${m.container.engine})`);
   if (m.qcow2) lines.push(`  qcow2 disk: ${m.qcow2.disk}`, `  kernel: ${m.qcow2.kernel}`);
+  if (m.apt?.debs.length) lines.push(`  local packages: ${m.apt.debs.join(", ")}`);
+  if (m.apt?.sources.length) lines.push(`  extra apt sources: ${m.apt.sources.length}${m.apt.keys.length ? ` (keys ${m.apt.keys.join(", ")})` : ""}`);
   const providers = [...(m.container ? ["container"] : []), ...(m.qcow2 ? ["qemu"] : [])];
   for (const p of providers) lines.push(`  use it: pincer run TASKS --provider ${p} --image ${m.profile}`);
   return lines.join("\n");
@@ -64,17 +70,44 @@ export function registerImageCommand(program: Command): void {
       "qcow2",
     ] as ImageFormat[])
     .option("--add-packages <list>", "more Debian packages, comma- or space-separated (repeatable)", packagesOf, [] as string[])
+    .option(
+      "--apt-source <source>",
+      'an apt source for --add-packages and --deb: "deb [signed-by=KEYFILE] URI SUITE COMPONENT...", or a .list or .sources file (repeatable)',
+      collect,
+      [] as string[],
+    )
+    .option(
+      "--apt-key <file>",
+      "the OpenPGP public key (armored or binary) a source's signed-by names; put in /etc/apt/keyrings (repeatable)",
+      collect,
+      [] as string[],
+    )
+    .option("--deb <file>", "a local .deb to install, its dependencies from Debian and the --apt-source sources (repeatable)", collect, [] as string[])
     .option("--cache-dir <dir>", "where images are kept (default $PINCER_CACHE_DIR, else ~/.cache/pincer)")
     .option("--engine <socket>", "container engine (Docker or Podman API socket; default: found, or a private podman service)")
     .option("--mirror <url>", "Debian mirror", "http://deb.debian.org/debian")
     .option("--rebuild", "build again even if the cache has this image", false)
     .action(
-      async (o: { profile: string; format: ImageFormat[]; addPackages: string[]; cacheDir?: string; engine?: string; mirror: string; rebuild: boolean }) => {
+      async (o: {
+        profile: string;
+        format: ImageFormat[];
+        addPackages: string[];
+        aptSource: string[];
+        aptKey: string[];
+        deb: string[];
+        cacheDir?: string;
+        engine?: string;
+        mirror: string;
+        rebuild: boolean;
+      }) => {
         const t0 = performance.now();
         const m = await buildImage({
           profile: o.profile,
           formats: o.format,
           addPackages: o.addPackages,
+          aptSources: o.aptSource,
+          aptKeys: o.aptKey,
+          debs: o.deb,
           mirror: o.mirror,
           rebuild: o.rebuild,
           ...(o.cacheDir ? { cacheDir: o.cacheDir } : {}),

@@ -5,6 +5,8 @@ import { homedir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { FailedPreconditionError, InvalidArgumentError } from "@pincer/shared";
 import { execa } from "execa";
+import { type AptExtras, type AptExtrasOptions, readAptExtras } from "./aptExtras.js";
+import { type BuildInputs, extrasHooks, prepareHooks, unmountUnder } from "./buildHooks.js";
 import { buildDaemon, daemonDigest, daemonSources, stageDaemon } from "./daemonBundle.js";
 import { customizeScript, daemonUnit, entrypoint, networkUnit, session } from "./guestFiles.js";
 import { withBuildLock } from "./lock.js";
@@ -24,6 +26,8 @@ export interface ImageManifest {
   /** Every Debian package asked for (the profile's, every image's, and --add-packages). */
   packages: string[];
   addPackages: string[];
+  /** The extra apt sources, their keys (by name in /etc/apt/keyrings) and local .deb files (package and version), if any. */
+  apt?: { sources: string[]; keys: string[]; debs: string[] };
   /** The root filesystem both outputs are made from. */
   rootfs: string;
   /** The container image, once imported into an engine. */
@@ -34,14 +38,22 @@ export interface ImageManifest {
   dir: string;
 }
 
-/** Options of {@link buildImage}. */
-export interface ImageBuildOptions {
+/**
+ * Options of {@link buildImage}. `aptSources` (one-line entries, or .list/.sources files), `aptKeys`
+ * (the keys their signed-by names) and `debs` (local .deb files) add to Debian's packages; see aptExtras.ts.
+ */
+export interface ImageBuildOptions extends AptExtrasOptions {
   profile: string;
   /** The outputs to make. @default both: ["container", "qcow2"] */
   formats?: readonly ImageFormat[];
   addPackages?: readonly string[];
   /** Default: $PINCER_CACHE_DIR, else $XDG_CACHE_HOME/pincer, else ~/.cache/pincer. */
   cacheDir?: string;
+  /**
+   * Where the Debian packages builds download are kept for the next build, one folder per suite;
+   * removing it only costs downloads. @default <cacheDir>/images/apt-archives
+   */
+  packageCacheDir?: string;
   /** Debian suite (default bookworm, the system Pincer's native parts are built for). */
   suite?: string;
   mirror?: string;
@@ -87,18 +99,24 @@ function guestFiles(profile: ProfileName, manifestStub: object): Record<string, 
   };
 }
 
-/** The mmdebstrap command line for a root filesystem at `target`, customized by `hook`. */
-function mmdebstrapArgs(o: { suite: string; mirror: string; packages: string[]; target: string; hook: string }): string[] {
+/**
+ * The mmdebstrap command line for a root filesystem at `target`, customized by `hook` (after
+ * `hooks`, the other hook options), with `debs` (paths of .deb files) installed too.
+ */
+function mmdebstrapArgs(o: { suite: string; mirror: string; packages: string[]; target: string; hook: string; debs?: string[]; hooks?: string[] }): string[] {
   const security = o.mirror === DEFAULT_MIRROR ? [`deb http://deb.debian.org/debian-security ${o.suite}-security main`] : [];
   return [
     "--variant=minbase",
     "--mode=root",
     `--include=${o.packages.join(",")}`,
+    // A path is an --include of its own: mmdebstrap splits a list at commas and spaces.
+    ...(o.debs ?? []).map((d) => `--include=${d}`),
     '--aptopt=Acquire::Retries "3"',
     "--dpkgopt=path-exclude=/usr/share/doc/*",
     "--dpkgopt=path-exclude=/usr/share/man/*",
     "--dpkgopt=path-exclude=/usr/share/locale/*",
     "--dpkgopt=path-include=/usr/share/locale/locale.alias",
+    ...(o.hooks ?? []),
     `--customize-hook=sh '${o.hook}' "$1"`,
     o.suite,
     o.target,
@@ -108,8 +126,15 @@ function mmdebstrapArgs(o: { suite: string; mirror: string; packages: string[]; 
   ];
 }
 
+/**
+ * mmdebstrap's warnings that a --deb path is not inside the root filesystem yet: it is checked after
+ * the setup hook, and the essential hook binds it there (see buildHooks.ts). Kept in build.log only.
+ */
+const MISLEADING =
+  /^W: (path given via --include is not present inside|apt runs chrooted dpkg which needs access|maybe try running mmdebstrap with --hook-dir)/;
+
 /** Runs mmdebstrap for the root filesystem into `target`, logging its progress lines. */
-async function debootstrap(m: ImageManifest, target: string, scratch: string, log: (l: string) => void): Promise<void> {
+async function debootstrap(m: ImageManifest, inputs: BuildInputs, target: string, scratch: string, log: (l: string) => void): Promise<void> {
   const src = daemonSources();
   const bundle = join(scratch, "bundle");
   log("installing pincer-daemon and its dependencies for the image");
@@ -123,8 +148,10 @@ async function debootstrap(m: ImageManifest, target: string, scratch: string, lo
   }
   const hook = join(scratch, "customize.sh");
   await writeFile(hook, customizeScript(bundle, files));
-  log(`mmdebstrap ${m.suite} (${m.packages.length} packages asked for) into ${target}`);
-  const child = execa("mmdebstrap", mmdebstrapArgs({ suite: m.suite, mirror: m.mirror, packages: m.packages, target, hook }), {
+  const { hooks, debs } = await prepareHooks(inputs, scratch);
+  const extra = debs.length ? ` and ${debs.length} .deb file(s)` : "";
+  log(`mmdebstrap ${m.suite} (${m.packages.length} packages asked for${extra}) into ${target}`);
+  const child = execa("mmdebstrap", mmdebstrapArgs({ suite: m.suite, mirror: m.mirror, packages: m.packages, target, hook, debs, hooks }), {
     all: true,
     reject: false,
   });
@@ -137,10 +164,11 @@ async function debootstrap(m: ImageManifest, target: string, scratch: string, lo
     for (const l of parts) {
       lines.push(l);
       if (lines.length > 400) lines.shift();
-      if (/^(I|E|W): /.test(l)) log(`  ${l}`);
+      if (/^(I|E|W): /.test(l) && !MISLEADING.test(l)) log(`  ${l}`);
     }
   });
   const r = await child;
+  await unmountUnder(target);
   await writeFile(join(m.dir, "build.log"), `${lines.join("\n")}\n${rest}`);
   if (r.exitCode !== 0) {
     const tail =
@@ -161,8 +189,12 @@ async function preflight(): Promise<void> {
   }
 }
 
-/** The image's key: a digest of the recipe, the packages, the suite and mirror, and the daemon's build. */
-async function imageKey(packages: string[], suite: string, mirror: string, profile: ProfileName): Promise<string> {
+/**
+ * The image's key: a digest of the recipe, the packages, the suite and mirror, the daemon's build,
+ * and the extra apt inputs if any. The package cache is left out: it changes how fast an image is
+ * built, not what is in it.
+ */
+async function imageKey(packages: string[], suite: string, mirror: string, profile: ProfileName, extras: AptExtras | undefined): Promise<string> {
   const src = daemonSources();
   await buildDaemon(src);
   const recipe = JSON.stringify({
@@ -172,8 +204,9 @@ async function imageKey(packages: string[], suite: string, mirror: string, profi
     packages,
     files: guestFiles(profile, {}),
     customize: customizeScript("B", "F"),
-    args: mmdebstrapArgs({ suite, mirror, packages, target: "T", hook: "H" }),
+    args: mmdebstrapArgs({ suite, mirror, packages, target: "T", hook: "H", ...(extras ? { debs: extras.debs.map((d) => `D/${d.package}.deb`) } : {}) }),
     daemon: await daemonDigest(src),
+    ...(extras ? { apt: extras.digest, aptHooks: extrasHooks(extras, "S", "C") } : {}),
   });
   return createHash("sha256").update(recipe).digest("hex").slice(0, 16);
 }
@@ -193,7 +226,7 @@ async function saveManifest(m: ImageManifest, root: string): Promise<void> {
 }
 
 /** Makes the root filesystem of `m` unless the cache has it. */
-async function ensureRootfs(m: ImageManifest, rebuild: boolean, log: (l: string) => void): Promise<void> {
+async function ensureRootfs(m: ImageManifest, inputs: BuildInputs, rebuild: boolean, log: (l: string) => void): Promise<void> {
   if (!rebuild && existsSync(join(m.rootfs, "usr", "local", "bin", "pincer-entrypoint"))) {
     log(`root filesystem: cached (${m.rootfs})`);
     return;
@@ -203,7 +236,7 @@ async function ensureRootfs(m: ImageManifest, rebuild: boolean, log: (l: string)
   const target = join(scratch, "rootfs");
   try {
     const t0 = performance.now();
-    await debootstrap(m, target, scratch, log);
+    await debootstrap(m, inputs, target, scratch, log);
     await rm(m.rootfs, { recursive: true, force: true });
     await rename(target, m.rootfs);
     delete m.qcow2;
@@ -219,23 +252,26 @@ export async function planImage(opts: ImageBuildOptions) {
   const profile = profileOf(opts.profile).name;
   const addPackages = [...(opts.addPackages ?? [])];
   checkPackages(addPackages);
+  const extras = await readAptExtras(opts);
   const suite = opts.suite ?? "bookworm";
   const mirror = opts.mirror ?? DEFAULT_MIRROR;
   const packages = packagesOf(profile, addPackages);
   const root = join(cacheRoot(opts.cacheDir), "images");
-  const key = await imageKey(packages, suite, mirror, profile);
-  return { profile, addPackages, suite, mirror, packages, root, key, dir: join(root, `${profile}-${key}`) };
+  const key = await imageKey(packages, suite, mirror, profile, extras);
+  // Packages downloaded by earlier builds, shared by every image of the suite.
+  const packageCache = join(resolve(opts.packageCacheDir ?? join(root, "apt-archives")), suite);
+  return { profile, addPackages, extras, packageCache, suite, mirror, packages, root, key, dir: join(root, `${profile}-${key}`) };
 }
 
 /**
  * Builds (or finds in the cache) a machine image: one root filesystem made by mmdebstrap from
- * Debian packages (the profile's, plus `addPackages`), with user `user`, pincer-daemon and its
- * entrypoint, and no secret; then each asked-for output: a container image imported into the
- * engine, or a qcow2 disk with its kernel. The cache is keyed by every input, so a second build
+ * Debian packages (the profile's, plus `addPackages` from Debian or the `aptSources`, and the
+ * `debs`), with user `user`, pincer-daemon and its entrypoint, and no secret; then each asked-for
+ * output: a container image imported into the engine, or a qcow2 disk with its kernel. The cache is keyed by every input, so a second build
  * with the same inputs returns at once. Concurrent builds of one image wait for each other.
  */
 export async function buildImage(opts: ImageBuildOptions): Promise<ImageManifest> {
-  const { profile, addPackages, suite, mirror, packages, root, key, dir } = await planImage(opts);
+  const { profile, addPackages, extras, packageCache, suite, mirror, packages, root, key, dir } = await planImage(opts);
   const log = opts.log ?? (() => {});
   await mkdir(dir, { recursive: true });
   return withBuildLock(join(dir, "lock"), log, async () => {
@@ -248,10 +284,13 @@ export async function buildImage(opts: ImageBuildOptions): Promise<ImageManifest
       mirror,
       packages,
       addPackages,
+      ...(extras
+        ? { apt: { sources: extras.given.aptSources, keys: extras.keys.map((k) => k.name), debs: extras.debs.map((d) => `${d.package} ${d.version}`) } }
+        : {}),
       rootfs: join(dir, "rootfs"),
       dir,
     };
-    await ensureRootfs(m, opts.rebuild ?? false, log);
+    await ensureRootfs(m, { extras, packageCache }, opts.rebuild ?? false, log);
     await saveManifest(m, root);
     for (const format of opts.formats ?? (["container", "qcow2"] as const)) {
       if (format === "qcow2") await ensureQcow2(m, log);
