@@ -51,10 +51,12 @@ describe("validate on the published tasks", () => {
     );
     // A check that is faithful to the dataset but known to pass wrong results is named, with what to use instead.
     expect(warnings).toContain(
-      "279a4290 evaluation: compare_jupyterlab_images compares grey-level histograms: a flipped, shifted or rearranged image passes; add method: ssim for a structural check",
+      "279a4290 evaluation: compare_jupyterlab_images compares grey-level histograms: a flipped, shifted or rearranged image passes; " +
+        "add method: ssim for a structural check",
     );
     // The dataset's own argument spellings are not flagged.
-    expect(warnings.filter((w) => !/counterpart|old \{"type", "parameters"\} spelling|compares grey-level histograms/.test(w))).toEqual([]);
+    const expected = /counterpart|old \{"type", "parameters"\} spelling|compares grey-level histograms/;
+    expect(warnings.filter((w) => !expected.test(w))).toEqual([]);
   });
 });
 

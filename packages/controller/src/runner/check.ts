@@ -77,9 +77,12 @@ export async function whySolutionFailed(store: ResultStore, task: Pick<DatasetTa
     return `its machine failed: ${r.error ?? "no reason recorded"} (neither the task nor its solution is at fault; check it again once the machine is sound)`;
   }
   if (r.state === "setup_error") return `the task's setup failed, before any step: ${r.error ?? "no reason recorded"} (the task is at fault)`;
-  if (r.state === "eval_error") return `the task's evaluation failed to run: ${r.eval_error ?? r.error ?? "no reason recorded"} (the task is at fault)`;
+  if (r.state === "eval_error") {
+    return `the task's evaluation failed to run: ${r.eval_error ?? r.error ?? "no reason recorded"} (the task is at fault)`;
+  }
   const failed = (await store.readTrajectory(task.tool, task.id, last.attempt)).find((l) => l.ok === false);
   if (failed) return `step ${failed.step} (${failed.tool}) failed: ${failed.error?.message ?? "no message"} (the solution is at fault)`;
   if (r.error) return r.error;
-  return `every step ran, and the evaluation says: ${r.eval_reason ?? "no reason given"} (the solution does not reach the goal, or the expected result is wrong)`;
+  const verdict = r.eval_reason ?? "no reason given";
+  return `every step ran, and the evaluation says: ${verdict} (the solution does not reach the goal, or the expected result is wrong)`;
 }
