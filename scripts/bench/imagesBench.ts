@@ -7,7 +7,7 @@ import { importContainerImage } from "../../packages/controller/src/images/conta
 import { containerProvider } from "../../packages/controller/src/machines/containerProvider.js";
 import { openEngine } from "../../packages/controller/src/machines/dockerEngine.js";
 import { localProvider } from "../../packages/controller/src/machines/localProvider.js";
-import { openPool, type EnvironmentProvider } from "../../packages/controller/src/machines/provider.js";
+import { openPool, type MachineProvider } from "../../packages/controller/src/machines/provider.js";
 import { qemuProvider } from "../../packages/controller/src/machines/qemuProvider.js";
 
 /** The example tasks that run on one machine (all but multi/). */
@@ -47,7 +47,7 @@ async function buildFigures(): Promise<{ lines: string[]; image: ImageManifest }
 }
 
 /** Start to ready (one machine), then reset to ready 10 times on the same slot. */
-async function providerFigures(name: string, provider: EnvironmentProvider): Promise<string> {
+async function providerFigures(name: string, provider: MachineProvider): Promise<string> {
   const t = performance.now();
   const pool = await openPool(provider, ["desktop"], 1);
   const start = performance.now() - t;
@@ -91,7 +91,7 @@ async function runFigures(provider: string, extra: string[]): Promise<string> {
  */
 export async function imageFigures(): Promise<string[]> {
   const { lines: build, image } = await buildFigures();
-  const providers: [string, EnvironmentProvider][] = [
+  const providers: [string, MachineProvider][] = [
     ["local (embedded default)", localProvider()],
     ["container", containerProvider({ image: image.container!.tag })],
     ["qemu", qemuProvider({ ...image.qcow2! })],

@@ -3,11 +3,11 @@ import { readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import type { RemoteEnvironment } from "../../packages/controller/src/env/index.js";
+import type { RemoteEnv } from "../../packages/controller/src/env/index.js";
 import { buildImage, cacheRoot, type ImageBuildOptions, type ImageManifest } from "../../packages/controller/src/images/build.js";
 import { containerProvider, type ContainerProvider } from "../../packages/controller/src/machines/containerProvider.js";
 import { onPath, openEngine } from "../../packages/controller/src/machines/dockerEngine.js";
-import { openPool, type EnvironmentPool } from "../../packages/controller/src/machines/provider.js";
+import { openPool, type MachinePool } from "../../packages/controller/src/machines/provider.js";
 import { makeDeb, makeSignedRepository } from "../fixtures/aptRepository.js";
 
 // The office image with a .deb made here (its dependency, Debian's `hello`, comes from Debian), a
@@ -28,8 +28,8 @@ describe.skipIf(!onPath("podman") && !onPath("docker"))("an office image with --
   let inputs: ImageBuildOptions;
   let image: ImageManifest;
   let provider: ContainerProvider | undefined;
-  let pool: EnvironmentPool | undefined;
-  let env: RemoteEnvironment;
+  let pool: MachinePool | undefined;
+  let env: RemoteEnv;
 
   beforeAll(async () => {
     const hello = await makeDeb(work, { name: "pincer-hello", line: "hello from a local .deb", depends: "hello" });
@@ -97,7 +97,7 @@ describe.skipIf(!onPath("podman") && !onPath("docker"))("an office image with --
   test("in a container of it, the .deb's program, its dependency from Debian and the file: repository's program run", async () => {
     provider = containerProvider({ image: image.container!.tag });
     pool = await openPool(provider, ["desktop"], 1);
-    env = pool.slots[0]!.envs.desktop as RemoteEnvironment;
+    env = pool.slots[0]!.envs.desktop as RemoteEnv;
     const run = async (cmd: string) => {
       const r = await env.process.run(cmd);
       expect(r.exitCode, `${cmd}: ${r.stderr}`).toBe(0);

@@ -1,10 +1,10 @@
 import { readdirSync, readFileSync, readlinkSync } from "node:fs";
 import { hostname } from "node:os";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import type { RemoteEnvironment } from "../../packages/controller/src/env/index.js";
+import type { RemoteEnv } from "../../packages/controller/src/env/index.js";
 import { containerProvider, type ContainerProvider } from "../../packages/controller/src/machines/containerProvider.js";
 import { openEngine, onPath } from "../../packages/controller/src/machines/dockerEngine.js";
-import { openPool, type EnvironmentPool } from "../../packages/controller/src/machines/provider.js";
+import { openPool, type MachinePool } from "../../packages/controller/src/machines/provider.js";
 import { probeMachine, startHostBait } from "../fixtures/hostileProbe.js";
 import { expectTokenRequired, IMAGE_BUILD_TIMEOUT_MS, minimalImage } from "../fixtures/image.js";
 
@@ -43,7 +43,7 @@ const TITLE = "left-open-by-task-1";
 describe.skipIf(!onPath("podman") && !onPath("docker"))("the container provider", () => {
   let tag: string;
   let provider: ContainerProvider | undefined;
-  let pool: EnvironmentPool | undefined;
+  let pool: MachinePool | undefined;
 
   beforeAll(async () => {
     const image = await minimalImage(["container"]);
@@ -97,12 +97,12 @@ describe.skipIf(!onPath("podman") && !onPath("docker"))("the container provider"
   }, 120_000);
 
   test("the daemon in a container refuses a call without its token", async () => {
-    const env = pool!.slots[0]!.envs.desktop as RemoteEnvironment;
+    const env = pool!.slots[0]!.envs.desktop as RemoteEnv;
     await expectTokenRequired(env);
   });
 
   test("a hostile task in a container: what the container provider guarantees, and no key of the runner's", async () => {
-    const env = pool!.slots[0]!.envs.desktop as RemoteEnvironment;
+    const env = pool!.slots[0]!.envs.desktop as RemoteEnv;
     const bait = await startHostBait();
     try {
       const found = await probeMachine(env, bait);

@@ -1,8 +1,8 @@
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import type { RemoteEnvironment } from "../../packages/controller/src/env/index.js";
-import { openPool, type EnvironmentPool } from "../../packages/controller/src/machines/provider.js";
+import type { RemoteEnv } from "../../packages/controller/src/env/index.js";
+import { openPool, type MachinePool } from "../../packages/controller/src/machines/provider.js";
 import { qemuProvider, type QemuProvider } from "../../packages/controller/src/machines/qemuProvider.js";
 import { removeStaleVmDirs } from "../../packages/controller/src/machines/qemuVm.js";
 import { GuestAgentClient, setGuestClock } from "../../packages/controller/src/machines/qmp.js";
@@ -42,7 +42,7 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.le
 // One VM, booted once (TCG boots take 25-60 s here), serves every test but the fallback's new boot.
 describe.skipIf(!qemuInstalled)("the qemu provider", () => {
   let provider: QemuProvider;
-  let pool: EnvironmentPool | undefined;
+  let pool: MachinePool | undefined;
   const log: string[] = [];
   let bootMs = 0;
   let qcow2: { disk: string; kernel: string; initrd: string; append: string };
@@ -116,7 +116,7 @@ describe.skipIf(!qemuInstalled)("the qemu provider", () => {
   }, 60_000);
 
   test("the daemon in a VM refuses a call without the VM's token", async () => {
-    const env = pool!.slots[0]!.envs["desktop"] as RemoteEnvironment;
+    const env = pool!.slots[0]!.envs["desktop"] as RemoteEnv;
     await expectTokenRequired(env);
   });
 

@@ -1,5 +1,5 @@
 import { afterEach, expect, test } from "vitest";
-import { connect, UnavailableError, type RemoteEnvironment } from "@pincer/controller";
+import { connect, UnavailableError, type RemoteEnv } from "@pincer/controller";
 import { spawnDaemon, type RunningDaemon } from "../fixtures/daemon.js";
 import { startTcpProxy, type TcpProxy } from "../fixtures/tcpProxy.js";
 
@@ -10,7 +10,7 @@ import { startTcpProxy, type TcpProxy } from "../fixtures/tcpProxy.js";
 
 let daemon: RunningDaemon | undefined;
 let proxy: TcpProxy | undefined;
-const envs: RemoteEnvironment[] = [];
+const envs: RemoteEnv[] = [];
 
 afterEach(async () => {
   if (daemon?.process.pid) process.kill(daemon.process.pid, "SIGCONT");

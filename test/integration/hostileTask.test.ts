@@ -3,7 +3,7 @@ import { hostname } from "node:os";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { connect, UnauthenticatedError } from "@pincer/controller";
 import { localProvider } from "@pincer/controller/machines";
-import type { EnvironmentProvider, ProvidedMachine } from "../../packages/controller/src/machines/provider.js";
+import type { MachineProvider, ProvidedMachine } from "../../packages/controller/src/machines/provider.js";
 import { sandboxSupport } from "../../packages/controller/src/machines/sandbox.js";
 import { type HostBait, probeMachine, startHostBait } from "../fixtures/hostileProbe.js";
 
@@ -31,7 +31,7 @@ const hostState = (): HostState => ({
   shadow: readFileSync("/etc/shadow", "utf8"),
 });
 
-let provider: EnvironmentProvider;
+let provider: MachineProvider;
 let machines: ProvidedMachine[] = [];
 let bait: HostBait;
 let before: HostState;

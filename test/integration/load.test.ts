@@ -2,7 +2,7 @@ import { readdirSync, readFileSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, test } from "vitest";
-import { connect, type RemoteEnvironment } from "@pincer/controller";
+import { connect, type RemoteEnv } from "@pincer/controller";
 import { spawnDaemon, type RunningDaemon } from "../fixtures/daemon.js";
 import { startXvfb, type XServer } from "../fixtures/xvfb.js";
 
@@ -40,7 +40,7 @@ function usage(): { rssMiB: number; fds: number } {
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** The mix one client runs, one call kind after another. */
-function mix(env: RemoteEnvironment, client: number): Array<[kind: string, run: (i: number) => Promise<unknown>]> {
+function mix(env: RemoteEnv, client: number): Array<[kind: string, run: (i: number) => Promise<unknown>]> {
   const payload = Buffer.alloc(64 * 1024, client);
   return [
     ["screenshot jpeg 640w", () => env.screen.screenshot({ format: "jpeg", maxWidth: 640 })],

@@ -2,7 +2,7 @@ import { spawn } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { afterAll, describe, expect, test } from "vitest";
-import type { AccessibleNode, RemoteEnvironment } from "@pincer/controller";
+import type { AccessibleNode, RemoteEnv } from "@pincer/controller";
 import { startLocalMachine, type LocalMachine } from "@pincer/controller/machines";
 import { NODE_FLAGS } from "@pincer/shared";
 import { spawnDaemon, type RunningDaemon } from "../fixtures/daemon.js";
@@ -52,7 +52,7 @@ function busProcesses(root = process.pid): Map<number, string> {
 const stillRunning = (pids: Map<number, string>) => [...busProcesses(1)].filter(([pid]) => pids.has(pid));
 
 /** Polls the tree until zenity's dialog shows its push buttons. */
-async function zenityButtons(env: RemoteEnvironment, timeoutMs = 15_000): Promise<AccessibleNode[]> {
+async function zenityButtons(env: RemoteEnv, timeoutMs = 15_000): Promise<AccessibleNode[]> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const tree = await env.accessibility.tree({ app: "zenity" });

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, expect, test } from "vitest";
-import { connect, ResourceExhaustedError, type RemoteEnvironment } from "@pincer/controller";
+import { connect, ResourceExhaustedError, type RemoteEnv } from "@pincer/controller";
 import { spawnDaemon, type RunningDaemon } from "../fixtures/daemon.js";
 
 const MAX = 4;
 let daemon: RunningDaemon;
-let env: RemoteEnvironment;
+let env: RemoteEnv;
 
 beforeAll(async () => {
   daemon = await spawnDaemon({ args: ["--max-processes", String(MAX)] });

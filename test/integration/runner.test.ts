@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { action, evaluator } from "@pincer/controller";
-import { createRegistries, defineEvaluationHelper, defineTask, loadDataset, type DatasetTask } from "@pincer/controller/datasets";
+import { createRegistries, defineEvaluationFunction, defineTask, loadDataset, type DatasetTask } from "@pincer/controller/datasets";
 import { remotePool } from "@pincer/controller/machines";
 import { runTasks, type Summary } from "@pincer/controller/runner";
 import { ScriptedAgent, type Agent } from "@pincer/controller/agents";
@@ -23,7 +23,7 @@ afterAll(async () => {
   if (work) rmSync(work, { recursive: true, force: true });
 });
 
-const throwing = defineEvaluationHelper({
+const throwing = defineEvaluationFunction({
   name: "broken_check",
   description: "Always throws (a bug in a check).",
   args: z.object({}),

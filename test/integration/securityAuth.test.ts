@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import * as grpc from "@grpc/grpc-js";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { connect, UnauthenticatedError, type RemoteEnvironment } from "@pincer/controller";
+import { connect, UnauthenticatedError, type RemoteEnv } from "@pincer/controller";
 import { spawnDaemon, type RunningDaemon } from "../fixtures/daemon.js";
 import { startXvfb, type XServer } from "../fixtures/xvfb.js";
 
@@ -18,9 +18,9 @@ const WRONG = randomBytes(32).toString("hex");
 let xs: XServer;
 let daemon: RunningDaemon;
 let dir: string;
-let good: RemoteEnvironment;
-let wrong: RemoteEnvironment;
-let none: RemoteEnvironment;
+let good: RemoteEnv;
+let wrong: RemoteEnv;
+let none: RemoteEnv;
 
 beforeAll(async () => {
   xs = await startXvfb({ width: 800, height: 600 });
@@ -48,7 +48,7 @@ async function drain(handle: AsyncIterable<unknown>): Promise<unknown[]> {
   return events;
 }
 
-const families: Array<[string, (env: RemoteEnvironment) => Promise<unknown>]> = [
+const families: Array<[string, (env: RemoteEnv) => Promise<unknown>]> = [
   ["Input (unary)", (env) => env.mouse.position()],
   ["Screen (unary)", (env) => env.screen.size()],
   ["System (unary)", (env) => env.system.info()],

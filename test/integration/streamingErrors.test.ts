@@ -1,13 +1,13 @@
 import * as grpc from "@grpc/grpc-js";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { loadProtocol } from "@pincer/shared";
-import { connect, InvalidArgumentError, NotFoundError, PermissionDeniedError, ResourceExhaustedError, type RemoteEnvironment } from "@pincer/controller";
+import { connect, InvalidArgumentError, NotFoundError, PermissionDeniedError, ResourceExhaustedError, type RemoteEnv } from "@pincer/controller";
 import { spawnDaemon, type RunningDaemon } from "../fixtures/daemon.js";
 
 // Errors of server-streaming methods (Files/Download, Process/Start) must reach the client with
 // their status code, also when the call has no deadline worth waiting for.
 let daemon: RunningDaemon;
-let env: RemoteEnvironment;
+let env: RemoteEnv;
 
 beforeAll(async () => {
   daemon = await spawnDaemon({ args: ["--max-processes", "2", "--exec-allow", "sleep,true,sh"] });

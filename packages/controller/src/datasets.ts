@@ -11,8 +11,17 @@ export { defineDatasetFormat, isUnsupported } from "./datasets/format.js";
 export type { DatasetFormat, FormatBuildInput, FormatContext, TaskFile } from "./datasets/format.js";
 export { jsonTaskFormat } from "./datasets/jsonTasks.js";
 export { moduleTaskFormat } from "./datasets/moduleTasks.js";
-export { defineConfigHelper, defineEvaluationHelper, Registry, resolveLocal } from "./datasets/helpers.js";
-export type { ConfigHelper, ConfigRegistry, EvaluationHelper, EvaluationOutcome, EvaluationRegistry, HelperContext } from "./datasets/helpers.js";
+export { defineConfigFunction, defineConfigHelper, defineEvaluationFunction, defineEvaluationHelper, Registry, resolveLocal } from "./datasets/helpers.js";
+export type {
+  ConfigFunction,
+  ConfigHelper,
+  ConfigRegistry,
+  EvaluationFunction,
+  EvaluationHelper,
+  EvaluationOutcome,
+  EvaluationRegistry,
+  HelperContext,
+} from "./datasets/helpers.js";
 export { createRegistries } from "./datasets/registries.js";
 export type { FormatRegistry, Registries } from "./datasets/registries.js";
 export { builtinConfigHelpers, createConfigRegistry } from "./datasets/configHelpers/index.js";

@@ -11,7 +11,8 @@ export { checkPool, machinesOfEnvFlags, remotePool, remoteProvider } from "./mac
 export { openPool } from "./machines/provider.js";
 export { connectOptionsOf, diagnoseTls, loadMachinesFile, machineOfFlags } from "./machines/credentials.js";
 export type { CredentialFlags, MachineSpec } from "./machines/credentials.js";
-export type { EnvironmentPool, EnvironmentProvider, EnvironmentSlot, MachineReset, ProvidedMachine } from "./machines/provider.js";
+export type { MachinePool, MachineProvider, MachineSlot, MachineReset, ProvidedMachine } from "./machines/provider.js";
+export type { EnvironmentPool, EnvironmentProvider, EnvironmentSlot } from "./machines/provider.js";
 export { containerProvider } from "./machines/containerProvider.js";
 export type { ContainerProvider, ContainerProviderOptions } from "./machines/containerProvider.js";
 export { openEngine } from "./machines/dockerEngine.js";
@@ -19,6 +20,6 @@ export type { DockerEngine } from "./machines/dockerEngine.js";
 export { qemuProvider } from "./machines/qemuProvider.js";
 export type { QemuProvider, QemuProviderOptions } from "./machines/qemuProvider.js";
 export { buildImage, planImage, resolveImage } from "./images/build.js";
-export type { ImageBuildOptions, ImageFormat, ImageManifest } from "./images/build.js";
+export type { ImageBuildOptions, ImageFormat, ImageManifest, ImageOutput } from "./images/build.js";
 export { PROFILES, PROFILE_NAMES } from "./images/profiles.js";
 export type { Profile, ProfileName } from "./images/profiles.js";

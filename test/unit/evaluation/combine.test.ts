@@ -1,10 +1,10 @@
 import { describe, expect, test } from "vitest";
 import { z } from "zod";
 import { createEvaluationRegistry } from "../../../packages/controller/src/datasets/evaluationHelpers/index.js";
-import { defineEvaluationHelper, type HelperContext } from "../../../packages/controller/src/datasets/helpers.js";
+import { defineEvaluationFunction, type HelperContext } from "../../../packages/controller/src/datasets/helpers.js";
 
 /** A helper that scores what it is told (or throws), with no machine. */
-const fixed = defineEvaluationHelper({
+const fixed = defineEvaluationFunction({
   name: "fixed",
   description: "test helper",
   args: z.strictObject({ score: z.number().min(0).max(1), reason: z.string().default("told so"), throws: z.string().optional() }),
@@ -63,7 +63,7 @@ test("a part that throws makes the combination throw (an evaluation error, not a
 });
 
 test("a part returning a score outside [0, 1] is an error", async () => {
-  const bad = defineEvaluationHelper({ name: "bad", description: "", args: z.object({}), run: async () => ({ score: 2, reason: "" }) });
+  const bad = defineEvaluationFunction({ name: "bad", description: "", args: z.object({}), run: async () => ({ score: 2, reason: "" }) });
   const r = createEvaluationRegistry([bad]);
   const all = r.get("all")!;
   await expect(all.run(all.args.parse({ evaluators: [{ func: "bad" }] }), ctx)).rejects.toThrow("evaluators[0] bad returned score 2, outside [0, 1]");
@@ -108,7 +108,7 @@ test("the registry holds every built-in, all and any, and the extras; names stay
     "fixed",
     "is_jupyter_cell_executed",
   ]);
-  expect(() => createEvaluationRegistry([fixed, fixed])).toThrow("evaluation helper fixed is already registered");
+  expect(() => createEvaluationRegistry([fixed, fixed])).toThrow("evaluation function fixed is already registered");
   // A helper registered later is visible to all/any.
   const later = createEvaluationRegistry();
   expect(later.get("all")!.args.safeParse({ evaluators: [{ func: "fixed", arguments: { score: 1 } }] }).success).toBe(false);

@@ -18,7 +18,7 @@ import {
 } from "@pincer/controller";
 import { ScriptedAgent, type Agent } from "@pincer/controller/agents";
 import { createRegistries, defineTask, type DatasetTask, type TaskModule } from "@pincer/controller/datasets";
-import type { EnvironmentPool } from "@pincer/controller/machines";
+import type { MachinePool } from "@pincer/controller/machines";
 import { runTasks, type Summary } from "@pincer/controller/runner";
 import { runAgentLoop } from "../../../packages/controller/src/runner/agentLoop.js";
 import { ResultStore } from "../../../packages/controller/src/runner/results.js";
@@ -47,7 +47,7 @@ function refusingEnv(env: Env, refusing: () => boolean): Env {
   });
 }
 
-const memoryPool = (envs: Record<string, Env>): EnvironmentPool => ({
+const memoryPool = (envs: Record<string, Env>): MachinePool => ({
   slots: [{ index: 0, envs, addresses: Object.fromEntries(Object.keys(envs).map((n) => [n, "memory"])) }],
   provider: { name: "memory", config: {} },
   close: async () => {},

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "vitest";
 import { createMemoryEnv } from "@pincer/controller";
-import { openPool, type EnvironmentProvider, type ProvidedMachine } from "@pincer/controller/machines";
+import { openPool, type MachineProvider, type ProvidedMachine } from "@pincer/controller/machines";
 
 /** A provider of in-memory machines that logs what the pool asks of it; `failOn` names an acquire that fails. */
 function countingProvider(opts: { capacity?: number; failOn?: string } = {}) {
@@ -12,7 +12,7 @@ function countingProvider(opts: { capacity?: number; failOn?: string } = {}) {
     live.add(address);
     return { env: createMemoryEnv(), address, fresh: true };
   };
-  const provider: EnvironmentProvider = {
+  const provider: MachineProvider = {
     name: "counting",
     ...(opts.capacity ? { capacity: opts.capacity } : {}),
     config: () => ({ kind: "memory" }),

@@ -156,7 +156,7 @@ const programActions = {
 
 /**
  * Actions over the machine's processes and files: run_command, upload_file, download_file, launch
- * and open. They need a daemon with the Process and Files services (`RemoteEnvironment`); the
+ * and open. They need a daemon with the Process and Files services (`RemoteEnv`); the
  * in-memory environment does not model them.
  */
 export function createSystemActions(opts: SystemActionsOptions = {}) {

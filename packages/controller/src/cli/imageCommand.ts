@@ -1,14 +1,14 @@
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { type Command, InvalidArgumentError as CliArgumentError, Option } from "commander";
-import { buildImage, cacheRoot, type ImageFormat, type ImageManifest } from "../images/build.js";
+import { buildImage, cacheRoot, type ImageOutput, type ImageManifest } from "../images/build.js";
 import { PROFILE_NAMES, PROFILES } from "../images/profiles.js";
 
-function formatsOf(v: string): ImageFormat[] {
+function formatsOf(v: string): ImageOutput[] {
   const list = v.split(",").map((s) => s.trim());
   const bad = list.filter((f) => f !== "container" && f !== "qcow2");
   if (bad.length > 0 || list.length === 0) throw new CliArgumentError(`${JSON.stringify(v)}: give container, qcow2, or container,qcow2`);
-  return list as ImageFormat[];
+  return list as ImageOutput[];
 }
 
 function packagesOf(v: string, previous: string[] = []): string[] {
@@ -68,7 +68,7 @@ export function registerImageCommand(program: Command): void {
     .option("--format <formats>", "container, qcow2, or both (the default: the container and qemu providers each use one)", formatsOf, [
       "container",
       "qcow2",
-    ] as ImageFormat[])
+    ] as ImageOutput[])
     .option("--add-packages <list>", "more Debian packages, comma- or space-separated (repeatable)", packagesOf, [] as string[])
     .option(
       "--apt-source <source>",
@@ -90,7 +90,7 @@ export function registerImageCommand(program: Command): void {
     .action(
       async (o: {
         profile: string;
-        format: ImageFormat[];
+        format: ImageOutput[];
         addPackages: string[];
         aptSource: string[];
         aptKey: string[];

@@ -4,7 +4,7 @@ import { environmentsOf } from "../runner/attempt.js";
 import { loadMachinesFile } from "../machines/credentials.js";
 import { localProvider } from "../machines/localProvider.js";
 import { checkPool, machinesOfEnvFlags, remoteProvider } from "../machines/remoteProvider.js";
-import { openPool, type EnvironmentPool, type EnvironmentProvider } from "../machines/provider.js";
+import { openPool, type MachinePool, type MachineProvider } from "../machines/provider.js";
 import type { DatasetTask } from "../datasets/loader.js";
 import { resolveImage } from "../images/build.js";
 import { credentialFlags } from "./credentials.js";
@@ -58,14 +58,14 @@ export function addProviderOptions(cmd: Command): Command {
 }
 
 /** The remote provider the options describe and its environment names, or undefined without --env/--machines. */
-function remoteProviderOf(o: MachineCliOptions): { provider: EnvironmentProvider; names: string[] } | undefined {
+function remoteProviderOf(o: MachineCliOptions): { provider: MachineProvider; names: string[] } | undefined {
   const flags = credentialFlags(o);
   if (o.machines && o.env.length > 0) throw new CliArgumentError("give machines with --machines or with --env, not both");
   const machines = o.machines ? loadMachinesFile(o.machines, flags) : o.env.length > 0 ? machinesOfEnvFlags(o.env, flags) : undefined;
   return machines && { provider: remoteProvider(machines, flags), names: [...machines.keys()] };
 }
 
-async function openRemotePool(remote: { provider: EnvironmentProvider; names: string[] }, concurrency: number): Promise<EnvironmentPool> {
+async function openRemotePool(remote: { provider: MachineProvider; names: string[] }, concurrency: number): Promise<MachinePool> {
   const pool = await openPool(remote.provider, remote.names, concurrency);
   // All machines at once; one error listing every machine that cannot be used, and why.
   await checkPool(pool).catch(async (err: unknown) => {
@@ -83,7 +83,7 @@ async function openRemotePool(remote: { provider: EnvironmentProvider; names: st
 }
 
 /** The container or qemu provider of `--provider`, from the image `--image` names. */
-async function imageProvider(o: MachineCliOptions, screen: { width: number; height: number }): Promise<EnvironmentProvider> {
+async function imageProvider(o: MachineCliOptions, screen: { width: number; height: number }): Promise<MachineProvider> {
   const log = (l: string) => process.stderr.write(`${l}\n`);
   // Without --image: the newest minimal image in the cache (resolveImage says how to build one).
   o.image ??= "minimal";
@@ -109,7 +109,7 @@ export async function openCliPool(
   o: MachineCliOptions,
   concurrency: number,
   local: { width: number; height: number; accessibilityBus?: boolean },
-): Promise<EnvironmentPool> {
+): Promise<MachinePool> {
   const remote = remoteProviderOf(o);
   const provider = o.provider ?? (remote ? "remote" : "local");
   if (provider !== "local" && o.network)

@@ -5,12 +5,12 @@ import type { Env } from "../env/index.js";
 import type { Verdict } from "../evaluators/verdict.js";
 
 /**
- * What a dataset helper (config or evaluation) gets besides its arguments.
+ * What a config or evaluation function of the JSON task format gets besides its arguments.
  */
 export interface HelperContext {
   /** The machine the task runs on (the default environment). */
   env: Env;
-  /** Every environment of the run by name, for helpers that name one. */
+  /** Every environment of the run by name, for functions that name one. */
   envs: Readonly<Record<string, Env>>;
   /** The task's folder on the controller (where `local_*` paths resolve). */
   taskDir: string;
@@ -23,11 +23,11 @@ export function resolveLocal(ctx: Pick<HelperContext, "taskDir">, path: string):
   return isAbsolute(path) ? path : resolve(ctx.taskDir, path);
 }
 
-/** The result of an evaluation helper. @deprecated it is a {@link Verdict}; use that name. */
+/** The result of an evaluation function. @deprecated it is a {@link Verdict}; use that name. */
 export type EvaluationOutcome = Verdict;
 
-/** A config helper (the `config: [{func, arguments}]` entries of a task): prepares a machine. */
-export interface ConfigHelper<A extends z.ZodType = z.ZodType> {
+/** A config function (the `config: [{func, arguments}]` entries of a JSON task): prepares a machine. */
+export interface ConfigFunction<A extends z.ZodType = z.ZodType> {
   /** The `func` name in task files, e.g. "upload_file_to_vm". */
   name: string;
   description: string;
@@ -37,8 +37,8 @@ export interface ConfigHelper<A extends z.ZodType = z.ZodType> {
   run(args: z.infer<A>, ctx: HelperContext): Promise<void>;
 }
 
-/** An evaluation helper (the `evaluation: {func, arguments}` of a task): judges the outcome. */
-export interface EvaluationHelper<A extends z.ZodType = z.ZodType> {
+/** An evaluation function (the `evaluation: {func, arguments}` of a JSON task): judges the outcome with a verdict. */
+export interface EvaluationFunction<A extends z.ZodType = z.ZodType> {
   name: string;
   description: string;
   args: A;
@@ -46,17 +46,17 @@ export interface EvaluationHelper<A extends z.ZodType = z.ZodType> {
   run(args: z.infer<A>, ctx: HelperContext): Promise<Verdict>;
 }
 
-/** Defines a config helper; helps TypeScript infer its argument type from its schema. */
-export function defineConfigHelper<A extends z.ZodType>(h: ConfigHelper<A>): ConfigHelper<A> {
+/** Defines a config function; helps TypeScript infer its argument type from its schema. */
+export function defineConfigFunction<A extends z.ZodType>(h: ConfigFunction<A>): ConfigFunction<A> {
   return h;
 }
 
-/** Defines an evaluation helper; helps TypeScript infer its argument type from its schema. */
-export function defineEvaluationHelper<A extends z.ZodType>(h: EvaluationHelper<A>): EvaluationHelper<A> {
+/** Defines an evaluation function; helps TypeScript infer its argument type from its schema. */
+export function defineEvaluationFunction<A extends z.ZodType>(h: EvaluationFunction<A>): EvaluationFunction<A> {
   return h;
 }
 
-/** Named helpers, open to user additions. */
+/** Named functions (or dataset formats), open to user additions. */
 export class Registry<H extends { name: string }> {
   readonly #helpers = new Map<string, H>();
 
@@ -67,13 +67,13 @@ export class Registry<H extends { name: string }> {
     for (const h of helpers) this.register(h);
   }
 
-  /** Adds a helper; a name that is already taken is an error unless `replace` is set. */
+  /** Adds one; a name that is already taken is an error unless `replace` is set. */
   register(helper: H, opts: { replace?: boolean } = {}): this {
     if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(helper.name)) {
-      throw new InvalidArgumentError(`${this.kind} helper name ${JSON.stringify(helper.name)}: use letters, digits and _`);
+      throw new InvalidArgumentError(`${this.kind} name ${JSON.stringify(helper.name)}: use letters, digits and _`);
     }
     if (this.#helpers.has(helper.name) && !opts.replace) {
-      throw new InvalidArgumentError(`${this.kind} helper ${helper.name} is already registered; pass { replace: true } to replace it`);
+      throw new InvalidArgumentError(`${this.kind} ${helper.name} is already registered; pass { replace: true } to replace it`);
     }
     this.#helpers.set(helper.name, helper);
     return this;
@@ -98,6 +98,15 @@ export class Registry<H extends { name: string }> {
 }
 
 /** The config helpers a dataset's `config` entries may name. */
-export type ConfigRegistry = Registry<ConfigHelper>;
+export type ConfigRegistry = Registry<ConfigFunction>;
 /** The evaluation helpers a dataset's `evaluation` may name. */
-export type EvaluationRegistry = Registry<EvaluationHelper>;
+export type EvaluationRegistry = Registry<EvaluationFunction>;
+
+/** The former name of {@link ConfigFunction}. @deprecated use ConfigFunction. */
+export type ConfigHelper<A extends z.ZodType = z.ZodType> = ConfigFunction<A>;
+/** The former name of {@link EvaluationFunction}. @deprecated use EvaluationFunction. */
+export type EvaluationHelper<A extends z.ZodType = z.ZodType> = EvaluationFunction<A>;
+/** The former name of {@link defineConfigFunction}. @deprecated use defineConfigFunction. */
+export const defineConfigHelper = defineConfigFunction;
+/** The former name of {@link defineEvaluationFunction}. @deprecated use defineEvaluationFunction. */
+export const defineEvaluationHelper = defineEvaluationFunction;

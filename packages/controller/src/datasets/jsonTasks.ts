@@ -38,7 +38,7 @@ function checkHelperCall(call: HelperCall, path: string, registry: ConfigRegistr
     ctx.problems.push({
       file: ctx.file,
       path: `${path}.func`,
-      message: `unknown ${registry.kind} function ${JSON.stringify(call.func)}; known: ${registry.names().join(", ")}`,
+      message: `unknown ${registry.kind} ${JSON.stringify(call.func)}; known: ${registry.names().join(", ")}`,
       severity: "error",
     });
     return;

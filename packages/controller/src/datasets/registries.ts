@@ -1,7 +1,7 @@
 import { createConfigRegistry } from "./configHelpers/index.js";
 import { createEvaluationRegistry } from "./evaluationHelpers/index.js";
 import type { DatasetFormat } from "./format.js";
-import { type ConfigHelper, type ConfigRegistry, type EvaluationHelper, type EvaluationRegistry, Registry } from "./helpers.js";
+import { type ConfigFunction, type ConfigRegistry, type EvaluationFunction, type EvaluationRegistry, Registry } from "./helpers.js";
 import { jsonTaskFormat } from "./jsonTasks.js";
 import { moduleTaskFormat } from "./moduleTasks.js";
 
@@ -20,7 +20,9 @@ export interface Registries {
  * modules), plus `extra`: your functions, and your formats (asked after the built-ins, in order;
  * OSWorld's is `osworldFormat` from `@pincer/controller/osworld`).
  */
-export function createRegistries(extra: { configs?: ConfigHelper[]; evaluations?: EvaluationHelper[]; formats?: readonly DatasetFormat[] } = {}): Registries {
+export function createRegistries(
+  extra: { configs?: ConfigFunction[]; evaluations?: EvaluationFunction[]; formats?: readonly DatasetFormat[] } = {},
+): Registries {
   return {
     configs: createConfigRegistry(extra.configs ?? []),
     evaluations: createEvaluationRegistry(extra.evaluations ?? []),

@@ -13,7 +13,7 @@ import { withBuildLock } from "./lock.js";
 import { BASE_PACKAGES, PACKAGE_NAME, profileOf, VM_PACKAGES, type ProfileName } from "./profiles.js";
 
 /** The two outputs of one recipe. */
-export type ImageFormat = "container" | "qcow2";
+export type ImageOutput = "container" | "qcow2";
 
 /** What `pincer image build` made, written as image.json in the image's cache folder. */
 export interface ImageManifest {
@@ -45,7 +45,7 @@ export interface ImageManifest {
 export interface ImageBuildOptions extends AptExtrasOptions {
   profile: string;
   /** The outputs to make. @default both: ["container", "qcow2"] */
-  formats?: readonly ImageFormat[];
+  formats?: readonly ImageOutput[];
   addPackages?: readonly string[];
   /** Default: $PINCER_CACHE_DIR, else $XDG_CACHE_HOME/pincer, else ~/.cache/pincer. */
   cacheDir?: string;
@@ -349,3 +349,6 @@ export async function resolveImage(image: string, cacheDir?: string): Promise<Im
       "or give the path of an image.json",
   );
 }
+
+/** The former name of {@link ImageOutput} (`ImageFormat` is a screenshot's format). @deprecated use ImageOutput. */
+export type ImageFormat = ImageOutput;

@@ -5,11 +5,11 @@ import { join } from "node:path";
 import { PassThrough } from "node:stream";
 import { TimeoutError, FailedPreconditionError, InvalidArgumentError } from "@pincer/shared";
 import type Docker from "dockerode";
-import { connect, type RemoteEnvironment } from "../env/index.js";
+import { connect, type RemoteEnv } from "../env/index.js";
 import { onPath, openEngine, removeContainer, sweepOrphanContainers, type DockerEngine } from "./dockerEngine.js";
 import { removeDeadDirs } from "./hostProcess.js";
 import { GUEST_PORT, GUEST_TOKEN_FILE } from "./guestContract.js";
-import type { EnvironmentProvider, ProvidedMachine } from "./provider.js";
+import type { MachineProvider, ProvidedMachine } from "./provider.js";
 
 /** The daemon's port inside a container, published on 127.0.0.1 at a port the engine picks. */
 const GUEST_TCP = `${GUEST_PORT}/tcp`;
@@ -48,8 +48,8 @@ export interface ContainerProviderOptions {
   log?: (line: string) => void;
 }
 
-/** A {@link EnvironmentProvider} that can also remove every container it made at once. */
-export interface ContainerProvider extends EnvironmentProvider {
+/** A {@link MachineProvider} that can also remove every container it made at once. */
+export interface ContainerProvider extends MachineProvider {
   /** Removes every container it made, their token files, and stops a Podman service it started. */
   close(): Promise<void>;
 }
@@ -61,7 +61,7 @@ interface Made {
   envName: string;
   slot: number;
   tokenFile: string;
-  env: RemoteEnvironment;
+  env: RemoteEnv;
   /** Lets the engine close once this container is gone. */
   leave?: () => Promise<void>;
 }

@@ -5,7 +5,7 @@ import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { FailedPreconditionError, NODE_FLAGS } from "@pincer/shared";
-import { connect, type RemoteEnvironment } from "../env/index.js";
+import { connect, type RemoteEnv } from "../env/index.js";
 import { machineEnvironment, prepareSandbox, sandboxSupport, type SandboxMode } from "./sandbox.js";
 import { startUserModeLink, type UserModeLink } from "./userModeLink.js";
 
@@ -17,7 +17,7 @@ export interface LocalMachine {
   /** Where its daemon listens: a unix socket in a private folder (sandbox), or 127.0.0.1:port. */
   address: string;
   /** Connected with the machine's own token: nothing else on this computer can call its daemon. */
-  env: RemoteEnvironment;
+  env: RemoteEnv;
   close(): Promise<void>;
 }
 

@@ -1,5 +1,5 @@
 import { startLocalMachine, type LocalMachine, type LocalMachineOptions } from "./localMachine.js";
-import { openPool, type EnvironmentPool, type EnvironmentProvider, type ProvidedMachine } from "./provider.js";
+import { openPool, type MachinePool, type MachineProvider, type ProvidedMachine } from "./provider.js";
 import { removeDeadSandboxes, sandboxSupport } from "./sandbox.js";
 
 /**
@@ -7,7 +7,7 @@ import { removeDeadSandboxes, sandboxSupport } from "./sandbox.js";
  * per environment name and slot, made on demand. A reset replaces the machine with a new one (a new
  * sandbox), so nothing a task did reaches the next.
  */
-export function localProvider(opts: LocalMachineOptions = {}): EnvironmentProvider {
+export function localProvider(opts: LocalMachineOptions = {}): MachineProvider {
   const mode = opts.sandbox ?? sandboxSupport().mode;
   if (mode === "overlay") void removeDeadSandboxes();
   const started = new WeakMap<ProvidedMachine, LocalMachine>();
@@ -37,6 +37,6 @@ export function localProvider(opts: LocalMachineOptions = {}): EnvironmentProvid
 }
 
 /** {@link openPool} over {@link localProvider}: `concurrency` slots with a local machine per name. */
-export function startLocalPool(names: readonly string[], concurrency: number, opts: LocalMachineOptions = {}): Promise<EnvironmentPool> {
+export function startLocalPool(names: readonly string[], concurrency: number, opts: LocalMachineOptions = {}): Promise<MachinePool> {
   return openPool(localProvider(opts), names, concurrency);
 }

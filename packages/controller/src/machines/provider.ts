@@ -19,7 +19,7 @@ export interface ProvidedMachine {
  * given addresses, with an optional reset command each), `container` (a fresh container per task
  * from a Pincer image) and `qemu` (VMs from a Pincer image, reset to a snapshot per task).
  */
-export interface EnvironmentProvider {
+export interface MachineProvider {
   /** Short name recorded in summary.json and the manifest: "local", "remote", … */
   readonly name: string;
   /** How many slots it can serve at once, or undefined when it makes machines on demand. */
@@ -53,7 +53,7 @@ export interface MachineReset {
 }
 
 /** The machines one task runs on at a time: one env handle per environment name. */
-export interface EnvironmentSlot {
+export interface MachineSlot {
   index: number;
   /** Read at the start of each attempt: a reset may replace the machines. */
   envs: Readonly<Record<string, Env>>;
@@ -69,8 +69,8 @@ export interface EnvironmentSlot {
 }
 
 /** Slots for concurrent tasks, filled by a provider; closing it releases every machine. */
-export interface EnvironmentPool {
-  slots: EnvironmentSlot[];
+export interface MachinePool {
+  slots: MachineSlot[];
   /** Where the machines come from: the provider's name and configuration, for the manifest. */
   provider: { name: string; config: Record<string, unknown> };
   close(): Promise<void>;
@@ -92,7 +92,7 @@ async function allOrRelease<T>(jobs: Promise<T>[], release: (made: T[]) => Promi
  * Opens `concurrency` slots (at most the provider's capacity) with a machine for each of `names`,
  * all acquired at once; if any cannot be had, those acquired are released and the error thrown.
  */
-export async function openPool(provider: EnvironmentProvider, names: readonly string[], concurrency: number): Promise<EnvironmentPool> {
+export async function openPool(provider: MachineProvider, names: readonly string[], concurrency: number): Promise<MachinePool> {
   const count = Math.max(1, Math.min(concurrency, provider.capacity ?? concurrency));
   const acquired = await allOrRelease(
     Array.from({ length: count }, (_, slot) =>
@@ -105,14 +105,14 @@ export async function openPool(provider: EnvironmentProvider, names: readonly st
     (made) => Promise.all(made.flat().map((m) => provider.release(m))).finally(() => provider.close?.()),
   );
   const current = acquired.map((list) => new Map(names.map((n, i) => [n, list[i]!])));
-  const describe = (slot: EnvironmentSlot, byName: Map<string, ProvidedMachine>) => {
+  const describe = (slot: MachineSlot, byName: Map<string, ProvidedMachine>) => {
     slot.envs = Object.fromEntries([...byName].map(([n, m]) => [n, m.env]));
     slot.addresses = Object.fromEntries([...byName].map(([n, m]) => [n, m.address]));
     const specs = [...byName].filter(([, m]) => m.spec);
     if (specs.length > 0) slot.machines = Object.fromEntries(specs.map(([n, m]) => [n, m.spec!]));
   };
   const slots = current.map((byName, index) => {
-    const slot: EnvironmentSlot = { index, envs: {}, addresses: {} };
+    const slot: MachineSlot = { index, envs: {}, addresses: {} };
     describe(slot, byName);
     slot.reset = async (only = names, signal) => {
       const entries = await Promise.all(
@@ -147,3 +147,10 @@ export async function openPool(provider: EnvironmentProvider, names: readonly st
     },
   };
 }
+
+/** The former name of {@link MachineProvider}. @deprecated use MachineProvider. */
+export type EnvironmentProvider = MachineProvider;
+/** The former name of {@link MachinePool}. @deprecated use MachinePool. */
+export type EnvironmentPool = MachinePool;
+/** The former name of {@link MachineSlot}. @deprecated use MachineSlot. */
+export type EnvironmentSlot = MachineSlot;

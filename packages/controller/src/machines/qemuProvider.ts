@@ -1,6 +1,6 @@
 import { CancelledError, FailedPreconditionError } from "@pincer/shared";
 import type { Env } from "../env/index.js";
-import type { EnvironmentProvider, ProvidedMachine } from "./provider.js";
+import type { MachineProvider, ProvidedMachine } from "./provider.js";
 import { setGuestClock } from "./qmp.js";
 import { kvmWorks, QemuVm, removeStaleVmDirs, type QemuAccel, type QemuVmSpec } from "./qemuVm.js";
 
@@ -26,8 +26,8 @@ export interface QemuProviderOptions {
   log?: (line: string) => void;
 }
 
-/** The qemu {@link EnvironmentProvider}, with a look at its VMs (for tests and diagnostics). */
-export interface QemuProvider extends EnvironmentProvider {
+/** The qemu {@link MachineProvider}, with a look at its VMs (for tests and diagnostics). */
+export interface QemuProvider extends MachineProvider {
   /** The accelerator the VMs use (runs the KVM probe once, for "auto"). */
   accel(): Promise<QemuAccel>;
   /** The VM behind a machine, or behind the env of one, while it is acquired. */

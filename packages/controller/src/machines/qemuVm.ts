@@ -6,7 +6,7 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { CancelledError, FailedPreconditionError, TimeoutError, UnauthenticatedError, UnavailableError } from "@pincer/shared";
-import { connect, type RemoteEnvironment } from "../env/index.js";
+import { connect, type RemoteEnv } from "../env/index.js";
 import { FW_CFG_TOKEN, GUEST_PORT } from "./guestContract.js";
 import { removeDeadDirs } from "./hostProcess.js";
 import { QmpClient } from "./qmp.js";
@@ -217,7 +217,7 @@ export class QemuVm {
   }
 
   /** A connection to the VM's daemon with its token. */
-  connect(): RemoteEnvironment {
+  connect(): RemoteEnv {
     return connect(this.address, { token: this.token });
   }
 

@@ -2,7 +2,7 @@ import { FailedPreconditionError, InvalidArgumentError, UnauthenticatedError, Un
 import { connect } from "../env/index.js";
 import type { ConnectOptions } from "../env/index.js";
 import { connectOptionsOf, diagnoseTls, machineOfFlags, type CredentialFlags, type MachineSpec } from "./credentials.js";
-import { openPool, type EnvironmentPool, type EnvironmentProvider, type ProvidedMachine } from "./provider.js";
+import { openPool, type MachinePool, type MachineProvider, type ProvidedMachine } from "./provider.js";
 
 /**
  * Parses `--env name=host:port[,host:port…]` flags into machines per environment name, each with
@@ -40,7 +40,7 @@ export function remoteProvider(
   flags: CredentialFlags = {},
   /** Connection settings for every machine (deadlines, keepalive), under each machine's credentials. */
   connectOptions: ConnectOptions = {},
-): EnvironmentProvider {
+): MachineProvider {
   const byName = machinesOf(machines, flags);
   return {
     name: "remote",
@@ -69,7 +69,7 @@ export function remotePool(
   machines: readonly string[] | ReadonlyMap<string, MachineSpec[]>,
   flags: CredentialFlags = {},
   connectOptions: ConnectOptions = {},
-): Promise<EnvironmentPool> {
+): Promise<MachinePool> {
   const provider = remoteProvider(machines, flags, connectOptions);
   return openPool(provider, [...machinesOf(machines, flags).keys()], provider.capacity!);
 }
@@ -116,7 +116,7 @@ export async function machineProblem(err: unknown, spec: MachineSpec | undefined
  * answer; otherwise throws one error listing each machine that did not, with the reason and, for a
  * refused TLS handshake or token, the flag that fixes it.
  */
-export async function checkPool(pool: EnvironmentPool, timeoutMs = 15_000): Promise<void> {
+export async function checkPool(pool: MachinePool, timeoutMs = 15_000): Promise<void> {
   const checks = pool.slots.flatMap((slot) =>
     Object.entries(slot.envs).map(async ([name, env]) => {
       try {

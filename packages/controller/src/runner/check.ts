@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { ScriptedAgent } from "../agents/scripted.js";
 import type { DatasetTask } from "../datasets/format.js";
 import type { Registries } from "../datasets/registries.js";
-import type { EnvironmentPool } from "../machines/provider.js";
+import type { MachinePool } from "../machines/provider.js";
 import type { PerTask } from "./report.js";
 import { ResultStore } from "./results.js";
 import { runTasks } from "./runner.js";
@@ -13,7 +13,7 @@ import { runTasks } from "./runner.js";
 export interface CheckOptions {
   tasks: readonly DatasetTask[];
   registries: Registries;
-  pool: EnvironmentPool;
+  pool: MachinePool;
   /** Where the two runs are written while they last. @default a temporary folder, removed at the end */
   outDir?: string;
   signal?: AbortSignal;

@@ -8,7 +8,7 @@ import type { Registries } from "../datasets/registries.js";
 import type { SettleOptions } from "../env/index.js";
 import { type AccessibilityMode, DEFAULT_SETTLE, type ScreenObservationOptions } from "../benchmark/screenObservation.js";
 import { environmentsOf, runAttempt } from "./attempt.js";
-import type { EnvironmentPool, EnvironmentSlot } from "../machines/provider.js";
+import type { MachinePool, MachineSlot } from "../machines/provider.js";
 import { ProgressTracker, type RunProgress } from "./progress.js";
 import type { Report } from "./report.js";
 import { isInfraState, ResultStore, type Summary } from "./results.js";
@@ -21,7 +21,7 @@ export interface RunnerOptions {
   tasks: readonly DatasetTask[];
   /** The dataset formats (each task is built by the one that loaded it) and the JSON format's functions. */
   registries: Registries;
-  pool: EnvironmentPool;
+  pool: MachinePool;
   /** A fresh agent for each attempt. */
   agentFor(task: DatasetTask): Agent;
   /** Folder that holds run folders. @default "results" */
@@ -101,12 +101,12 @@ function only<T>(record: Readonly<Record<string, T>>, names: readonly string[]):
   return Object.fromEntries(names.filter((n) => n in record).map((n) => [n, record[n]!]));
 }
 
-/** Resets the slot's machines (see EnvironmentSlot.reset); a failure is returned, not thrown. */
+/** Resets the slot's machines (see MachineSlot.reset); a failure is returned, not thrown. */
 async function resetSlot(
-  slot: EnvironmentSlot,
+  slot: MachineSlot,
   names: readonly string[],
   signal: AbortSignal,
-): Promise<{ ok: true; machines?: Awaited<ReturnType<NonNullable<EnvironmentSlot["reset"]>>> } | { ok: false; error: string }> {
+): Promise<{ ok: true; machines?: Awaited<ReturnType<NonNullable<MachineSlot["reset"]>>> } | { ok: false; error: string }> {
   if (!slot.reset) return { ok: true };
   try {
     return { ok: true, machines: await slot.reset(names, signal) };
@@ -117,7 +117,7 @@ async function resetSlot(
 }
 
 /** Stops what the daemons started for the last task, so the next task on the slot starts clean. */
-async function cleanSlot(slot: EnvironmentSlot): Promise<void> {
+async function cleanSlot(slot: MachineSlot): Promise<void> {
   await Promise.all(
     Object.values(slot.envs).map(async (env) => {
       const running = await env.process.list({ timeoutMs: 5_000 }).catch(() => []);
@@ -141,7 +141,7 @@ async function openRunDir(opts: RunnerOptions): Promise<{ runId: string; runDir:
 }
 
 /** Task ids are unique, and every task's environments exist in every slot. */
-function checkTasks(tasks: readonly DatasetTask[], pool: EnvironmentPool): void {
+function checkTasks(tasks: readonly DatasetTask[], pool: MachinePool): void {
   const ids = new Set<string>();
   for (const t of tasks) {
     if (ids.has(t.id)) throw new InvalidArgumentError(`two tasks have the id ${t.id}`);
@@ -195,7 +195,7 @@ interface RunContext {
  * Runs the attempts of one task on a slot, after those an earlier run finished, until one ends
  * without an infrastructure error or none are left; writes each one's summary.json.
  */
-async function runTaskAttempts(ctx: RunContext, slot: EnvironmentSlot, task: DatasetTask): Promise<Summary | undefined> {
+async function runTaskAttempts(ctx: RunContext, slot: MachineSlot, task: DatasetTask): Promise<Summary | undefined> {
   const { opts, store, signal } = ctx;
   let final: Summary | undefined;
   const previous = await store.finishedAttempts(task.tool, task.id);
@@ -252,7 +252,7 @@ export function backoff(n: number, signal: AbortSignal, baseMs = 1_000): Promise
 }
 
 /** One slot's worker: takes tasks from the queue until it is empty. */
-async function runSlot(ctx: RunContext, slot: EnvironmentSlot, queue: DatasetTask[], progress: ProgressTracker): Promise<void> {
+async function runSlot(ctx: RunContext, slot: MachineSlot, queue: DatasetTask[], progress: ProgressTracker): Promise<void> {
   for (let task = queue.shift(); task; task = queue.shift()) {
     ctx.signal.throwIfAborted();
     progress.started();

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { CommandExitError, InvalidArgumentError } from "@pincer/shared";
-import { defineConfigHelper, Registry, resolveLocal, type ConfigHelper, type ConfigRegistry, type HelperContext } from "../helpers.js";
+import { defineConfigFunction, Registry, resolveLocal, type ConfigFunction, type ConfigRegistry, type HelperContext } from "../helpers.js";
 
 const remotePath = z
   .string()
@@ -22,7 +22,7 @@ async function runChecked(ctx: HelperContext, cmd: string | string[], timeoutSec
   }
 }
 
-export const uploadFileToVm = defineConfigHelper({
+export const uploadFileToVm = defineConfigFunction({
   name: "upload_file_to_vm",
   description: "Upload a file from the task folder to the machine (replacing it, creating parent directories).",
   args: z.object({ local_path: z.string().min(1), remote_path: remotePath }).strict(),
@@ -31,7 +31,7 @@ export const uploadFileToVm = defineConfigHelper({
   },
 });
 
-export const uploadScriptAndExecute = defineConfigHelper({
+export const uploadScriptAndExecute = defineConfigFunction({
   name: "upload_script_and_execute",
   description: "Upload a script, make it executable, run it; a non-zero exit fails the setup with the script's output.",
   args: z.preprocess(
@@ -61,7 +61,7 @@ export const uploadScriptAndExecute = defineConfigHelper({
   },
 });
 
-export const execute = defineConfigHelper({
+export const execute = defineConfigFunction({
   name: "execute",
   description: "Run a command on the machine (a string runs in /bin/sh, a list runs without a shell); a non-zero exit fails the setup.",
   args: z.object({ command, timeout_seconds: z.number().positive().max(3600).default(300) }).strict(),
@@ -70,7 +70,7 @@ export const execute = defineConfigHelper({
   },
 });
 
-export const launch = defineConfigHelper({
+export const launch = defineConfigFunction({
   name: "launch",
   description: "Start a GUI program detached; optionally wait until its window (by title or WM_CLASS) appears.",
   args: z
@@ -91,7 +91,7 @@ export const launch = defineConfigHelper({
   },
 });
 
-export const open = defineConfigHelper({
+export const open = defineConfigFunction({
   name: "open",
   description: "Open a file or URL on the machine with its default application (xdg-open).",
   args: z.object({ path: z.string().min(1) }).strict(),
@@ -102,7 +102,7 @@ export const open = defineConfigHelper({
   },
 });
 
-export const sleep = defineConfigHelper({
+export const sleep = defineConfigFunction({
   name: "sleep",
   description: "Wait, e.g. for a program to finish starting.",
   args: z.object({ seconds: z.number().min(0).max(600) }).strict(),
@@ -121,7 +121,7 @@ export const sleep = defineConfigHelper({
   },
 });
 
-export const setClipboard = defineConfigHelper({
+export const setClipboard = defineConfigFunction({
   name: "set_clipboard",
   description: "Put text on the machine's clipboard (the daemon owns the selection until another program copies).",
   args: z.object({ text: z.string() }).strict(),
@@ -131,9 +131,9 @@ export const setClipboard = defineConfigHelper({
 });
 
 /** The built-in config helpers. */
-export const builtinConfigHelpers: ConfigHelper[] = [uploadFileToVm, uploadScriptAndExecute, execute, launch, open, sleep, setClipboard] as ConfigHelper[];
+export const builtinConfigHelpers: ConfigFunction[] = [uploadFileToVm, uploadScriptAndExecute, execute, launch, open, sleep, setClipboard] as ConfigFunction[];
 
 /** A registry with the built-in config helpers, plus `extra` (user additions). */
-export function createConfigRegistry(extra: readonly ConfigHelper[] = []): ConfigRegistry {
-  return new Registry<ConfigHelper>("config", [...builtinConfigHelpers, ...extra]);
+export function createConfigRegistry(extra: readonly ConfigFunction[] = []): ConfigRegistry {
+  return new Registry<ConfigFunction>("config function", [...builtinConfigHelpers, ...extra]);
 }

@@ -1,7 +1,7 @@
 import { z } from "zod";
-import type { EvaluationHelper, EvaluationRegistry } from "../helpers.js";
+import type { EvaluationFunction, EvaluationRegistry } from "../helpers.js";
 import type { Verdict } from "../../evaluators/verdict.js";
-import { defineEvaluationHelper } from "../helpers.js";
+import { defineEvaluationFunction } from "../helpers.js";
 
 /**
  * `all` and `any`: several evaluation helpers combined into one, written in a task as
@@ -52,7 +52,7 @@ interface PartOutcome extends Verdict {
 }
 
 /** Runs the parts in order. A part that throws makes the combination throw (the check is broken). */
-async function runParts(registry: EvaluationRegistry, args: CombinationArgs, ctx: Parameters<EvaluationHelper["run"]>[1]): Promise<PartOutcome[]> {
+async function runParts(registry: EvaluationRegistry, args: CombinationArgs, ctx: Parameters<EvaluationFunction["run"]>[1]): Promise<PartOutcome[]> {
   const out: PartOutcome[] = [];
   for (const [i, part] of args.evaluators.entries()) {
     ctx.signal.throwIfAborted();
@@ -80,8 +80,8 @@ const line = (p: PartOutcome) => `${p.label}${p.score > 0 && p.score < 1 ? ` (${
  * `mean: true`); the reason lists the parts that scored below 1. Every part runs, so the reason is
  * complete.
  */
-export function createAll(registry: EvaluationRegistry): EvaluationHelper<ReturnType<typeof argsSchema>> {
-  return defineEvaluationHelper({
+export function createAll(registry: EvaluationRegistry): EvaluationFunction<ReturnType<typeof argsSchema>> {
+  return defineEvaluationFunction({
     name: "all",
     description: "Combines evaluation helpers: all must pass (score = the minimum, or the mean with mean: true)",
     args: argsSchema(registry, "all"),
@@ -100,8 +100,8 @@ export function createAll(registry: EvaluationRegistry): EvaluationHelper<Return
  * `any`: one part passing is enough. Score = the maximum of the parts' scores (the mean with
  * `mean: true`); when none passes, the reason lists every part's reason. Every part runs.
  */
-export function createAny(registry: EvaluationRegistry): EvaluationHelper<ReturnType<typeof argsSchema>> {
-  return defineEvaluationHelper({
+export function createAny(registry: EvaluationRegistry): EvaluationFunction<ReturnType<typeof argsSchema>> {
+  return defineEvaluationFunction({
     name: "any",
     description: "Combines evaluation helpers: one passing is enough (score = the maximum, or the mean with mean: true)",
     args: argsSchema(registry, "any"),

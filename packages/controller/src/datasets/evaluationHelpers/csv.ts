@@ -1,7 +1,7 @@
 import { parse } from "csv-parse/sync";
 import { z } from "zod";
 import type { Verdict } from "../../evaluators/verdict.js";
-import { defineEvaluationHelper } from "../helpers.js";
+import { defineEvaluationFunction } from "../helpers.js";
 import { envArg, fail, fetchResultText, pass, readLocalText, show } from "./common.js";
 
 /**
@@ -224,7 +224,7 @@ export function compareCsv(expectedText: string, resultText: string, opts: Compa
 }
 
 /** `compare_csv`: the result CSV on the machine equals the expected one as pandas reads them. */
-export const compareCsvHelper = defineEvaluationHelper({
+export const compareCsvHelper = defineEvaluationFunction({
   name: "compare_csv",
   description: "Compares a CSV file on the machine with an expected one as pandas reads them: same columns (any order), types and values",
   args: z.strictObject({

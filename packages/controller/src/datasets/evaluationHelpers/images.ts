@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { defineEvaluationHelper } from "../helpers.js";
+import { defineEvaluationFunction } from "../helpers.js";
 import { envArg, fail, fetchResult, pass, readLocal } from "./common.js";
 
 /**
@@ -133,7 +133,7 @@ export async function decodeGray(data: Buffer, size?: { width: number; height: n
 }
 
 /** `compare_images`: the result image looks like the expected one (SSIM at or above a threshold). */
-export const compareImages = defineEvaluationHelper({
+export const compareImages = defineEvaluationFunction({
   name: "compare_images",
   description:
     "Compares an image on the machine with an expected image by structural similarity (SSIM on grayscale, the result resized to the expected size); " +
@@ -261,7 +261,7 @@ export function histogramCorrelation(a: GrayImage, b: GrayImage): number {
 }
 
 /** `compare_jupyterlab_images`: the dataset's histogram check (or, as an option, SSIM) of an image on the machine. */
-export const compareJupyterlabImages = defineEvaluationHelper({
+export const compareJupyterlabImages = defineEvaluationFunction({
   name: "compare_jupyterlab_images",
   description:
     "Compares an image on the machine with an expected one as the GUI-OS dataset does (grey-level histogram correlation ≥ similarity_threshold); " +

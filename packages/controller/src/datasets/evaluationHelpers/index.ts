@@ -1,4 +1,4 @@
-import { Registry, type EvaluationHelper, type EvaluationRegistry } from "../helpers.js";
+import { Registry, type EvaluationFunction, type EvaluationRegistry } from "../helpers.js";
 import { createAll, createAny } from "./combine.js";
 import { compareCsvHelper } from "./csv.js";
 import { compareImages, compareJupyterlabImages } from "./images.js";
@@ -41,7 +41,7 @@ export type { CompareTextOptions } from "./text.js";
  * look their parts up in a registry, so they are made per registry by {@link createAll} and
  * {@link createAny} (as {@link createEvaluationRegistry} does).
  */
-export const builtinEvaluationHelpers: EvaluationHelper[] = [
+export const builtinEvaluationHelpers: EvaluationFunction[] = [
   compareTextFile,
   compareCsvHelper,
   compareNotebookOutputsHelper,
@@ -57,7 +57,7 @@ export const builtinEvaluationHelpers: EvaluationHelper[] = [
   checkIncludeExclude,
   checkWindowExists,
   checkClipboard,
-] as EvaluationHelper[];
+] as EvaluationFunction[];
 
 /**
  * A registry of every built-in evaluation helper, `all` and `any` (bound to this registry), and
@@ -65,8 +65,8 @@ export const builtinEvaluationHelpers: EvaluationHelper[] = [
  * `registry.register(helper, { replace: true })` on the result. Helpers registered later are
  * visible to `all`/`any` too.
  */
-export function createEvaluationRegistry(extra: readonly EvaluationHelper[] = []): EvaluationRegistry {
-  const registry: EvaluationRegistry = new Registry<EvaluationHelper>("evaluation", builtinEvaluationHelpers);
+export function createEvaluationRegistry(extra: readonly EvaluationFunction[] = []): EvaluationRegistry {
+  const registry: EvaluationRegistry = new Registry<EvaluationFunction>("evaluation function", builtinEvaluationHelpers);
   registry.register(createAll(registry)).register(createAny(registry));
   for (const h of extra) registry.register(h);
   return registry;

@@ -1,11 +1,11 @@
 import { z } from "zod";
-import { defineEvaluationHelper } from "../helpers.js";
+import { defineEvaluationFunction } from "../helpers.js";
 
 /**
  * Evaluation helpers that judge the machine's live state rather than a file (a Pincer addition to
  * the dataset format's file-based helpers).
  */
-export const checkWindowExists = defineEvaluationHelper({
+export const checkWindowExists = defineEvaluationFunction({
   name: "check_window_exists",
   description: "A visible window whose title contains `title` and/or whose WM_CLASS is `class` exists.",
   args: z
@@ -24,7 +24,7 @@ export const checkWindowExists = defineEvaluationHelper({
   },
 });
 
-export const checkClipboard = defineEvaluationHelper({
+export const checkClipboard = defineEvaluationFunction({
   name: "check_clipboard",
   description: "The clipboard holds `expected` (exactly, or after trimming whitespace with trim: true).",
   args: z.object({ expected: z.string(), trim: z.boolean().default(true) }).strict(),

@@ -1,7 +1,7 @@
 import { z } from "zod";
-import type { EvaluationHelper, HelperContext } from "../helpers.js";
+import type { EvaluationFunction, HelperContext } from "../helpers.js";
 import type { Verdict } from "../../evaluators/verdict.js";
-import { defineEvaluationHelper } from "../helpers.js";
+import { defineEvaluationFunction } from "../helpers.js";
 import { envArg, fail, fetchResultText, pass, readLocalText } from "./common.js";
 import { compareJupyterlabImages } from "./images.js";
 import {
@@ -55,7 +55,7 @@ async function runPair(args: { local_expected: string; vm_result: string; env?: 
 }
 
 /** `compare_notebook_outputs`: the cells match in number and type, and the code cells' stdout and text results match, in order. */
-export const compareNotebookOutputsHelper = defineEvaluationHelper({
+export const compareNotebookOutputsHelper = defineEvaluationFunction({
   name: "compare_notebook_outputs",
   description: "Compares the stdout and text/plain outputs of a notebook's code cells on the machine with an expected notebook's, in order, exactly",
   args: z.strictObject({
@@ -69,7 +69,7 @@ export const compareNotebookOutputsHelper = defineEvaluationHelper({
 });
 
 /** `compare_notebook_cells`: the cells' types and sources match the expected notebook's. */
-export const compareNotebookCellsHelper = defineEvaluationHelper({
+export const compareNotebookCellsHelper = defineEvaluationFunction({
   name: "compare_notebook_cells",
   description: "Compares the cell types and sources (ends stripped) of a notebook on the machine with an expected notebook, in order",
   args: z.strictObject(pairArgs),
@@ -77,7 +77,7 @@ export const compareNotebookCellsHelper = defineEvaluationHelper({
 });
 
 /** `compare_ipynb_files`: types, sources and output texts match. */
-export const compareIpynbFilesHelper = defineEvaluationHelper({
+export const compareIpynbFilesHelper = defineEvaluationFunction({
   name: "compare_ipynb_files",
   description: "Compares a notebook on the machine with an expected one: cell types, sources and the texts of outputs, metadata and counts aside",
   args: z.strictObject(pairArgs),
@@ -88,7 +88,7 @@ const cellTypeArg = z.enum(["code", "markdown", "raw"]).default("code").describe
 const versionArg = z.literal(4).default(4).describe("The nbformat version read (only 4)");
 
 /** `is_jupyter_cell_executed`: exactly the `expected` cells are unexecuted (or, Pincer's form, the listed cells were run). */
-export const isJupyterCellExecuted = defineEvaluationHelper({
+export const isJupyterCellExecuted = defineEvaluationFunction({
   name: "is_jupyter_cell_executed",
   description: "Checks which cells of a notebook on the machine have been executed",
   args: z.strictObject({
@@ -116,7 +116,7 @@ export const isJupyterCellExecuted = defineEvaluationHelper({
 });
 
 /** `are_jupyter_outputs_cleared`: only the `expected` cells have outputs. */
-export const areJupyterOutputsCleared = defineEvaluationHelper({
+export const areJupyterOutputsCleared = defineEvaluationFunction({
   name: "are_jupyter_outputs_cleared",
   description: "Checks that the cells of a notebook on the machine have no outputs, except those listed",
   args: z.strictObject({
@@ -135,13 +135,13 @@ export const areJupyterOutputsCleared = defineEvaluationHelper({
 });
 
 /** The helpers `evaluate_multiple_notebooks` may combine, as in the dataset's evaluator. */
-const NOTEBOOK_HELPERS: Record<string, EvaluationHelper> = {
-  compare_notebook_cells: compareNotebookCellsHelper as EvaluationHelper,
-  compare_notebook_outputs: compareNotebookOutputsHelper as EvaluationHelper,
-  is_jupyter_cell_executed: isJupyterCellExecuted as EvaluationHelper,
-  compare_ipynb_files: compareIpynbFilesHelper as EvaluationHelper,
-  compare_jupyterlab_images: compareJupyterlabImages as EvaluationHelper,
-  are_jupyter_outputs_cleared: areJupyterOutputsCleared as EvaluationHelper,
+const NOTEBOOK_HELPERS: Record<string, EvaluationFunction> = {
+  compare_notebook_cells: compareNotebookCellsHelper as EvaluationFunction,
+  compare_notebook_outputs: compareNotebookOutputsHelper as EvaluationFunction,
+  is_jupyter_cell_executed: isJupyterCellExecuted as EvaluationFunction,
+  compare_ipynb_files: compareIpynbFilesHelper as EvaluationFunction,
+  compare_jupyterlab_images: compareJupyterlabImages as EvaluationFunction,
+  are_jupyter_outputs_cleared: areJupyterOutputsCleared as EvaluationFunction,
 };
 
 /**
@@ -150,7 +150,7 @@ const NOTEBOOK_HELPERS: Record<string, EvaluationHelper> = {
  * in the original; an unknown check or operator is a validation error here (the original would
  * score 0 without saying why).
  */
-export const evaluateMultipleNotebooks = defineEvaluationHelper({
+export const evaluateMultipleNotebooks = defineEvaluationFunction({
   name: "evaluate_multiple_notebooks",
   description: "Combines notebook checks (compare_notebook_cells, compare_notebook_outputs, …) with and/or",
   args: z

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { basename } from "node:path";
 import { z } from "zod";
-import { defineEvaluationHelper, resolveLocal } from "../helpers.js";
+import { defineEvaluationFunction, resolveLocal } from "../helpers.js";
 import { envArg, fail, fetchResultText, pickEnv, readLocal, show } from "./common.js";
 import { allRules, checkRules, nestedRules, ruleCount, rulesShape } from "./rules.js";
 
@@ -12,7 +12,7 @@ const REMOTE_TMP = "/tmp";
  * `compare_script_logs`: runs a command or a script of the task on the machine and checks
  * include/exclude rules (and optionally the exit code) on what it printed.
  */
-export const compareScriptLogs = defineEvaluationHelper({
+export const compareScriptLogs = defineEvaluationFunction({
   name: "compare_script_logs",
   description:
     "Runs a command (or uploads and runs a script of the task) on the machine, then checks include/exclude rules and optionally the exit code on its output",

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { Verdict } from "../../evaluators/verdict.js";
-import { defineEvaluationHelper } from "../helpers.js";
+import { defineEvaluationFunction } from "../helpers.js";
 import { envArg, fail, fetchResultText, oneOfEach, pass, pickEnv, readLocalText, show, splitLines } from "./common.js";
 import { allRules, checkRules, nestedRules, ruleCount, rulesShape } from "./rules.js";
 import { NotFoundError } from "@pincer/shared";
@@ -62,7 +62,7 @@ export function compareText(expected: string, result: string, opts: CompareTextO
 }
 
 /** `compare_text_file`: the result file on the machine has the expected file's text. */
-export const compareTextFile = defineEvaluationHelper({
+export const compareTextFile = defineEvaluationFunction({
   name: "compare_text_file",
   description: "Compares a text file on the machine with an expected file (line endings aside); options to ignore blanks and case",
   args: z
@@ -91,7 +91,7 @@ export const compareTextFile = defineEvaluationHelper({
 });
 
 /** `check_include_exclude`: the result file contains every `include` rule and no `exclude` rule. */
-export const checkIncludeExclude = defineEvaluationHelper({
+export const checkIncludeExclude = defineEvaluationFunction({
   name: "check_include_exclude",
   description: "Checks that a file on the machine contains every include rule (string or {regex}) and no exclude rule",
   args: z
@@ -110,7 +110,7 @@ export const checkIncludeExclude = defineEvaluationHelper({
 });
 
 /** `check_file_exists`: a path exists (or, with `exists: false`, does not) on the machine. */
-export const checkFileExists = defineEvaluationHelper({
+export const checkFileExists = defineEvaluationFunction({
   name: "check_file_exists",
   description: "Checks that a path exists on the machine (optionally of a given type), or with exists: false that it does not",
   args: z.strictObject({

@@ -168,7 +168,7 @@ function connectWatchdog(client: () => grpc.Client, replace: () => void, timeout
 }
 
 /** The real `env`: a typed gRPC client of one pincer-daemon. Build it with {@link connect}. */
-export class RemoteEnvironment implements Env {
+export class RemoteEnv implements Env {
   readonly mouse: MouseApi;
   readonly keyboard: KeyboardApi;
   readonly screen: ScreenApi;
@@ -270,6 +270,14 @@ export class RemoteEnvironment implements Env {
 }
 
 /** Connects to a pincer-daemon at "host:port". The connection opens on the first call. */
-export function connect(address: string, opts: ConnectOptions = {}): RemoteEnvironment {
-  return new RemoteEnvironment(address, opts);
+export function connect(address: string, opts: ConnectOptions = {}): RemoteEnv {
+  return new RemoteEnv(address, opts);
 }
+
+/**
+ * The former name of {@link RemoteEnv} (it is an `env`, the handle to one machine; an
+ * `Environment` is a benchmark's named machine). @deprecated use RemoteEnv.
+ */
+export const RemoteEnvironment = RemoteEnv;
+/** The former name of {@link RemoteEnv}. @deprecated use RemoteEnv. */
+export type RemoteEnvironment = RemoteEnv;
