@@ -13,7 +13,7 @@ import { addCredentialOptions } from "./credentials.js";
 import { addProviderOptions, openCliPool, type MachineCliOptions } from "./pools.js";
 import { reportMarkdown, type Report } from "../runner/report.js";
 import { isInfraState, type Summary } from "../runner/results.js";
-import { runTasks, type RunnerOptions } from "../runner/runner.js";
+import { newRunId, runTasks, type RunnerOptions } from "../runner/runner.js";
 import { coverageOf, formatProblems, type Dataset, type DatasetTask } from "../datasets/loader.js";
 import { checkTasks, type TaskCheck } from "../runner/check.js";
 import { addDatasetOptions, type DatasetCliOptions, loadCliDataset } from "./datasetOptions.js";
@@ -115,7 +115,7 @@ async function runCommand(dir: string, o: RunCliOptions): Promise<number> {
   // --a11y: local machines get the buses the accessibility tree is read from.
   const pool = await openCliPool(dataset.tasks, o, o.concurrency, { ...o.screen, ...(o.a11y ? { accessibilityBus: true } : {}) });
   const printer = createProgressPrinter();
-  const runId = o.runId ?? `run-${new Date().toISOString().replace(/[-:]/g, "").replace(/\..+/, "").replace("T", "-")}`;
+  const runId = o.runId ?? newRunId();
   try {
     const opts: RunnerOptions = {
       tasks: dataset.tasks,

@@ -77,7 +77,8 @@ export function maxStepsFor(task: DatasetTask, rule: number | "auto"): { maxStep
   return { maxSteps, rule: `auto: 2 × action_number (${task.actionNumber}) + 5` };
 }
 
-function timestampId(): string {
+/** A new run's id: `run-<UTC time>`, e.g. run-20261126-025456. */
+export function newRunId(): string {
   return `run-${new Date().toISOString().replace(/[-:]/g, "").replace(/\..+/, "").replace("T", "-")}`;
 }
 
@@ -130,7 +131,7 @@ async function cleanSlot(slot: MachineSlot): Promise<void> {
 async function openRunDir(opts: RunnerOptions): Promise<{ runId: string; runDir: string }> {
   const outDir = resolve(opts.outDir ?? "results");
   if (opts.resume && !opts.runId) throw new InvalidArgumentError("resume: name the run to continue (runId)");
-  const runId = opts.runId ?? timestampId();
+  const runId = opts.runId ?? newRunId();
   const runDir = join(outDir, runId);
   if (opts.resume && !existsSync(runDir)) throw new InvalidArgumentError(`resume: ${runDir} does not exist`);
   if (!opts.resume && existsSync(join(runDir, "manifest.json"))) {
