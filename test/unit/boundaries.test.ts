@@ -45,6 +45,7 @@ const CONTROLLER_DEPS: Record<string, readonly string[]> = {
   images: ["machines"],
   runner: ["env", "actions", "evaluators", "tasks", "benchmark", "agents", "datasets", "machines"],
   mcp: ["env", "actions", "agents"],
+  queue: ["env", "actions", "evaluators", "tasks", "benchmark", "agents", "datasets", "machines", "runner"],
 };
 
 /** Where a controller file sits: its top folder under src/, or "" for an entry file. */
