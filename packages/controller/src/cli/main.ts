@@ -267,7 +267,7 @@ addQueueOptions(runCommandCli);
 
 const validateCommandCli = program
   .command("validate")
-  .description("check a dataset: schema, helper names and arguments, local files, solutions, counterparts")
+  .description("check a dataset: schema, the functions its tasks name and their arguments, local files, solutions, counterparts")
   .argument("<tasks>", "folder of tasks or one task file")
   .action(async (dir: string, o: DatasetCliOptions) => {
     const loaded = await loadCliDataset(dir, o);

@@ -52,7 +52,7 @@ export interface TaskFile {
 export interface FormatContext {
   /** Where problems go: each with its file, JSON path, message and severity. */
   problems: DatasetProblem[];
-  /** The JSON format's config and evaluation functions. */
+  /** The JSON task format's config and evaluation functions. */
   registries: { configs: ConfigRegistry; evaluations: EvaluationRegistry };
   /** Imports a module file (task modules); the CLI's also imports TypeScript. */
   importModule(file: string): Promise<unknown>;

@@ -19,7 +19,7 @@ export type { RunProgress } from "./progress.js";
 /** Options of {@link runTasks}: the tasks, the machines, the agent and where results go. */
 export interface RunnerOptions {
   tasks: readonly DatasetTask[];
-  /** The dataset formats (each task is built by the one that loaded it) and the JSON format's functions. */
+  /** The dataset formats (each task is built by the one that loaded it) and the JSON task format's functions. */
   registries: Registries;
   pool: MachinePool;
   /** A fresh agent for each attempt. */
