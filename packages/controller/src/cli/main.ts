@@ -1,5 +1,5 @@
 #!/usr/bin/env -S node --single-threaded-gc
-import { join, relative } from "node:path";
+import { join, relative, resolve } from "node:path";
 import { Command, InvalidArgumentError as CliArgumentError, Option } from "commander";
 import { PINCER_VERSION } from "@pincer/shared";
 import { agentFactory, type AgentChoice, parseMaxHistory, PROVIDER_AGENTS } from "../agents/factory.js";
@@ -162,8 +162,10 @@ async function runCommand(dir: string, o: RunCliOptions): Promise<number> {
 /** Prints where a finished run's results are and its figures; returns the exit code. */
 function finishRun({ runDir, report }: { runDir: string; report: Report }, o: { printReport: boolean; strict: boolean }): number {
   if (o.printReport) process.stdout.write(`\n${reportMarkdown(report)}`);
-  process.stdout.write(`\nresults: ${relative(process.cwd(), runDir) || runDir}\n`);
-  process.stdout.write(`viewer: ${relative(process.cwd(), join(runDir, "report.html"))} (each task step by step, in a browser)\n`);
+  // Below the working folder: a short relative path; elsewhere the absolute one (not ../../…).
+  const shown = (p: string) => (relative(process.cwd(), p).startsWith("..") ? resolve(p) : relative(process.cwd(), p) || ".");
+  process.stdout.write(`\nresults: ${shown(runDir)}\n`);
+  process.stdout.write(`viewer: ${shown(join(runDir, "report.html"))} (each task step by step, in a browser)\n`);
   process.stdout.write(
     `tasks ${report.tasks}: passed ${report.passed}, failed ${report.failed}, errors ${report.errors}; success rate ` +
       `${(report.successRate * 100).toFixed(1)}%, mean score ${report.meanScore.toFixed(3)}\n`,

@@ -54,9 +54,18 @@ export function refuseMachineOptions(o: MachineCliOptions): void {
 /** Prints a queue run's progress: a line per finished or lost attempt, workers' share, and queues no worker serves. */
 function queueProgressPrinter(stream: NodeJS.WriteStream = process.stderr) {
   const warned = new Set<string>();
+  let lastCounts = "";
   return (p: QueueProgress) => {
+    for (const u of p.unserved) {
+      if (warned.has(u.queue)) continue;
+      warned.add(u.queue);
+      stream.write(`waiting: no worker takes tasks from ${u.queue}; start one with: pincer worker --queue URL --environments ${u.environments.join(",")}\n`);
+    }
     const rec = p.last;
-    p.last = undefined;
+    const counts = `${p.done}/${p.total} ${p.running.map((r) => `${r.task}@${r.worker}`).join()} ${p.lost}`;
+    // A line when something happened: an attempt read, or the tasks done, running or lost changed.
+    if (!rec && counts === lastCounts) return;
+    lastCounts = counts;
     if (rec?.kind === "attempt") stream.write(`${rec.task}: ${rec.state} (attempt ${rec.attempt}, worker ${rec.worker})`);
     else if (rec?.kind === "error") stream.write(`${rec.task}: env_error (attempt ${rec.attempt}, worker ${rec.worker}: ${rec.error})`);
     else if (rec?.kind === "lost") stream.write(`${rec.task}: attempt ${rec.entry.attempt} lost with worker ${rec.entry.worker}; it runs again`);
@@ -64,11 +73,6 @@ function queueProgressPrinter(stream: NodeJS.WriteStream = process.stderr) {
       .map(([w, n]) => `${w} ${n}`)
       .join(", ");
     stream.write(`${rec ? " — " : ""}${p.done}/${p.total} done, ${p.running.length} running${workers ? ` (${workers})` : ""}, ${p.lost} lost\n`);
-    for (const u of p.unserved) {
-      if (warned.has(u.queue)) continue;
-      warned.add(u.queue);
-      stream.write(`waiting: no worker takes tasks from ${u.queue}; start one with: pincer worker --queue URL --environments ${u.environments.join(",")}\n`);
-    }
   };
 }
 
@@ -111,7 +115,7 @@ export async function runQueueCommand(
     if (!controller.signal.aborted) throw err;
     process.stderr.write(
       `\nstopped: the workers go on with the run's tasks; collect their results with: pincer run ${dir} --queue ${o.queue.replace(/\/\/[^@]*@/, "//")} ` +
-        `--resume --run-id ${runId} --out ${relative(process.cwd(), o.out) || "."}\n`,
+        `--resume --run-id ${runId} --out ${o.out}\n`,
     );
     return "interrupted";
   } finally {

@@ -34,11 +34,15 @@ async function filesUnder(dir: string): Promise<string[]> {
 }
 
 /**
- * Packs `files` (paths relative to `root`; every file under `root` when left out). Throws
+ * Packs `files` (paths relative to `root`; every file under `root` when left out) but those in
+ * `exclude`. Throws
  * ResourceExhaustedError naming `what`, the size and the limit when the files exceed `maxBytes`.
  */
-export async function packFiles(root: string, opts: { files?: readonly string[]; maxBytes: number; what: string; limitFlag: string }): Promise<Buffer> {
-  const paths = opts.files ?? (await filesUnder(root));
+export async function packFiles(
+  root: string,
+  opts: { files?: readonly string[]; exclude?: readonly string[]; maxBytes: number; what: string; limitFlag: string },
+): Promise<Buffer> {
+  const paths = (opts.files ?? (await filesUnder(root))).filter((p) => !opts.exclude?.includes(p));
   const entries: Entry[] = [];
   let total = 0;
   for (const path of paths) {
@@ -55,9 +59,21 @@ export async function packFiles(root: string, opts: { files?: readonly string[];
   return gzipSync(pack(entries));
 }
 
-/** Writes a blob's files under `dir`; a path that is absolute or leaves `dir` is refused. Returns the paths written. */
+/** Largest unpacked bundle: 1 GiB (a blob that inflates past it is refused, not written). */
+const MAX_UNPACKED = 1024 * 1024 * 1024;
+
+/**
+ * Writes a blob's files under `dir`; a path that is absolute or leaves `dir`, or a blob that
+ * inflates past 1 GiB, is refused. Returns the paths written.
+ */
 export async function unpackFiles(blob: Buffer, dir: string): Promise<string[]> {
-  const entries = unpack(gunzipSync(blob)) as Entry[];
+  let raw: Buffer;
+  try {
+    raw = gunzipSync(blob, { maxOutputLength: MAX_UNPACKED });
+  } catch (err) {
+    throw new InvalidArgumentError(`not a bundle of files (${(err as Error).message})`);
+  }
+  const entries = unpack(raw) as Entry[];
   if (!Array.isArray(entries)) throw new InvalidArgumentError("not a bundle of files");
   const written: string[] = [];
   for (const e of entries) {

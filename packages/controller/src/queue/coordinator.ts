@@ -1,6 +1,6 @@
-import { existsSync, statSync } from "node:fs";
+import { existsSync, readFileSync, statSync } from "node:fs";
 import { readFile } from "node:fs/promises";
-import { dirname, join, relative } from "node:path";
+import { dirname, join, relative, resolve } from "node:path";
 import { type Job, Queue } from "bullmq";
 import type { DatasetTask } from "../datasets/format.js";
 import type { Registries } from "../datasets/registries.js";
@@ -101,7 +101,7 @@ export async function runOnQueue(opts: QueueRunOptions): Promise<{ runDir: strin
   const queues = new Map<string, Queue<TaskJob>>();
   for (const t of opts.tasks) {
     const name = queueFor(queueName, t.environments);
-    if (!queues.has(name)) queues.set(name, new Queue<TaskJob>(name, { connection: redisConnection(opts.url) }));
+    if (!queues.has(name)) queues.set(name, new Queue<TaskJob>(name, { connection: redis }));
   }
   const stateFile = join(runDir, "queue.json");
   const state: CoordinatorState = existsSync(stateFile) ? JSON.parse(await readFile(stateFile, "utf8")) : { cursor: 0, final: {} };
@@ -158,6 +158,7 @@ async function enqueue(
 ): Promise<void> {
   const keys = runKeys(runId);
   const root = statSync(opts.datasetRoot).isDirectory() ? opts.datasetRoot : dirname(opts.datasetRoot);
+  const moduleType = moduleTypeAt(root);
   const jobs = new Map<string, Parameters<Queue<TaskJob>["addBulk"]>[0]>();
   for (const task of opts.tasks) {
     const taskKey = taskKeyOf(task);
@@ -166,11 +167,11 @@ async function enqueue(
       files: await expandDirs(root, taskFiles(task, opts.registries, root)),
       maxBytes: opts.maxBundleBytes ?? 64 * 1024 * 1024,
       what: `the files of task ${taskKey}`,
-      limitFlag: "--max-bundle-bytes",
+      limitFlag: "runOnQueue's maxBundleBytes",
     });
     await redis.set(keys.bundle(taskKey), bundle, "EX", RUN_TTL_SECONDS);
     const environments = [...task.environments];
-    const data: TaskJob = { runId, taskKey, taskId: task.id, environments, format: task.kind, bundle: keys.bundle(taskKey), settings: opts.settings };
+    const data: TaskJob = { runId, taskKey, taskId: task.id, environments, format: task.kind, bundle: keys.bundle(taskKey), moduleType, settings: opts.settings };
     const queue = queueFor(opts.queueName ?? DEFAULT_QUEUE_NAME, environments);
     if (!jobs.has(queue)) jobs.set(queue, []);
     jobs.get(queue)!.push({
@@ -186,6 +187,24 @@ async function enqueue(
     });
   }
   for (const [name, list] of jobs) await queues.get(name)!.addBulk(list);
+}
+
+/**
+ * How Node reads the dataset's `.js`/`.ts` files: the "type" of the nearest package.json above it
+ * (`commonjs` without one), which the worker gives the unpacked files so they load the same way.
+ */
+function moduleTypeAt(root: string): "module" | "commonjs" {
+  for (let dir = resolve(root); ; dir = dirname(dir)) {
+    const file = join(dir, "package.json");
+    if (existsSync(file)) {
+      try {
+        return (JSON.parse(readFileSync(file, "utf8")) as { type?: string }).type === "module" ? "module" : "commonjs";
+      } catch {
+        return "commonjs";
+      }
+    }
+    if (dirname(dir) === dir) return "commonjs";
+  }
 }
 
 /** Files and folders relative to `root`, folders replaced by the files under them. */
@@ -227,8 +246,8 @@ async function readResults(ctx: Ctx): Promise<void> {
   const records = (await redis.lrange(keys.results, state.cursor, len - 1)).map((r) => JSON.parse(r) as ResultRecord);
   for (const rec of records) {
     await writeRecord(ctx, rec);
-    ctx.progress.last = rec;
-    ctx.opts.onProgress?.({ ...ctx.progress, done: Object.keys(state.final).length });
+    if (rec.kind !== "lost") ctx.progress.running = ctx.progress.running.filter((r) => r.task !== rec.task);
+    ctx.opts.onProgress?.({ ...ctx.progress, done: Object.keys(state.final).length, last: rec });
   }
   state.cursor = len;
   await ctx.store.writeJsonAtomic(ctx.stateFile, state);
@@ -304,16 +323,15 @@ async function unservedQueues(ctx: Ctx): Promise<QueueProgress["unserved"]> {
   return out;
 }
 
+/** Waits `ms`, or until `signal` aborts (its listener removed either way). */
 function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
-    const t = setTimeout(resolve, ms);
-    signal?.addEventListener(
-      "abort",
-      () => {
-        clearTimeout(t);
-        resolve();
-      },
-      { once: true },
-    );
+    const done = () => {
+      clearTimeout(t);
+      signal?.removeEventListener("abort", done);
+      resolve();
+    };
+    const t = setTimeout(done, ms);
+    signal?.addEventListener("abort", done, { once: true });
   });
 }

@@ -75,6 +75,8 @@ export interface TaskJob {
   format: string;
   /** Where the bundle of its files lies in Redis. */
   bundle: string;
+  /** How its `.js`/`.ts` files load (the dataset's package.json "type"). */
+  moduleType: "module" | "commonjs";
   settings: QueuedSettings;
 }
 

@@ -1,6 +1,7 @@
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, rm, symlink, writeFile } from "node:fs/promises";
+import { createRequire } from "node:module";
 import { hostname, tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, sep } from "node:path";
 import { type Job, UnrecoverableError, Worker } from "bullmq";
 import type { Redis } from "ioredis";
 import { InvalidArgumentError } from "@pincer/shared";
@@ -57,6 +58,16 @@ export interface QueueWorker {
   close(force?: boolean): Promise<void>;
 }
 
+/**
+ * The node_modules folder this worker's Pincer is installed in (the one that holds zod and
+ * `@pincer/controller`): a task module unpacked on the worker imports its packages from there.
+ */
+function installedPackages(): string {
+  const zod = createRequire(import.meta.url).resolve("zod");
+  const at = zod.lastIndexOf(`${sep}node_modules${sep}`);
+  return zod.slice(0, at + `${sep}node_modules`.length);
+}
+
 /** The pool's free slots: a task takes one and gives it back. */
 function slotQueue(pool: MachinePool) {
   const free = [...pool.slots];
@@ -93,8 +104,10 @@ export async function startWorker(opts: QueueWorkerOptions): Promise<QueueWorker
   const abort = new AbortController();
   const processor = (job: Job<TaskJob>, token?: string) =>
     runJob({ job, token: token ?? "", redis, name, queueName, registries: opts.registries, slots, agents, abort, maxBytes: opts.maxArtifactBytes, log });
+  // BullMQ leaves a connection it is given open: it is closed here, after the worker.
+  const connection = redisConnection(opts.url);
   const worker = new Worker<TaskJob>(queueName, processor, {
-    connection: redisConnection(opts.url),
+    connection,
     concurrency: opts.pool.slots.length,
     name,
     lockDuration: lockMs,
@@ -111,6 +124,7 @@ export async function startWorker(opts: QueueWorkerOptions): Promise<QueueWorker
     async close(force = false) {
       if (force) abort.abort(new Error("the worker was stopped"));
       await worker.close(force);
+      connection.disconnect();
       redis.disconnect();
     },
   };
@@ -212,6 +226,9 @@ async function attempt(c: JobContext, work: string, slot: MachineSlot, n: number
   const bundle = await c.redis.getBuffer(data.bundle);
   if (!bundle) throw new UnrecoverableError(`the files of ${data.taskKey} are no longer in Redis (${data.bundle}); run the run again with --resume`);
   await unpackFiles(bundle, join(work, "dataset"));
+  // Task modules import zod and @pincer/controller: the worker's own copies, found through this link.
+  await symlink(installedPackages(), join(work, "node_modules"), "dir");
+  await writeFile(join(work, "package.json"), JSON.stringify({ private: true, type: data.moduleType ?? "commonjs" }));
   const dataset = await loadDataset(join(work, "dataset"), c.registries);
   const task = dataset.tasks.find((t) => t.id === data.taskId);
   if (!task) {
@@ -235,9 +252,11 @@ async function attempt(c: JobContext, work: string, slot: MachineSlot, n: number
   const store = new ResultStore(join(work, "run"));
   const summary = await runOneAttempt(settings, store, slot, task, n, c.abort.signal);
   const blob = await packFiles(store.attemptDir(task.tool, task.id, n), {
+    // summary.json travels in the record: the coordinator writes it last, when the folder is whole.
+    exclude: ["summary.json"],
     maxBytes: c.maxBytes ?? 256 * 1024 * 1024,
     what: `the folder of attempt ${n} of ${data.taskKey}`,
-    limitFlag: "the worker's --max-artifact-bytes",
+    limitFlag: "the worker's --max-artifact-mib",
   });
   const artifacts = runKeys(data.runId).artifacts(data.taskKey, n);
   await c.redis.set(artifacts, blob, "EX", RUN_TTL_SECONDS);
