@@ -225,6 +225,51 @@ export function removeDeadSandboxes(): Promise<void> {
   return removeDeadDirs(STATE_PREFIX);
 }
 
+/** bubblewrap's command line inside the helper: the layer as /, the socket folder, `binds`, then the daemon listening on the socket. */
+function bwrapArgv(state: string, sock: string, binds: readonly string[], daemonArgv: readonly string[]): string[] {
+  return [
+    "bwrap",
+    "--die-with-parent",
+    "--new-session",
+    "--unshare-pid",
+    "--unshare-uts",
+    "--hostname",
+    "pincer",
+    "--bind",
+    join(state, "layer", "root"),
+    "/",
+    "--dev",
+    "/dev",
+    "--tmpfs",
+    "/dev/shm",
+    "--proc",
+    "/proc",
+    "--ro-bind",
+    "/sys",
+    "/sys",
+    ...EMPTY_DIRS.flatMap((d) => ["--tmpfs", d]),
+    "--dir",
+    "/home/user",
+    "--bind",
+    sock,
+    INSIDE,
+    ...binds,
+    "--clearenv",
+    ...Object.entries(machineEnvironment(process.env, true)).flatMap(([k, v]) => ["--setenv", k, v]),
+    "--cap-drop",
+    "ALL",
+    ...MACHINE_CAPABILITIES.flatMap((c) => ["--cap-add", c]),
+    "--chdir",
+    "/home/user",
+    "--",
+    ...daemonArgv,
+    "--socket",
+    `${INSIDE}/daemon.sock`,
+    "--token-file",
+    `${INSIDE}/token`,
+  ];
+}
+
 /** Ids of the sandboxes: uid/gid base = 2^30 + n × 65536. */
 const ID_BASE = 2 ** 30;
 const ID_RANGE = 65536;
@@ -255,47 +300,7 @@ export function prepareSandbox(daemonArgv: readonly string[], token: string, opt
       writeFileSync(join(state, "resolv.conf"), "nameserver 10.0.2.3\n", { mode: 0o644 });
       binds.push("--ro-bind", join(state, "resolv.conf"), "/etc/resolv.conf");
     }
-    const bwrap = [
-      "bwrap",
-      "--die-with-parent",
-      "--new-session",
-      "--unshare-pid",
-      "--unshare-uts",
-      "--hostname",
-      "pincer",
-      "--bind",
-      join(state, "layer", "root"),
-      "/",
-      "--dev",
-      "/dev",
-      "--tmpfs",
-      "/dev/shm",
-      "--proc",
-      "/proc",
-      "--ro-bind",
-      "/sys",
-      "/sys",
-      ...EMPTY_DIRS.flatMap((d) => ["--tmpfs", d]),
-      "--dir",
-      "/home/user",
-      "--bind",
-      sock,
-      INSIDE,
-      ...binds,
-      "--clearenv",
-      ...Object.entries(machineEnvironment(process.env, true)).flatMap(([k, v]) => ["--setenv", k, v]),
-      "--cap-drop",
-      "ALL",
-      ...MACHINE_CAPABILITIES.flatMap((c) => ["--cap-add", c]),
-      "--chdir",
-      "/home/user",
-      "--",
-      ...daemonArgv,
-      "--socket",
-      `${INSIDE}/daemon.sock`,
-      "--token-file",
-      `${INSIDE}/token`,
-    ];
+    const bwrap = bwrapArgv(state, sock, binds, daemonArgv);
     return {
       argv: [
         SANDBOX_HELPER,
