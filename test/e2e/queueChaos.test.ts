@@ -83,6 +83,8 @@ test("60 tasks over 3 workers: a worker killed, one frozen past its lock, Redis 
   redisServer = await startRedis(join(dir, "redis"));
   const url = redisServer.url;
   const redis = redisConnection(url);
+  // While Redis restarts, the client reconnects; its connection errors are expected then.
+  redis.on("error", () => undefined);
   const keys = runKeys("chaos");
   const workerArgs = (name: string) => ["worker", "--queue", url, "--name", name, "--concurrency", "2", "--lock-seconds", String(LOCK_SECONDS)];
   const workers = { A: cli(workerArgs("A"), "worker A"), B: cli(workerArgs("B"), "worker B"), C: cli(workerArgs("C"), "worker C") };
@@ -108,8 +110,13 @@ test("60 tasks over 3 workers: a worker killed, one frozen past its lock, Redis 
     await until("two thirds done", async () => (await done()) >= (TASKS * 2) / 3, logs);
     coordinator.kill("SIGKILL");
     await exited(coordinator);
+    const finishedBefore = await redis.hgetall(keys.done);
+    const attemptsBefore = await redis.hgetall(keys.attempts);
     coordinator = cli([...runArgs, "--resume"], "coordinator, resumed");
     expect(await exited(coordinator), logs()).toBe(0);
+    // Nothing finished before the coordinator died was begun again.
+    const attemptsAfter = await redis.hgetall(keys.attempts);
+    for (const task of Object.keys(finishedBefore)) expect(attemptsAfter[task], task).toBe(attemptsBefore[task]);
 
     // Every task: exactly one attempt with a verdict (it passed), any others lost or refused as env_error.
     const runDir = join(dir, "results", "chaos");
@@ -165,3 +172,41 @@ test("60 tasks over 3 workers: a worker killed, one frozen past its lock, Redis 
     redis.disconnect();
   }
 }, 300_000);
+
+test("a task that keeps failing for infrastructure reasons is retried with backoff and ends with each attempt's reason", async () => {
+  const root = join(dir, "failing");
+  const t = join(root, "broken", "unreachable");
+  mkdirSync(t, { recursive: true });
+  writeFileSync(
+    join(t, "unreachable.json"),
+    JSON.stringify({
+      id: "unreachable",
+      instruction: "Nothing to do: the setup cannot fetch its file.",
+      config: [{ func: "execute", arguments: { command: "echo 'setup server unreachable' >&2; exit 7" } }],
+      evaluation: { func: "compare_text_file", arguments: { local_expected: "expected.txt", vm_result: "/tmp/pincer-queue-chaos/never.txt" } },
+    }),
+  );
+  writeFileSync(join(t, "expected.txt"), "x\n");
+  redisServer ??= await startRedis(join(dir, "redis"));
+  const url = redisServer.url;
+  const worker = cli(["worker", "--queue", url, "--name", "solo", "--queue-name", "failing"], "worker solo");
+  const run = cli(
+    ["run", root, "--queue", url, "--queue-name", "failing", "--out", join(dir, "failing-results"), "--run-id", "failing", "--attempts", "3"],
+    "run",
+  );
+  try {
+    // Exit 3: the run ended with infrastructure errors (as a local run does).
+    expect(await exited(run), `${run.log()}\n${worker.log()}`).toBe(3);
+    const taskDir = join(dir, "failing-results", "failing", "broken", "unreachable");
+    const summaries = [1, 2, 3].map((n) => JSON.parse(readFileSync(join(taskDir, `attempt-${n}`, "summary.json"), "utf8")));
+    expect(summaries.map((s) => s.results.state)).toEqual(["setup_error", "setup_error", "setup_error"]);
+    for (const s of summaries) expect(s.results.error).toMatch(/exited with code 7:\s+setup server unreachable/);
+    // Exponential backoff from 1 s: the third attempt starts ≥ 1 + 2 s after the first.
+    const starts = summaries.map((s) => Date.parse(s.results.started_at));
+    expect(starts[2]! - starts[0]!).toBeGreaterThanOrEqual(3_000);
+    expect(run.log()).toMatch(/broken\/unreachable: setup_error after 3 attempt/);
+  } finally {
+    worker.kill("SIGTERM");
+    await exited(worker);
+  }
+}, 120_000);
