@@ -13,7 +13,8 @@
 # providers): mmdebstrap and e2fsprogs (the root filesystem and its ext4 disk), Podman with runc,
 # catatonit (its --init), netavark/aardvark-dns and conmon, and QEMU (qemu-system-x86, qemu-utils);
 # for `pincer image build --deb/--apt-source`: dpkg (dpkg-deb reads a .deb), gnupg (mmdebstrap's
-# signed-by check) and dpkg-dev (dpkg-scanpackages, with which the tests make a local repository).
+# signed-by check) and dpkg-dev (dpkg-scanpackages, with which the tests make a local repository);
+# redis-server, the queue of runs over several hosts (`pincer run --queue`, `pincer worker`).
 # Installs only what is missing; needs root (or sudo).
 set -euo pipefail
 packages=(
@@ -21,7 +22,7 @@ packages=(
   python3 python3-grpcio protobuf-compiler protobuf-compiler-grpc imagemagick openssl systemd
   gcc libc6-dev bubblewrap util-linux slirp4netns chromium dbus at-spi2-core zenity ffmpeg
   mmdebstrap e2fsprogs podman runc catatonit conmon netavark aardvark-dns iptables qemu-system-x86 qemu-utils
-  dpkg gnupg dpkg-dev
+  dpkg gnupg dpkg-dev redis-server
 )
 # `install-system-deps.sh bench` adds what npm run bench compares against (sshd for ssh/scp).
 [ "${1:-}" = "bench" ] && packages+=(openssh-server openssh-client)

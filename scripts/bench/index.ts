@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- input settle process transfer reset step images]`: Pincer's daemon against the alternatives, measured
+ * `npm run bench [-- input settle process transfer reset step images queue]`: Pincer's daemon against the alternatives, measured
  * side by side in one run. Input and screenshots run on one 1920x1080 Xvfb screen with realistic
  * content. Prints Markdown tables (operation, p50, p95, peer, ratio). Machines here are noisy:
  * read the medians and the ratios measured in the same run, not single figures.
@@ -10,6 +10,7 @@ import { startXvfb } from "../../test/fixtures/xvfb.js";
 import { imageFigures } from "./imagesBench.js";
 import { inputRows } from "./inputBench.js";
 import { processRows } from "./processBench.js";
+import { queueFigures } from "./queueBench.js";
 import { resetRows } from "./resetBench.js";
 import { settleFigures } from "./settleBench.js";
 import { stepFigures } from "./stepBench.js";
@@ -20,7 +21,7 @@ import { transferFiguresInFreshProcess } from "./transferBench.js";
 
 const WIDTH = 1920;
 const HEIGHT = 1080;
-const all = ["input", "settle", "process", "transfer", "reset", "step", "images"];
+const all = ["input", "settle", "process", "transfer", "reset", "step", "images", "queue"];
 const asked = process.argv.slice(2).filter((a) => all.includes(a));
 const suites = new Set(asked.length ? asked : all);
 
@@ -72,6 +73,10 @@ try {
   if (suites.has("images")) {
     console.log("## Machines from an image\n");
     console.log(`${(await imageFigures()).join("\n")}\n`);
+  }
+  if (suites.has("queue")) {
+    console.log("## A run over a queue\n");
+    console.log(`${(await queueFigures()).join("\n")}\n`);
   }
   if (suites.has("step")) {
     console.log("## A step over a slow link\n");

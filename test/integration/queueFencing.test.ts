@@ -46,7 +46,7 @@ const finish = (token: string, attempt: number, final: boolean) =>
 const results = async () => (await redis.lrange(keys.results, 0, -1)).map((r) => JSON.parse(r));
 
 describe("attempt fencing (Lua on Redis)", () => {
-  test("a worker without the lock can neither begin nor finish; the next holder's begin records the lost attempt; a final task is not begun again", async () => {
+  test("without the lock no begin or finish; the next holder's begin records the lost attempt; a final task is not begun again", async () => {
     await redis.set(lock, "token-A");
     expect(await begin("token-B", "B")).toBe(LOCK_LOST);
     expect(await redis.hlen(keys.active)).toBe(0);
