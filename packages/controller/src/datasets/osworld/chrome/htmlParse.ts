@@ -1,8 +1,8 @@
 import { z } from "zod";
 import type { OsworldContext } from "../context.js";
 import { defineGetter, type OsworldGetter } from "../getter.js";
-import { pyStrip } from "../metrics/common/pyCompat.js";
-import { unquote } from "../metrics/common/pyUrl.js";
+import { pyStrip } from "../../pycompat/pyStr.js";
+import { unquote } from "../../pycompat/pyUrl.js";
 import { activeUrl } from "./activeUrl.js";
 import { listPages } from "./devtools.js";
 import { connectBrowser, pageTitleAndUrl, waitForLoadState } from "./pages.js";

@@ -1,15 +1,8 @@
-import { pyTypeName } from "../common/pyCompat.js";
+import { pyTypeName } from "../../../pycompat/pyValues.js";
 import { show } from "../common/outcome.js";
+import { fail } from "../../../../evaluators/verdict.js";
 
-/** What the Chrome metrics share: Python's truthiness and indexing on the getters' JSON values. */
-
-/** Python's `bool(v)` for a getter's value: None, "", 0, False, [] and {} are false. */
-export function pyTruthy(v: unknown): boolean {
-  if (v === null || v === undefined || v === false || v === 0 || v === "") return false;
-  if (Array.isArray(v)) return v.length > 0;
-  if (typeof v === "object") return Object.keys(v).length > 0;
-  return true;
-}
+/** What the Chrome metrics share: Python's indexing on the getters' JSON values. */
 
 /** A plain object (a Python dict). */
 export function isDict(v: unknown): v is Record<string, unknown> {
@@ -41,7 +34,7 @@ export async function scoring(metric: string, body: () => Promise<number | { sco
   try {
     return await body();
   } catch (e) {
-    if (e instanceof ResultWouldRaise) return { score: 0, reason: `OSWorld's ${metric} raises on this result: ${e.message}` };
+    if (e instanceof ResultWouldRaise) return fail(`OSWorld's ${metric} raises on this result: ${e.message}`);
     throw e;
   }
 }

@@ -1,8 +1,9 @@
 import { z } from "zod";
 import { defineMetric, type MetricResult } from "../../metric.js";
-import { fail, show } from "../common/outcome.js";
-import { pyEqual } from "../common/pyCompat.js";
-import { isDict, pyIter, pyTruthy, resultKey, ResultWouldRaise, ruleValue, scoring } from "./common.js";
+import { fail } from "../../../../evaluators/verdict.js";
+import { show } from "../common/outcome.js";
+import { pyEqual, pyTruthy } from "../../../pycompat/pyValues.js";
+import { isDict, pyIter, resultKey, ResultWouldRaise, ruleValue, scoring } from "./common.js";
 import { compareUrls } from "./urls.js";
 
 /**

@@ -1,10 +1,11 @@
 import { z } from "zod";
 import { defineMetric, type MetricResult } from "../../metric.js";
-import { fail, show } from "../common/outcome.js";
-import { pyContains } from "../common/pyCompat.js";
-import { pyRegex } from "../common/pyRegex.js";
-import { urlparse, urlunparse } from "../common/pyUrl.js";
-import { isDict, pyIter, pyTruthy, resultKey, ResultWouldRaise, ruleValue, scoring } from "./common.js";
+import { fail } from "../../../../evaluators/verdict.js";
+import { show } from "../common/outcome.js";
+import { pyContains, pyTruthy } from "../../../pycompat/pyValues.js";
+import { pyRegex } from "../../../pycompat/pyRegex.js";
+import { urlparse, urlunparse } from "../../../pycompat/pyUrl.js";
+import { isDict, pyIter, resultKey, ResultWouldRaise, ruleValue, scoring } from "./common.js";
 import { compareUrls } from "./urls.js";
 
 /**
