@@ -2,7 +2,7 @@ import { z } from "zod";
 import { defineMetric, type MetricResult, type OsworldMetric, scoreOf } from "../metric.js";
 import { rgbDeltaE } from "../../pycompat/colorDiff.js";
 import { fail, type Verdict } from "../../../evaluators/verdict.js";
-import { show } from "./common/outcome.js";
+import { ruleKey, show } from "./common/outcome.js";
 import { isPyDigit, pySplit, pyStrip } from "../../pycompat/pyStr.js";
 import { docsMetrics } from "./docs.js";
 import { type DocxFormatDocument, type DocxFormatParagraph, readDocxFormat } from "./office/docxFormat.js";
@@ -42,12 +42,6 @@ async function sameText(a: unknown, b: unknown): Promise<MetricResult> {
 /** Every run of the document's body paragraphs. */
 const bodyRuns = (d: DocxFormatDocument) => d.paragraphs.flatMap((p) => p.runs);
 
-/** `rules[key]` of the task's rules. */
-function rule(metric: string, rules: unknown, key: string): unknown {
-  if (typeof rules !== "object" || rules === null || !Object.hasOwn(rules, key)) throw new Error(`${metric}: the rules need "${key}"`);
-  return (rules as Record<string, unknown>)[key];
-}
-
 /** `contains_page_break(docx, rules)`: a page break (`w:br w:type="page"`) in a run; exactly `rules.page_break_count` of them when given. */
 const containsPageBreak = defineMetric({
   name: "contains_page_break",
@@ -69,7 +63,7 @@ const compareFontNames = defineMetric({
   options: noOptions,
   run: (result, rules) =>
     guarded("compare_font_names", async () => {
-      const want = rule("compare_font_names", rules, "font_name");
+      const want = ruleKey("compare_font_names", rules, "font_name");
       const d = await open(result);
       if (failed(d)) return d;
       const other = bodyRuns(d).find((r) => r.fontName !== want);

@@ -5,7 +5,7 @@ import { z } from "zod";
 import { defineMetric, type MetricResult, type OsworldMetric } from "../metric.js";
 import { matchValueToRule, type ValueRule } from "./common/matchRule.js";
 import { fail } from "../../../evaluators/verdict.js";
-import { show } from "./common/outcome.js";
+import { ruleKey, show } from "./common/outcome.js";
 import { expandTabs, pyRstrip, pySplit, pySplitlines, pyStrip, readPyText } from "../../pycompat/pyStr.js";
 import { pyFloat } from "../../pycompat/pyNumbers.js";
 import { fuzzRatio, sequenceRatio } from "../../pycompat/similarity.js";
@@ -22,19 +22,13 @@ import { id3Text } from "./id3.js";
 
 const noOptions = z.strictObject({});
 
-/** `rules[key]`; throws (the task is wrong) where Python raises KeyError. */
-function rule(metric: string, rules: unknown, key: string): unknown {
-  if (typeof rules !== "object" || rules === null || !Object.hasOwn(rules, key)) throw new Error(`${metric}: the rules need "${key}"`);
-  return (rules as Record<string, unknown>)[key];
-}
-
 /** `fuzzy_place_math(docx, rules)`: the document has exactly three words; the mean of each one's best rapidfuzz ratio with `rules.expected`. */
 const fuzzyPlaceMath = defineMetric({
   name: "fuzzy_place_math",
   options: noOptions,
   async run(result, rules): Promise<MetricResult> {
     if (result === null || result === undefined) return fail("no document");
-    const expected = rule("fuzzy_place_math", rules, "expected");
+    const expected = ruleKey("fuzzy_place_math", rules, "expected");
     if (!Array.isArray(expected)) throw new Error("fuzzy_place_math: rules.expected must be a list");
     const doc = typeof result === "string" ? await readDocx(result) : undefined;
     if (!doc) return fail(`${String(result)} is not a readable .docx (python-docx raises)`);
@@ -51,7 +45,7 @@ const runSqlite3 = defineMetric({
   name: "run_sqlite3",
   options: noOptions,
   async run(result, rules): Promise<MetricResult> {
-    const sql = rule("run_sqlite3", rules, "sql");
+    const sql = ruleKey("run_sqlite3", rules, "sql");
     if (typeof result !== "string" || result === "") return fail("no database (OSWorld's sqlite3.connect raises)");
     let bytes: Buffer;
     try {
@@ -121,7 +115,7 @@ const checkMovedJpgs = defineMetric({
   name: "check_moved_jpgs",
   options: noOptions,
   async run(result, rules): Promise<MetricResult> {
-    const expected = rule("check_moved_jpgs", rules, "expected");
+    const expected = ruleKey("check_moved_jpgs", rules, "expected");
     if (!Array.isArray(expected)) throw new Error("check_moved_jpgs: rules.expected must be a list");
     const children = (result as { children?: unknown } | null)?.children;
     if (!Array.isArray(children)) return fail("the folder is not there (OSWorld raises TypeError)");
@@ -138,7 +132,7 @@ const isInVmClickboard = defineMetric({
   name: "is_in_vm_clickboard",
   options: noOptions,
   async run(result, expected): Promise<MetricResult> {
-    const want = rule("is_in_vm_clickboard", result, "expected");
+    const want = ruleKey("is_in_vm_clickboard", result, "expected");
     if (typeof expected !== "string") return fail("the clipboard could not be read (OSWorld raises TypeError)");
     const all = Array.isArray(want) ? want : [want];
     const missing = all.filter((w) => !expected.includes(String(w)));
@@ -160,8 +154,8 @@ const checkPdfPages = defineMetric({
   name: "check_pdf_pages",
   options: noOptions,
   async run(result, rules): Promise<MetricResult> {
-    const relation = RELATIONS[String(rule("check_pdf_pages", rules, "relation"))];
-    const ref = Number(rule("check_pdf_pages", rules, "ref_value"));
+    const relation = RELATIONS[String(ruleKey("check_pdf_pages", rules, "relation"))];
+    const ref = Number(ruleKey("check_pdf_pages", rules, "ref_value"));
     if (!relation) throw new Error("check_pdf_pages: rules.relation must be eq, ne, lt, le, gt or ge");
     if (typeof result !== "string" || result === "") return fail("no PDF");
     let pages: number;

@@ -36,13 +36,16 @@ async function withImages(paths: unknown[], body: (imgs: PilImage[]) => MetricRe
   }
 }
 
-/** `structure_check_by_ssim(a, b, threshold)`. */
+/**
+ * OSWorld's `structure_check_by_ssim(a, b, threshold)`: both at least 7 × 7 and of one size,
+ * converted to RGB, and scikit-image's SSIM (7 × 7 window, per channel) at or above `threshold`.
+ */
 export function structureSame(a: PilImage, b: PilImage, threshold = 0.9): { same: boolean; why: string } {
   if (a.width < 7 || a.height < 7 || b.width < 7 || b.height < 7)
-    return { same: false, why: `an image is under 7 × 7 (${a.width}×${a.height}, ${b.width}×${b.height})` };
+    return { same: false, why: `image too small for SSIM (${a.width}×${a.height}, ${b.width}×${b.height})` };
   if (a.width !== b.width || a.height !== b.height) return { same: false, why: `sizes differ: ${a.width}×${a.height} vs ${b.width}×${b.height}` };
   const s = structuralSimilarity(toRGB(a), toRGB(b), { winSize: 7 });
-  return { same: s >= threshold, why: `SSIM ${s.toFixed(4)} (threshold ${threshold})` };
+  return { same: s >= threshold, why: `SSIM ${s.toFixed(4)} ${s >= threshold ? "≥" : "<"} ${threshold}` };
 }
 
 const mean = (d: Uint8Array) => d.reduce((s, v) => s + v, 0) / d.length;

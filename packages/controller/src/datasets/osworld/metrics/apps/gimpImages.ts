@@ -4,8 +4,8 @@ import { fail } from "../../../../evaluators/verdict.js";
 import { filePath } from "../common/outcome.js";
 import { meanBrightness, type PilImage, pointAll, toRGB } from "../../../pycompat/pilImage.js";
 import { resize } from "../../../pycompat/pilResize.js";
-import { structuralSimilarity } from "../../../pycompat/skimageSsim.js";
 import { openImageFile } from "./common.js";
+import { structureSame } from "./gimpChecks.js";
 
 /** Both images decoded, or the reason a metric scores 0 (a missing path or file, an unreadable image). */
 async function loadPair(result: unknown, expected: unknown): Promise<[PilImage, PilImage] | string> {
@@ -22,17 +22,6 @@ async function loadPair(result: unknown, expected: unknown): Promise<[PilImage, 
   }
 }
 
-/**
- * OSWorld's `structure_check_by_ssim`: both at least 7 × 7 and of one size, converted to RGB, and
- * scikit-image's SSIM (7 × 7 window, per channel) at or above `threshold`. Returns the SSIM, or the
- * reason it is not computed.
- */
-function structureSsim(a: PilImage, b: PilImage): number | string {
-  if (a.width < 7 || a.height < 7 || b.width < 7 || b.height < 7) return `image too small for SSIM (${a.width}×${a.height}, ${b.width}×${b.height})`;
-  if (a.width !== b.width || a.height !== b.height) return `sizes differ: ${a.width}×${a.height} vs ${b.width}×${b.height}`;
-  return structuralSimilarity(toRGB(a), toRGB(b), { winSize: 7 });
-}
-
 /** `check_structure_sim`: the result image has the expected one's size and an RGB SSIM of at least 0.9 with it. */
 const checkStructureSim = defineMetric({
   name: "check_structure_sim",
@@ -40,9 +29,8 @@ const checkStructureSim = defineMetric({
   async run(result, expected): Promise<MetricResult> {
     const pair = await loadPair(result, expected);
     if (typeof pair === "string") return fail(pair);
-    const s = structureSsim(...pair);
-    if (typeof s === "string") return fail(s);
-    return s >= 0.9 ? 1 : fail(`SSIM ${s.toFixed(4)} < 0.9`);
+    const { same, why } = structureSame(...pair);
+    return same ? 1 : fail(why);
   },
 });
 

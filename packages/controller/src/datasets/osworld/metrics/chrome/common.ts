@@ -22,13 +22,6 @@ export function resultKey(v: unknown, key: string): unknown {
   return v[key];
 }
 
-/** `rule[key]` of the task's rules; throws (the task is malformed) where Python raises. */
-export function ruleValue(metric: string, rule: unknown, key: string): unknown {
-  if (!isDict(rule)) throw new Error(`${metric}: the rules must be an object, got ${show(rule)}`);
-  if (!Object.hasOwn(rule, key)) throw new Error(`${metric}: the rules have no "${key}"`);
-  return rule[key];
-}
-
 /** Runs a metric body; a {@link ResultWouldRaise} becomes score 0 with its reason. */
 export async function scoring(metric: string, body: () => Promise<number | { score: number; reason: string }> | number | { score: number; reason: string }) {
   try {
