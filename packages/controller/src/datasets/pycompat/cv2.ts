@@ -13,14 +13,15 @@ export interface GrayImage {
 
 /**
  * An image as OpenCV's `imread` + `cvtColor(BGR2GRAY)` gives it: alpha dropped (not blended), then
- * Y = 0.299 R + 0.587 G + 0.114 B in OpenCV's 14-bit fixed point.
+ * Y = 0.299 R + 0.587 G + 0.114 B in OpenCV 4's 15-bit fixed point (OpenCV 2 and 3 used 14 bits,
+ * which differs by 1 for some colours).
  */
 export async function decodeGrayLikeOpenCv(data: Buffer): Promise<GrayImage> {
   const { default: sharp } = await import("sharp");
   const { data: raw, info } = await sharp(data).removeAlpha().toColourspace("srgb").raw().toBuffer({ resolveWithObject: true });
   const c = info.channels;
   const gray = new Uint8Array(info.width * info.height);
-  for (let i = 0; i < gray.length; i++) gray[i] = (raw[i * c]! * 4899 + raw[i * c + 1]! * 9617 + raw[i * c + 2]! * 1868 + 8192) >> 14;
+  for (let i = 0; i < gray.length; i++) gray[i] = (raw[i * c]! * 9798 + raw[i * c + 1]! * 19235 + raw[i * c + 2]! * 3735 + 16384) >> 15;
   return { width: info.width, height: info.height, data: gray };
 }
 

@@ -80,9 +80,19 @@ export function expandTabs(line: string, tabsize = 8): string {
   return out;
 }
 
-/** Digits Python's `str.isdigit()` counts besides decimal ones: superscripts, subscripts, circled and parenthesised digits. */
-const OTHER_DIGITS =
-  /[\u00B2\u00B3\u00B9\u2070\u2074-\u2079\u2080-\u2089\u2460-\u2468\u2474-\u247C\u2488-\u2490\u24F5-\u24FD\u2776-\u277E\u2780-\u2788\u278A-\u2792]/u;
+/**
+ * Digits Python's `str.isdigit()` counts besides decimal ones (Numeric_Type Digit: superscripts,
+ * subscripts, circled and parenthesised digits, Ethiopic, Kharoshthi, Rumi, Brahmi; CPython 3.11,
+ * Unicode 14.0).
+ */
+const OTHER_DIGITS = new RegExp(
+  `[${[
+    "\\u00B2\\u00B3\\u00B9\\u1369-\\u1371\\u19DA\\u2070\\u2074-\\u2079\\u2080-\\u2089\\u2460-\\u2468\\u2474-\\u247C\\u2488-\\u2490",
+    "\\u24EA\\u24F5-\\u24FD\\u24FF\\u2776-\\u277E\\u2780-\\u2788\\u278A-\\u2792",
+    "\\u{10A40}-\\u{10A43}\\u{10E60}-\\u{10E68}\\u{11052}-\\u{1105A}\\u{1F100}-\\u{1F10A}",
+  ].join("")}]`,
+  "u",
+);
 
 /** Python's `str.isdigit()` for one character. */
 export function isPyDigit(c: string): boolean {
