@@ -7,7 +7,7 @@ import { envArg, fail, fetchResult, pass, readLocal } from "./common.js";
 /**
  * Image similarity: SSIM (Wang, Bovik, Sheikh and Simoncelli, 2004) on grayscale, which compares
  * local structure, so two images with the same colours in different places are not similar (a
- * histogram comparison would call them identical); and the GUI-OS dataset's histogram check, with
+ * histogram comparison would call them identical); and the published evaluator's histogram check, with
  * OpenCV's arithmetic (pycompat/cv2.ts).
  */
 
@@ -102,7 +102,7 @@ export const compareImages = defineEvaluationFunction({
 export const compareJupyterlabImages = defineEvaluationFunction({
   name: "compare_jupyterlab_images",
   description:
-    "Compares an image on the machine with an expected one as the GUI-OS dataset does (grey-level histogram correlation ≥ similarity_threshold); " +
+    "Compares an image on the machine with an expected one as the published evaluator does (grey-level histogram correlation ≥ similarity_threshold); " +
     "method: ssim judges structure instead",
   args: z.strictObject({
     local_expected_image: z.string().min(1).describe("The expected image, relative to the task folder"),

@@ -1,5 +1,5 @@
 /**
- * OpenCV's Python binding (`cv2`) as the GUI-OS dataset's image evaluator uses it: `imread` and
+ * OpenCV's Python binding (`cv2`) as the JSON task format's published evaluator uses it: `imread` and
  * `cvtColor(BGR2GRAY)`, `resize` with INTER_AREA, `calcHist` + `normalize(NORM_MINMAX)` and
  * `compareHist(HISTCMP_CORREL)`. sharp (libvips) decodes, loaded on first use.
  */
@@ -79,7 +79,7 @@ function normalizedHistogram(img: GrayImage): Float64Array {
 }
 
 /**
- * The GUI-OS dataset's `compare_jupyterlab_images` measure: both images in grey, the larger (by
+ * The published evaluator's `compare_jupyterlab_images` measure: both images in grey, the larger (by
  * pixel count) shrunk to the smaller's size, then the correlation of their min-max normalised
  * 256-bin histograms (OpenCV's HISTCMP_CORREL; 1 when either histogram is flat). It sees only how
  * much of each grey there is, not where: a flipped or rearranged image scores 1.
