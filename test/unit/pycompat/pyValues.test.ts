@@ -5,57 +5,30 @@ import { pyContains, pyEqual, pyRepr, pySorted, pyStr, pyTruthy } from "../../..
 // The expected values are what CPython 3.11.7 gives for the same values. A whole float such as 5.0 or
 // -0.0 is a PyFloat here (a plain whole number is an int: -0 is Python's 0).
 
-const VALUES: unknown[] = [
-  null,
-  true,
-  5,
-  new PyFloat(5),
-  1e16,
-  0.1,
-  new PyFloat(-0),
-  0,
-  "it's",
-  'say "hi"',
-  "both ' and \"",
-  "tab\tnl\n\\",
-  [1, "a", [null]],
-  { k: 1.5, é: false },
+// [value, repr(value), str(value)]
+const VALUES: Array<[unknown, string, string]> = [
+  [null, "None", "None"],
+  [true, "True", "True"],
+  [5, "5", "5"],
+  [new PyFloat(5), "5.0", "5.0"],
+  [1e16, "1e+16", "1e+16"],
+  [0.1, "0.1", "0.1"],
+  [new PyFloat(-0), "-0.0", "-0.0"],
+  [0, "0", "0"],
+  ["it's", `"it's"`, "it's"],
+  ['say "hi"', `'say "hi"'`, 'say "hi"'],
+  ["both ' and \"", `'both \\' and "'`, "both ' and \""],
+  ["tab\tnl\n\\", "'tab\\tnl\\n\\\\'", "tab\tnl\n\\"],
+  [[1, "a", [null]], "[1, 'a', [None]]", "[1, 'a', [None]]"],
+  [{ k: 1.5, é: false }, "{'k': 1.5, 'é': False}", "{'k': 1.5, 'é': False}"],
 ];
 
 describe("Python's values", () => {
   test("repr() and str()", () => {
-    expect(VALUES.map(pyRepr)).toEqual([
-      "None",
-      "True",
-      "5",
-      "5.0",
-      "1e+16",
-      "0.1",
-      "-0.0",
-      "0",
-      `"it's"`,
-      `'say "hi"'`,
-      `'both \\' and "'`,
-      "'tab\\tnl\\n\\\\'",
-      "[1, 'a', [None]]",
-      "{'k': 1.5, 'é': False}",
-    ]);
-    expect(VALUES.map(pyStr)).toEqual([
-      "None",
-      "True",
-      "5",
-      "5.0",
-      "1e+16",
-      "0.1",
-      "-0.0",
-      "0",
-      "it's",
-      'say "hi"',
-      "both ' and \"",
-      "tab\tnl\n\\",
-      "[1, 'a', [None]]",
-      "{'k': 1.5, 'é': False}",
-    ]);
+    for (const [value, repr, str] of VALUES) {
+      expect(pyRepr(value), repr).toBe(repr);
+      expect(pyStr(value), repr).toBe(str);
+    }
   });
 
   test("==: True == 1 == 1.0, containers compared deeply, str never equals a number", () => {
