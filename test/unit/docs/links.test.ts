@@ -1,7 +1,7 @@
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import { describe, expect, test } from "vitest";
-import { anchorsOf, brokenLink, docsPages, linksOf, ROOT, testedPages } from "./markdown.js";
+import { anchorsOf, brokenLink, docsPages, type Link, linksOf, ROOT, testedPages } from "./markdown.js";
 
 const README = readFileSync(join(ROOT, "README.md"), "utf8");
 
@@ -48,5 +48,39 @@ describe("links", () => {
     ]);
     // Links inside code are not links.
     expect(linksOf("`[x](nowhere.md)`\n```\n[y](nowhere.md)\n```\n")).toEqual([]);
+  });
+});
+
+/**
+ * What is wrong with a relative link of a package's README as npm packs it: a target outside the
+ * package, or one its `files` leave out of the tarball (npm always packs README.md and package.json).
+ */
+function unpackedLink(pkgDir: string, files: readonly string[], link: Link): string | undefined {
+  if (/^[a-z][a-z+.-]*:/i.test(link.target) || link.target.startsWith("#")) return undefined;
+  const target = relative(pkgDir, resolve(pkgDir, decodeURIComponent(link.target.split("#")[0]!)));
+  if (target.startsWith("..")) return `${link.target} is outside the package`;
+  const packed = ["README.md", "package.json", ...files].some((f) => target === f || target.startsWith(`${f}/`));
+  return packed ? undefined : `${link.target} is not in the package's "files"`;
+}
+
+describe("the packages' READMEs, which npm packs into each tarball", () => {
+  test("link nothing the tarball lacks (a link out of the package would not resolve on npm or in node_modules)", () => {
+    const broken = readdirSync(join(ROOT, "packages")).flatMap((p) => {
+      const dir = join(ROOT, "packages", p);
+      const { files } = JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as { files: string[] };
+      return linksOf(readFileSync(join(dir, "README.md"), "utf8")).flatMap((l) => {
+        const why = unpackedLink(dir, files, l);
+        return why ? [`packages/${p}/README.md:${l.line}: ${why}`] : [];
+      });
+    });
+    expect(broken).toEqual([]);
+  });
+
+  test("the check finds a link out of the package and one to a file that is not packed", () => {
+    const dir = join(ROOT, "packages", "daemon");
+    const found = linksOf("[a](../../docs/daemon.md) [b](native/spawner.c) [c](src/main.ts) [d](https://example.com/x.md) [e](#top)").map((l) =>
+      unpackedLink(dir, ["dist", "native/spawner.c"], l),
+    );
+    expect(found).toEqual(["../../docs/daemon.md is outside the package", undefined, 'src/main.ts is not in the package\'s "files"', undefined, undefined]);
   });
 });

@@ -171,7 +171,16 @@ async function enqueue(
     });
     await redis.set(keys.bundle(taskKey), bundle, "EX", RUN_TTL_SECONDS);
     const environments = [...task.environments];
-    const data: TaskJob = { runId, taskKey, taskId: task.id, environments, format: task.kind, bundle: keys.bundle(taskKey), moduleType, settings: opts.settings };
+    const data: TaskJob = {
+      runId,
+      taskKey,
+      taskId: task.id,
+      environments,
+      format: task.kind,
+      bundle: keys.bundle(taskKey),
+      moduleType,
+      settings: opts.settings,
+    };
     const queue = queueFor(opts.queueName ?? DEFAULT_QUEUE_NAME, environments);
     if (!jobs.has(queue)) jobs.set(queue, []);
     jobs.get(queue)!.push({
@@ -273,7 +282,8 @@ async function writeRecord(ctx: Ctx, rec: ResultRecord): Promise<void> {
     await ctx.store.writeJsonAtomic(join(dir, "summary.json"), rec.summary);
   }
   if (rec.kind === "attempt") await ctx.redis.del(rec.artifacts);
-  if (rec.final) ctx.state.final[rec.task] = rec.attempt;
+  // The first final record counts (the fencing in Redis allows one; this keeps a run folder right if not).
+  if (rec.final && ctx.state.final[rec.task] === undefined) ctx.state.final[rec.task] = rec.attempt;
 }
 
 /**

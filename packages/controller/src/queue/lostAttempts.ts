@@ -40,7 +40,9 @@ function unfinished(attempt: number, error: string, worker: string, started: num
 
 /** The summary of an attempt lost with its worker (it died, or was cut off or frozen past its lock): an infrastructure error, not the agent's. */
 export function lostSummary(task: DatasetTask, entry: ActiveAttempt): Summary {
-  const why = `worker ${entry.worker} stopped during this attempt (it died, or was cut off or frozen past its task's lock); the task ran again on a worker that answered`;
+  const why =
+    `worker ${entry.worker} stopped during this attempt (it died, or was cut off or frozen past its task's lock); ` +
+    "the task ran again on a worker that answered";
   return { ...taskFields(task), id: task.id, results: unfinished(entry.attempt, why, entry.worker, entry.started) } as Summary;
 }
 
