@@ -56,6 +56,52 @@ function layerOf(file: string): string {
   return parts.length === 1 ? "" : parts[0]!;
 }
 
+const DATASETS = join(CONTROLLER, "datasets");
+
+/**
+ * The folders under datasets/ and the ones each may import ("" is a file at the top of datasets/).
+ * pycompat, the Python-compatibility code the formats share, imports nothing of the controller
+ * outside itself; OSWorld's format and the JSON format's evaluation functions do not import each
+ * other. A folder missing here is an error.
+ */
+const DATASET_DEPS: Record<string, readonly string[]> = {
+  pycompat: [],
+  "": ["configHelpers", "evaluationHelpers"],
+  configHelpers: [""],
+  evaluationHelpers: ["", "pycompat"],
+  osworld: ["", "pycompat"],
+};
+
+/** Where a datasets/ file sits: its folder under datasets/, "" for a file at its top, undefined outside datasets/. */
+function datasetFolderOf(file: string): string | undefined {
+  const rel = relative(DATASETS, file);
+  if (rel.startsWith("..")) return undefined;
+  const parts = rel.split("/");
+  return parts.length === 1 ? "" : parts[0]!;
+}
+
+/** Imports between datasets/ folders that DATASET_DEPS does not allow (and any import out of pycompat), as "file: import" lines. */
+function datasetViolations(files: ReadonlyMap<string, string>, deps: Record<string, readonly string[]>): string[] {
+  const out: string[] = [];
+  for (const [file, text] of files) {
+    const from = datasetFolderOf(file);
+    if (from === undefined) continue;
+    const allowed = deps[from];
+    if (!allowed) {
+      out.push(`${relative(ROOT, file)}: folder datasets/${from} has no entry in DATASET_DEPS`);
+      continue;
+    }
+    for (const spec of importsOf(text).filter((s) => s.startsWith("."))) {
+      const to = datasetFolderOf(resolveRelative(file, spec));
+      const name = (f: string | undefined) => (f === undefined ? "the controller outside datasets/" : f === "" ? "datasets/" : `datasets/${f}`);
+      const leaf = from === "pycompat" && to !== "pycompat";
+      if (leaf || (to !== undefined && to !== from && !allowed.includes(to)))
+        out.push(`${relative(ROOT, file)}: ${spec} (${name(from)} may not import ${name(to)})`);
+    }
+  }
+  return out;
+}
+
 /** Imports that cross a layer the DEPS list does not allow, as "file: import" lines. */
 function layeringViolations(files: ReadonlyMap<string, string>, deps: Record<string, readonly string[]>): string[] {
   const out: string[] = [];
@@ -129,8 +175,8 @@ describe("package boundaries", () => {
     const drawers = ["/controller/src/datasets/evaluationHelpers/images.ts", "/controller/src/benchmark/marks.ts"];
     // Image builds and the container and qemu providers run host tools (mmdebstrap, tar, qemu-img, podman).
     const hostTools = ["/controller/src/images/", "/controller/src/machines/"];
-    // OSWorld's image metrics (compare_images, the GIMP checks) decode images.
-    const imageMetrics = "/controller/src/datasets/osworld/metrics/";
+    // The Python-compatibility code decodes images as Pillow does, for OSWorld's image metrics.
+    const imageMetrics = "/controller/src/datasets/pycompat/";
     const allowed = (f: string, i: string) =>
       (i === "sharp" && (drawers.some((d) => f.endsWith(d)) || f.includes(imageMetrics))) || (i === "execa" && hostTools.some((d) => f.includes(d)));
     const offending = ["shared", "daemon", "controller"].flatMap((pkg) =>
@@ -160,6 +206,26 @@ describe("controller layering", () => {
     expect(layeringViolations(planted, CONTROLLER_DEPS)).toEqual([
       "packages/controller/src/env/mouse.ts: ../benchmark/benchmark.js (env may not import benchmark)",
       "packages/controller/src/newLayer/thing.ts: folder newLayer has no entry in CONTROLLER_DEPS",
+    ]);
+  });
+
+  test("the dataset formats share the Python-compatibility code and import not each other", () => {
+    expect(datasetViolations(controllerFiles(), DATASET_DEPS)).toEqual([]);
+  });
+
+  test("planted dataset imports are caught: pycompat importing OSWorld or the controller, OSWorld importing the JSON format's functions, a new folder", () => {
+    const files = controllerFiles();
+    const planted = new Map(files);
+    const regex = join(DATASETS, "pycompat/pyRegex.ts");
+    planted.set(regex, `${files.get(regex)}\nimport { show } from "../osworld/metrics/common/outcome.js";\nimport type { Env } from "../../env/index.js";\n`);
+    const metric = join(DATASETS, "osworld/metric.ts");
+    planted.set(metric, `${files.get(metric)}\nimport { compareCsv } from "../evaluationHelpers/csv.js";\n`);
+    planted.set(join(DATASETS, "newFormat/thing.ts"), `import { pyStrip } from "../pycompat/pyStr.js";\n`);
+    expect(datasetViolations(planted, DATASET_DEPS)).toEqual([
+      "packages/controller/src/datasets/osworld/metric.ts: ../evaluationHelpers/csv.js (datasets/osworld may not import datasets/evaluationHelpers)",
+      "packages/controller/src/datasets/pycompat/pyRegex.ts: ../osworld/metrics/common/outcome.js (datasets/pycompat may not import datasets/osworld)",
+      "packages/controller/src/datasets/pycompat/pyRegex.ts: ../../env/index.js (datasets/pycompat may not import the controller outside datasets/)",
+      "packages/controller/src/datasets/newFormat/thing.ts: folder datasets/newFormat has no entry in DATASET_DEPS",
     ]);
   });
 

@@ -1,5 +1,6 @@
 import { describe, expect, test } from "vitest";
-import { compareCsv, readCsvLikePandas } from "../../../packages/controller/src/datasets/evaluationHelpers/index.js";
+import { compareCsv } from "../../../packages/controller/src/datasets/evaluationHelpers/index.js";
+import { readCsvLikePandas } from "../../../packages/controller/src/datasets/pycompat/pandasCsv.js";
 import { fixture } from "./fixtures.js";
 
 // Verdicts as the GUI-OS dataset's own compare_csv (pandas read_csv, sorted columns, DataFrame.equals)

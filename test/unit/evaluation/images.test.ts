@@ -1,5 +1,6 @@
 import { describe, expect, test } from "vitest";
-import { decodeGray, ssim, type GrayImage } from "../../../packages/controller/src/datasets/evaluationHelpers/index.js";
+import { decodeGray, ssim } from "../../../packages/controller/src/datasets/evaluationHelpers/index.js";
+import type { GrayImage } from "../../../packages/controller/src/datasets/pycompat/cv2.js";
 import { fixtureBytes } from "./fixtures.js";
 
 const histogram = (img: GrayImage) => {

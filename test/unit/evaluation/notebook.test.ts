@@ -6,9 +6,9 @@ import {
   compareNotebookCells,
   compareNotebookOutputs,
   parseNotebook,
-  pyStrip,
   type NotebookCell,
 } from "../../../packages/controller/src/datasets/evaluationHelpers/index.js";
+import { pyStrip } from "../../../packages/controller/src/datasets/pycompat/pyStr.js";
 import { fixture } from "./fixtures.js";
 
 // Every verdict here is the one the GUI-OS dataset's own evaluators (nbformat, run unchanged on the

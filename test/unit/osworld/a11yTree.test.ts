@@ -2,7 +2,6 @@ import { describe, expect, test } from "vitest";
 import {
   accessibilityTreeGetter,
   buildAccessibilityXml,
-  pyFloatStr,
   terminalOutputGetter,
   terminalOutputOf,
 } from "../../../packages/controller/src/datasets/osworld/accessibilityTree.js";
@@ -60,21 +59,6 @@ describe("buildAccessibilityXml", () => {
     expect(xml).toContain('<table name="Sheet1"><table-cell name="A1" st:enabled="true" st:sensitive="true" st:showing="true" st:visible="true"/>');
     expect(xml).toContain('<table-cell name="B1" st:showing="true"/></table></document-spreadsheet>');
     expect(xml.match(/XFD1/g)).toHaveLength(1);
-  });
-
-  test("values are written as Python floats", () => {
-    const cases: Array<[number, string]> = [
-      [50, "50.0"],
-      [0.5, "0.5"],
-      [-2, "-2.0"],
-      [1e-5, "1e-05"],
-      [0.00015, "0.00015"],
-      [1e16, "1e+16"],
-      [123.456, "123.456"],
-      [1.5e300, "1.5e+300"],
-      [0, "0.0"],
-    ];
-    for (const [n, s] of cases) expect(pyFloatStr(n)).toBe(s);
   });
 });
 

@@ -8,7 +8,7 @@ import { describe, expect, test } from "vitest";
 import { scoreOf } from "../../../packages/controller/src/datasets/osworld/metric.js";
 import { docsMetrics } from "../../../packages/controller/src/datasets/osworld/metrics/docs.js";
 import { readDocx } from "../../../packages/controller/src/datasets/osworld/metrics/office/docx.js";
-import { fuzzRatio } from "../../../packages/controller/src/datasets/osworld/metrics/office/pytext.js";
+import { fuzzRatio } from "../../../packages/controller/src/datasets/pycompat/similarity.js";
 
 const dir = mkdtempSync(join(tmpdir(), "osworld-docs-"));
 const run = async (name: string, result: unknown, expected: unknown, options: Record<string, unknown> = {}) => {
@@ -69,12 +69,12 @@ describe("the docx reader", () => {
     expect((await readDocx(path))!.tables[0]!.cellText(1, 0)).toBe("c");
   });
 
-  test("fuzz.ratio is rapidfuzz's normalized Indel similarity", () => {
-    expect(fuzzRatio("", "")).toBe(1);
-    expect(fuzzRatio("this is a test", "this is a test!")).toBeCloseTo(0.9655172413793104, 12);
-    expect(fuzzRatio("kitten", "sitting")).toBeCloseTo(1 - 5 / 13, 12);
+  test("fuzz.ratio is rapidfuzz's normalized Indel similarity (0-100)", () => {
+    expect(fuzzRatio("", "")).toBe(100);
+    expect(fuzzRatio("this is a test", "this is a test!")).toBeCloseTo(100 * (28 / 29), 10);
+    expect(fuzzRatio("kitten", "sitting")).toBeCloseTo(100 * (1 - 5 / 13), 10);
     const long = "lorem ipsum dolor sit amet ".repeat(20);
-    expect(fuzzRatio(long, `${long}x`)).toBeCloseTo(1 - 1 / (2 * long.length + 1), 12);
+    expect(fuzzRatio(long, `${long}x`)).toBeCloseTo(100 * (1 - 1 / (2 * long.length + 1)), 10);
   });
 });
 

@@ -6,7 +6,9 @@ import JSZip from "jszip";
 import { PDFDocument, StandardFonts } from "pdf-lib";
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { resizeLanczosLikePil, skimageSsim } from "../../../packages/controller/src/datasets/osworld/metrics/common/pilImage.js";
+import { greyImage } from "../../../packages/controller/src/datasets/pycompat/pilImage.js";
+import { resize } from "../../../packages/controller/src/datasets/pycompat/pilResize.js";
+import { structuralSimilarity } from "../../../packages/controller/src/datasets/pycompat/skimageSsim.js";
 import { filesMetrics } from "../../../packages/controller/src/datasets/osworld/metrics/files.js";
 import { scoreOf } from "../../../packages/controller/src/datasets/osworld/metric.js";
 
@@ -209,10 +211,10 @@ describe("compare_images", () => {
     expect(r.score).toBeLessThan(1);
   });
   test("the Pillow resize keeps a flat image flat, and SSIM needs 7 × 7", () => {
-    const flat = { width: 30, height: 20, data: new Uint8Array(600).fill(77) };
-    expect([...resizeLanczosLikePil(flat, 13, 9).data].every((v) => v === 77)).toBe(true);
-    expect(resizeLanczosLikePil(flat, 30, 20)).toBe(flat);
+    const flat = greyImage(30, 20, new Uint8Array(600).fill(77));
+    expect([...resize(flat, 13, 9, "lanczos").data].every((v) => v === 77)).toBe(true);
+    expect(resize(flat, 30, 20, "lanczos")).toBe(flat);
     const tiny = { width: 6, height: 6, data: new Uint8Array(36) };
-    expect(() => skimageSsim(tiny, tiny)).toThrow(/win_size/);
+    expect(() => structuralSimilarity(tiny, tiny)).toThrow(/win_size/);
   });
 });

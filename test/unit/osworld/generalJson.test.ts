@@ -3,10 +3,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { matchValueToRule } from "../../../packages/controller/src/datasets/osworld/metrics/common/matchRule.js";
-import { pyEqual, pySplitlines, pyStr } from "../../../packages/controller/src/datasets/osworld/metrics/common/pyCompat.js";
-import { PyFloat, plainJson, pyJsonParse } from "../../../packages/controller/src/datasets/osworld/metrics/common/pyJson.js";
-import { pyRegex } from "../../../packages/controller/src/datasets/osworld/metrics/common/pyRegex.js";
-import { fuzzRatio, sequenceRatio } from "../../../packages/controller/src/datasets/osworld/metrics/common/similarity.js";
+import { pyEqual, pyStr } from "../../../packages/controller/src/datasets/pycompat/pyValues.js";
+import { pySplitlines } from "../../../packages/controller/src/datasets/pycompat/pyStr.js";
+import { PyFloat, plainJson, pyJsonParse } from "../../../packages/controller/src/datasets/pycompat/pyJson.js";
+import { pyRegex } from "../../../packages/controller/src/datasets/pycompat/pyRegex.js";
+import { fuzzRatio, sequenceRatio } from "../../../packages/controller/src/datasets/pycompat/similarity.js";
 import { generalMetrics } from "../../../packages/controller/src/datasets/osworld/metrics/general.js";
 import { metricRunner } from "./metricRunner.js";
 

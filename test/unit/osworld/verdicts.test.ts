@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, test } from "vitest";
 import { runMetric } from "../../../packages/controller/src/datasets/osworld/metric.js";
-import { pyJsonParse } from "../../../packages/controller/src/datasets/osworld/metrics/common/pyJson.js";
+import { pyJsonParse } from "../../../packages/controller/src/datasets/pycompat/pyJson.js";
 import { OSWORLD_METRICS } from "../../../packages/controller/src/datasets/osworld/metrics/index.js";
 
 // Every recorded case of test/fixtures/osworld-verdicts (see its README): Pincer's port of each

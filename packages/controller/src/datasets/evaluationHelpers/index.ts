@@ -16,10 +16,9 @@ import { checkFileExists, checkIncludeExclude, compareTextFile } from "./text.js
 
 export { createAll, createAny } from "./combine.js";
 export type { CombinationArgs } from "./combine.js";
-export { compareCsv, readCsvLikePandas } from "./csv.js";
-export type { CompareCsvOptions, CsvDtype, CsvFrame, CsvValue } from "./csv.js";
-export { decodeGray, decodeGrayLikeOpenCv, histogramCorrelation, resizeArea, ssim } from "./images.js";
-export type { GrayImage } from "./images.js";
+export { compareCsv } from "./csv.js";
+export type { CompareCsvOptions } from "./csv.js";
+export { decodeGray, ssim } from "./images.js";
 export {
   checkCellsExecuted,
   checkOutputsCleared,
@@ -27,7 +26,6 @@ export {
   compareNotebookCells,
   compareNotebookOutputs,
   parseNotebook,
-  pyStrip,
 } from "./notebookChecks.js";
 export type { CellsExecutedOptions, NotebookCell, NotebookOutput, NotebookOutputsOptions, OutputsClearedOptions } from "./notebookChecks.js";
 export { checkRules, ruleMatches, ruleSchema } from "./rules.js";

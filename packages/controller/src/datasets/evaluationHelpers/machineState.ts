@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { defineEvaluationFunction } from "../helpers.js";
+import { fail, pass } from "../../evaluators/verdict.js";
 
 /**
  * Evaluation functions that judge the machine's live state rather than a file (a Pincer addition to
@@ -15,7 +16,7 @@ export const checkWindowExists = defineEvaluationFunction({
   async run(args, ctx) {
     const windows = await ctx.env.windows.list({ signal: ctx.signal });
     const found = windows.find((w) => (!args.title || w.title.includes(args.title)) && (!args.class || w.class === args.class || w.instance === args.class));
-    if (found) return { score: 1, reason: `window ${JSON.stringify(found.title)} (${found.class}) is open` };
+    if (found) return pass(`window ${JSON.stringify(found.title)} (${found.class}) is open`);
     const open = windows.map((w) => `${JSON.stringify(w.title)} (${w.class})`).join(", ") || "none";
     return {
       score: 0,
@@ -32,8 +33,6 @@ export const checkClipboard = defineEvaluationFunction({
     const text = await ctx.env.clipboard.get({ signal: ctx.signal });
     const got = trim ? text.trim() : text;
     const want = trim ? expected.trim() : expected;
-    return got === want
-      ? { score: 1, reason: "clipboard matches" }
-      : { score: 0, reason: `clipboard holds ${JSON.stringify(got.slice(0, 200))}, expected ${JSON.stringify(want)}` };
+    return got === want ? pass("clipboard matches") : fail(`clipboard holds ${JSON.stringify(got.slice(0, 200))}, expected ${JSON.stringify(want)}`);
   },
 });

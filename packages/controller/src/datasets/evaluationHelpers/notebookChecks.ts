@@ -1,6 +1,7 @@
 import { isDeepStrictEqual } from "node:util";
 import { z } from "zod";
 import type { Verdict } from "../../evaluators/verdict.js";
+import { pyStrip } from "../pycompat/pyStr.js";
 import { fail, pass, show } from "./common.js";
 
 /**
@@ -88,15 +89,6 @@ export function parseNotebook(text: string): NotebookCell[] {
     executionCount: c.execution_count ?? null,
     outputs: (c.outputs ?? []).map(rejoin),
   }));
-}
-
-/** Whitespace as Python's `str.strip()` sees it (not quite JavaScript's `trim()`). */
-const PY_WS = "[\\t\\n\\v\\f\\r \\x1c-\\x1f\\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]";
-const PY_STRIP = new RegExp(`^${PY_WS}+|${PY_WS}+$`, "g");
-
-/** Python's `str.strip()`. */
-export function pyStrip(s: string): string {
-  return s.replace(PY_STRIP, "");
 }
 
 const cellCount = (expected: NotebookCell[], result: NotebookCell[]) =>

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { show } from "./common.js";
+import { fail, pass } from "../../evaluators/verdict.js";
 
 /**
  * Include/exclude rules on a text (a file's content, a command's log): each rule is a plain
@@ -86,10 +87,10 @@ export function checkRules(text: string, opts: RuleCheck): { score: number; reas
   const missing = opts.include.filter((r) => !ruleMatches(r, text, opts.ignoreCase));
   const found = opts.exclude.filter((r) => ruleMatches(r, text, opts.ignoreCase));
   if (missing.length === 0 && found.length === 0) {
-    return { score: 1, reason: `${opts.subject}: all ${opts.include.length} include rule(s) found, none of ${opts.exclude.length} exclude rule(s)` };
+    return pass(`${opts.subject}: all ${opts.include.length} include rule(s) found, none of ${opts.exclude.length} exclude rule(s)`);
   }
   const parts: string[] = [];
   if (missing.length) parts.push(`missing ${missing.map(describeRule).join(", ")}`);
   if (found.length) parts.push(`contains excluded ${found.map(describeRule).join(", ")}`);
-  return { score: 0, reason: `${opts.subject}: ${parts.join("; ")}` };
+  return fail(`${opts.subject}: ${parts.join("; ")}`);
 }

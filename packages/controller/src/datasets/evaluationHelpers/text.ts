@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { Verdict } from "../../evaluators/verdict.js";
 import { defineEvaluationFunction } from "../helpers.js";
+import { collapseBlanks, universalNewlines } from "../pycompat/pyStr.js";
 import { envArg, fail, fetchResultText, oneOfEach, pass, pickEnv, readLocalText, show, splitLines } from "./common.js";
 import { allRules, checkRules, nestedRules, ruleCount, rulesShape } from "./rules.js";
 import { NotFoundError } from "@pincer/shared";
@@ -16,20 +17,14 @@ export interface CompareTextOptions {
   ignoreCase?: boolean;
 }
 
-/** Text as read in text mode: CRLF and CR line breaks become LF (line endings never matter). */
-const universalNewlines = (text: string) => text.replace(/\r\n?/g, "\n");
-
 /**
- * The text as compared: blanks collapsed with `ignoreBlanks` (tabs and newlines to spaces, ends
- * stripped, runs to one space), case folded with `ignoreCase`.
+ * The text as compared: read in text mode (CRLF and CR line breaks become LF: line endings never
+ * matter), blanks collapsed with `ignoreBlanks` (Python's `re.sub(r"\s+", " ", ...).strip()`),
+ * case folded with `ignoreCase`.
  */
 function normalizeText(text: string, opts: CompareTextOptions): string {
   let t = universalNewlines(text);
-  if (opts.ignoreBlanks)
-    t = t
-      .replace(/[\t\n]/g, " ")
-      .trim()
-      .replace(/\s+/g, " ");
+  if (opts.ignoreBlanks) t = collapseBlanks(t);
   if (opts.ignoreCase) t = t.toLowerCase();
   return t;
 }

@@ -2,7 +2,8 @@ import { z } from "zod";
 import type { AccessibleNode, AccessibilityTreeOptions } from "../../env/accessibility.js";
 import type { OsworldContext } from "./context.js";
 import { defineGetter, type OsworldGetter } from "./getter.js";
-import { PY_WS } from "./metrics/common/pyCompat.js";
+import { floatRepr } from "../pycompat/pyNumbers.js";
+import { pyRstrip } from "../pycompat/pyStr.js";
 
 /**
  * OSWorld's accessibility tree as its server writes it for Ubuntu (`desktop_env/server/main.py`:
@@ -70,25 +71,6 @@ function escapeAttr(s: string): string {
   return s.replace(NOT_XML, "").replace(/[&<>"\n\r\t]/g, (c) => map[c]!);
 }
 
-/** Python's `str(float)` (repr: shortest digits, exponent below 1e-4 and from 1e16). */
-export function pyFloatStr(n: number): string {
-  if (Number.isNaN(n)) return "nan";
-  if (!Number.isFinite(n)) return n > 0 ? "inf" : "-inf";
-  if (n === 0) return Object.is(n, -0) ? "-0.0" : "0.0";
-  const [mantissa, expText] = n.toExponential().split("e") as [string, string];
-  const exp = Number(expText);
-  const sign = mantissa.startsWith("-") ? "-" : "";
-  const digits = mantissa.replace(/^-/, "").replace(".", "");
-  if (exp < -4 || exp >= 16) {
-    const m = digits.length > 1 ? `${digits[0]}.${digits.slice(1)}` : digits;
-    return `${sign}${m}e${exp < 0 ? "-" : "+"}${String(Math.abs(exp)).padStart(2, "0")}`;
-  }
-  if (exp < 0) return `${sign}0.${"0".repeat(-exp - 1)}${digits}`;
-  const int = digits.slice(0, exp + 1).padEnd(exp + 1, "0");
-  const frac = digits.slice(exp + 1);
-  return `${sign}${int}.${frac || "0"}`;
-}
-
 /** The node's attributes in OSWorld's order: name, st:*, attr:*, cp:*, val:value. */
 function attributesOf(node: AccessibleNode): Array<[string, string]> {
   const out: Array<[string, string]> = [["name", node.name]];
@@ -99,7 +81,7 @@ function attributesOf(node: AccessibleNode): Array<[string, string]> {
     out.push(["cp:screencoord", `(${b.x}, ${b.y})`], ["cp:size", `(${b.width}, ${b.height})`]);
   }
   const value = node.value === "" ? Number.NaN : Number(node.value);
-  if (!Number.isNaN(value)) out.push(["val:value", pyFloatStr(value)]);
+  if (!Number.isNaN(value)) out.push(["val:value", floatRepr(value)]);
   return out;
 }
 
@@ -142,15 +124,6 @@ export function buildAccessibilityXml(applications: readonly AccessibleNode[]): 
   for (const app of applications) writeNode(app, "", out);
   out.push("</desktop-frame>");
   return out.join("");
-}
-
-const PY_SPACE = new RegExp(`^[${PY_WS}]$`, "u");
-
-/** Python's `str.rstrip()`: trailing Unicode whitespace as Python counts it. */
-function pyRstrip(s: string): string {
-  let end = s.length;
-  while (end > 0 && PY_SPACE.test(s[end - 1]!)) end--;
-  return s.slice(0, end);
 }
 
 function descendants(node: AccessibleNode, out: AccessibleNode[] = []): AccessibleNode[] {

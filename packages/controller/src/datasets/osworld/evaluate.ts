@@ -5,6 +5,7 @@ import type { OsworldContext } from "./context.js";
 import { OSWORLD_GETTERS } from "./getters.js";
 import { runMetric } from "./metric.js";
 import { OSWORLD_METRICS } from "./metrics/index.js";
+import { fail, pass } from "../../evaluators/verdict.js";
 
 type Evaluator = OsworldTaskJson["evaluator"];
 type Step = { type: string; parameters: Record<string, unknown> };
@@ -58,17 +59,17 @@ export async function evaluateOsworld(e: Evaluator, ctx: OsworldContext, declare
   const funcs = list(e.func);
   if (funcs.length === 1 && funcs[0] === "infeasible") {
     return declaredInfeasible
-      ? { score: 1, reason: "the agent declared the task infeasible, as it is" }
-      : { score: 0, reason: "the task is infeasible, and the agent did not say so (its last action was not fail)" };
+      ? pass("the agent declared the task infeasible, as it is")
+      : fail("the task is infeasible, and the agent did not say so (its last action was not fail)");
   }
-  if (declaredInfeasible) return { score: 0, reason: "the agent declared the task infeasible, but it is feasible" };
+  if (declaredInfeasible) return fail("the agent declared the task infeasible, but it is feasible");
   if (!Array.isArray(e.func)) return judge(e, 0, ctx);
   const conj = e.conj ?? "and";
   const results: Array<{ score: number; reason: string }> = [];
   for (let i = 0; i < funcs.length; i++) {
     const r = await judge(e, i, ctx);
-    if (conj === "and" && r.score === 0) return { score: 0, reason: r.reason };
-    if (conj === "or" && r.score === 1) return { score: 1, reason: r.reason };
+    if (conj === "and" && r.score === 0) return fail(r.reason);
+    if (conj === "or" && r.score === 1) return pass(r.reason);
     results.push(r);
   }
   const score = conj === "and" ? results.reduce((a, r) => a + r.score, 0) / results.length : Math.max(...results.map((r) => r.score));

@@ -6,7 +6,7 @@ import { jsonPath } from "../jsonFormat.js";
 import { checkSolutionSteps } from "../solutionCheck.js";
 import { loadSolution } from "../solutions.js";
 import { groupOf, NOT_JSON, readJson } from "../taskFiles.js";
-import { hasPyFloat, pyJsonParse } from "./metrics/common/pyJson.js";
+import { hasPyFloat, pyJsonParse } from "../pycompat/pyJson.js";
 import { buildOsworldTask, FAIL_ACTION_NAME } from "./task.js";
 import { checkOsworldArguments, looksLikeOsworld, missingFunctions, osworldTaskSchema, type OsworldTaskJson } from "./taskSchema.js";
 

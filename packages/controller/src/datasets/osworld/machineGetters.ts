@@ -7,7 +7,8 @@ import { expandUser, type OsworldContext } from "./context.js";
 import { defineGetter, type OsworldGetter } from "./getter.js";
 import { readExcelLikePandas } from "./metrics/table/pandas.js";
 import { loadBook } from "./metrics/table/xlsx.js";
-import { pyFloatRepr, showDate, type PyVal } from "./metrics/table/values.js";
+import { type PyVal, showDate } from "../pycompat/cellValues.js";
+import { floatRepr } from "../pycompat/pyNumbers.js";
 import { runPyautogui } from "./pyautogui.js";
 
 /**
@@ -76,7 +77,7 @@ async function listDirectory(path: string, ctx: OsworldContext): Promise<TreeNod
 /** `astype(str)` of a pandas value of a column of `dtype`. */
 function pandasStr(v: PyVal, dtype: string): string {
   if (v === null) return dtype === "datetime64" || dtype === "timedelta64" ? "NaT" : "nan";
-  if (typeof v === "number") return dtype === "float64" || !Number.isInteger(v) ? pyFloatRepr(v) : String(v);
+  if (typeof v === "number") return dtype === "float64" || !Number.isInteger(v) ? floatRepr(v) : String(v);
   if (typeof v === "boolean") return v ? "True" : "False";
   if (typeof v === "string") return v;
   return showDate(v);

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { plainJson } from "./metrics/common/pyJson.js";
+import { plainJson } from "../pycompat/pyJson.js";
 
 /**
  * What a metric returns: a score in [0, 1] (OSWorld's metrics return floats; 1 is a pass), or the
@@ -32,7 +32,7 @@ export interface OsworldMetric<O extends z.ZodType = z.ZodType> {
   unsupported?(options: z.infer<O>): string[];
   /**
    * The metric tells a whole float from an int as Python does (`str(5.0)` is "5.0"): the values it
-   * is given keep the task's `5.0` as a `PyFloat` (metrics/common/pyJson.ts). Other metrics get plain numbers.
+   * is given keep the task's `5.0` as a `PyFloat` (datasets/pycompat/pyJson.ts). Other metrics get plain numbers.
    */
   pythonFloats?: boolean;
   run(result: unknown, expected: unknown, options: z.infer<O>): Promise<MetricResult>;

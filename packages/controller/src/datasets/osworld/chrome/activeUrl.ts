@@ -3,9 +3,10 @@ import type { AccessibleNode } from "../../../env/accessibility.js";
 import { osworldRoleName, readTree, xmlElementText } from "../accessibilityTree.js";
 import type { OsworldContext } from "../context.js";
 import { defineGetter, type OsworldGetter } from "../getter.js";
-import { pyTruthy } from "../metrics/chrome/common.js";
-import { parseQs, unquote, urlparse } from "../metrics/common/pyUrl.js";
+import { pyTruthy } from "../../pycompat/pyValues.js";
+import { parseQs, unquote, urlparse } from "../../pycompat/pyUrl.js";
 import { browserCommand } from "./browser.js";
+import { pyInt } from "../../pycompat/pyNumbers.js";
 
 /**
  * OSWorld's getters of the active tab's URL (getters/chrome.py): `active_url_from_accessTree`
@@ -46,14 +47,6 @@ export async function activeUrl(ctx: OsworldContext, gotoPrefix: unknown): Promi
     return null;
   }
   return `${pyFormat(gotoPrefix === undefined ? "https://" : gotoPrefix)}${pyFormat(xmlElementText(bars[0]!))}`;
-}
-
-/** Python's `int(v)` of a config value; undefined where it raises. */
-function pyInt(v: unknown): number | undefined {
-  if (typeof v === "boolean") return Number(v);
-  if (typeof v === "number" && Number.isFinite(v)) return Math.trunc(v);
-  if (typeof v === "string" && /^\s*[-+]?\d+(_\d+)*\s*$/.test(v)) return Number.parseInt(v.replaceAll("_", ""), 10);
-  return undefined;
 }
 
 const urlGetterConfig = z.looseObject({ goto_prefix: z.unknown().optional() });

@@ -1,8 +1,9 @@
 import { z } from "zod";
 import type { OsworldContext } from "../context.js";
 import { defineGetter, type OsworldGetter } from "../getter.js";
-import { pyStrip } from "../metrics/common/pyCompat.js";
-import { unquote } from "../metrics/common/pyUrl.js";
+import { pyInt } from "../../pycompat/pyNumbers.js";
+import { pyStrip } from "../../pycompat/pyStr.js";
+import { unquote } from "../../pycompat/pyUrl.js";
 import { activeUrl } from "./activeUrl.js";
 import { listPages } from "./devtools.js";
 import { connectBrowser, pageTitleAndUrl, waitForLoadState } from "./pages.js";
@@ -34,8 +35,9 @@ type Config = z.infer<typeof config>;
 
 /** Python's `int(order)` of an index key. */
 function pyIndex(order: string): number {
-  if (!/^\s*[-+]?\d+\s*$/.test(order)) throw new Error(`active_tab_html_parse: index ${JSON.stringify(order)} is not an integer (OSWorld raises ValueError)`);
-  return Number.parseInt(order, 10);
+  const i = pyInt(order);
+  if (i === undefined) throw new Error(`active_tab_html_parse: index ${JSON.stringify(order)} is not an integer (OSWorld raises ValueError)`);
+  return i;
 }
 
 /** `texts[index] if len(texts) > index else ""`, with Python's negative indexes (one past the start raises). */

@@ -3,6 +3,7 @@ import { z } from "zod";
 import type { OsworldContext } from "../context.js";
 import { defineGetter, type OsworldGetter } from "../getter.js";
 import { fetchProfileFile, profileJson } from "./browser.js";
+import { pyTruthy } from "../../pycompat/pyValues.js";
 
 /**
  * OSWorld's Chrome getters that read the profile's JSON files (getters/chrome.py): Preferences,
@@ -21,18 +22,6 @@ function pyItem(d: unknown, key: string): unknown {
   if (typeof d !== "object" || d === null || Array.isArray(d) || !Object.hasOwn(d, key)) throw new TypeError(`KeyError: '${key}'`);
   return (d as Record<string, unknown>)[key];
 }
-
-/** Python's truthiness of a JSON value. */
-const truthy = (v: unknown) =>
-  !(
-    v === null ||
-    v === undefined ||
-    v === false ||
-    v === 0 ||
-    v === "" ||
-    (Array.isArray(v) && v.length === 0) ||
-    (typeof v === "object" && Object.keys(v as object).length === 0)
-  );
 
 /**
  * A getter reading one profile JSON file: `read(data)` is OSWorld's body; a missing or unreadable
@@ -75,11 +64,13 @@ export const chromeProfileGetters: OsworldGetter[] = [
   fromProfileJson("chrome_font_size", PREFS, { default_fixed_font_size: 13, default_font_size: 16 }, (d) =>
     pyGet(pyGet(d, "webkit", {}), "webprefs", { default_fixed_font_size: 13, default_font_size: 16, minimum_font_size: 13 }),
   ),
-  fromProfileJson("enable_do_not_track", PREFS, "false", (d) => (truthy(pyGet(d, "enable_do_not_track", {})) ? "true" : "false")),
-  fromProfileJson("enable_enhanced_safety_browsing", PREFS, "Google", (d) => (truthy(pyGet(pyGet(d, "safebrowsing", {}), "enhanced", {})) ? "true" : "false")),
+  fromProfileJson("enable_do_not_track", PREFS, "false", (d) => (pyTruthy(pyGet(d, "enable_do_not_track", {})) ? "true" : "false")),
+  fromProfileJson("enable_enhanced_safety_browsing", PREFS, "Google", (d) =>
+    pyTruthy(pyGet(pyGet(d, "safebrowsing", {}), "enhanced", {})) ? "true" : "false",
+  ),
   fromProfileJson("enable_safe_browsing", PREFS, "false", (d) => {
     const sb = pyGet(d, "safebrowsing", {});
-    return truthy(pyGet(sb, "enhanced", false)) || truthy(pyGet(sb, "enabled", false)) ? "true" : "false";
+    return pyTruthy(pyGet(sb, "enhanced", false)) || pyTruthy(pyGet(sb, "enabled", false)) ? "true" : "false";
   }),
   fromProfileJson("new_startup_page", PREFS, "Google", (d) => {
     if (pyGet(d, "session", undefined) === undefined) return "true";

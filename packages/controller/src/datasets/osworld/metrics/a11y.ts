@@ -7,8 +7,9 @@ import xpath from "xpath";
 import { z } from "zod";
 import { UBUNTU_A11Y_NAMESPACES } from "../accessibilityTree.js";
 import { defineMetric, type MetricResult, type OsworldMetric } from "../metric.js";
-import { fail, show } from "./common/outcome.js";
-import { fuzzRatio } from "./common/similarity.js";
+import { fail, pass } from "../../../evaluators/verdict.js";
+import { show } from "./common/outcome.js";
+import { fuzzRatio } from "../../pycompat/similarity.js";
 
 /**
  * OSWorld's metrics on the accessibility tree's XML: `check_accessibility_tree` (general.py), with
@@ -135,8 +136,8 @@ function ruleScore(xml: string, r: Rule, ns: Readonly<Record<string, string>>): 
   if (r.xpath !== undefined) [found, what] = [byXpath(xml, r.xpath, ns), `xpath ${show(r.xpath, 400)}`];
   else if (r.selectors !== undefined) [found, what] = [bySelectors(xml, r.selectors, ns), `selectors ${show(r.selectors.join(", "), 400)}`];
   else throw new Error("check_accessibility_tree: a rule needs xpath or selectors");
-  if (found.length === 0) return { score: 0, reason: `no element matches ${what}` };
-  if (r.text === undefined) return { score: 1, reason: "" };
+  if (found.length === 0) return fail(`no element matches ${what}`);
+  if (r.text === undefined) return pass("");
   if (r.exact === undefined) throw new Error('check_accessibility_tree: a rule with "text" needs "exact" (OSWorld reads r["exact"])');
   let best = 0;
   for (const f of found) {

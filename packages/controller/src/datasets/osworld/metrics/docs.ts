@@ -4,7 +4,10 @@ import { type DocxDocument, readDocx } from "./office/docx.js";
 import { readOdtParagraphs } from "./office/odt.js";
 import { imagesDiffer } from "./office/images.js";
 import { PythonWouldRaise } from "./office/package.js";
-import { collapseBlanks, fuzzRatio, pySorted, pyStrip } from "./office/pytext.js";
+import { fuzzRatio } from "../../pycompat/similarity.js";
+import { collapseBlanks, pyStrip } from "../../pycompat/pyStr.js";
+import { pySorted } from "../../pycompat/pyValues.js";
+import { fail, type Verdict } from "../../../evaluators/verdict.js";
 
 /**
  * OSWorld's document metrics (`desktop_env/evaluators/metrics/docs.py`), reading .docx files the
@@ -23,22 +26,22 @@ const compareDocxOptions = z.object({
 });
 
 type CompareDocxOptions = z.infer<typeof compareDocxOptions>;
-type Opened = { doc1: DocxDocument; doc2: DocxDocument } | { fail: { score: 0; reason: string } };
+type Opened = { doc1: DocxDocument; doc2: DocxDocument } | { fail: Verdict };
 
-const fail = (reason: string) => ({ fail: { score: 0 as const, reason } });
+const failOpen = (reason: string) => ({ fail: fail(reason) });
 const quote = (s: string) => JSON.stringify(s.length > 80 ? `${s.slice(0, 80)}…` : s);
 
 /** Opens both documents; a missing path or an unreadable file fails as OSWorld's `return 0` does. */
 async function openBoth(file1: unknown, file2: unknown, extensionCheck: boolean): Promise<Opened> {
-  if (typeof file1 !== "string" || file1 === "") return fail("the result file is missing");
-  if (typeof file2 !== "string" || file2 === "") return fail("the expected file is missing");
+  if (typeof file1 !== "string" || file1 === "") return failOpen("the result file is missing");
+  if (typeof file2 !== "string" || file2 === "") return failOpen("the expected file is missing");
   if (extensionCheck && !(file1.endsWith(".docx") && file2.endsWith(".docx"))) {
-    return fail(`unsupported file types or a mismatch between them (${file1}, ${file2})`);
+    return failOpen(`unsupported file types or a mismatch between them (${file1}, ${file2})`);
   }
   const doc1 = await readDocx(file1);
-  if (!doc1) return fail(`${file1} is missing or not a readable .docx`);
+  if (!doc1) return failOpen(`${file1} is missing or not a readable .docx`);
   const doc2 = await readDocx(file2);
-  if (!doc2) return fail(`${file2} is missing or not a readable .docx`);
+  if (!doc2) return failOpen(`${file2} is missing or not a readable .docx`);
   return { doc1, doc2 };
 }
 
@@ -47,26 +50,26 @@ function compareParagraphs(ps1: string[], ps2: string[], o: CompareDocxOptions):
   if (o.content_only || o.ignore_blanks) {
     const t1 = lower(collapseBlanks(ps1.join("\n")));
     const t2 = lower(collapseBlanks(ps2.join("\n")));
-    if (o.content_only || o.fuzzy_match) return fuzzRatio(t1, t2);
-    return t1 === t2 ? 1 : { score: 0, reason: "the texts differ (blanks collapsed)" };
+    if (o.content_only || o.fuzzy_match) return fuzzRatio(t1, t2) / 100;
+    return t1 === t2 ? 1 : fail("the texts differ (blanks collapsed)");
   }
-  if (ps1.length !== ps2.length) return { score: 0, reason: `${ps1.length} paragraphs, expected ${ps2.length}` };
+  if (ps1.length !== ps2.length) return fail(`${ps1.length} paragraphs, expected ${ps2.length}`);
   if (o.fuzzy_match) {
     if (ps1.length === 0) return 1;
-    return ps1.reduce((sum, p, i) => sum + fuzzRatio(lower(p), lower(ps2[i]!)), 0) / ps1.length;
+    return ps1.reduce((sum, p, i) => sum + fuzzRatio(lower(p), lower(ps2[i]!)) / 100, 0) / ps1.length;
   }
   for (let i = 0; i < ps1.length; i++) {
-    if (lower(ps1[i]!) !== lower(ps2[i]!)) return { score: 0, reason: `paragraph ${i + 1} is ${quote(ps1[i]!)}, expected ${quote(ps2[i]!)}` };
+    if (lower(ps1[i]!) !== lower(ps2[i]!)) return fail(`paragraph ${i + 1} is ${quote(ps1[i]!)}, expected ${quote(ps2[i]!)}`);
   }
   return 1;
 }
 
 /** Both .odt documents' paragraphs, or why the comparison scores 0 (OSWorld returns 0 when odfpy cannot load one). */
-async function odtParagraphs(file1: string, file2: string): Promise<[string[], string[]] | { fail: { score: 0; reason: string } }> {
+async function odtParagraphs(file1: string, file2: string): Promise<[string[], string[]] | { fail: Verdict }> {
   const ps1 = await readOdtParagraphs(file1);
-  if (!ps1) return fail(`${file1} is missing or not a readable .odt`);
+  if (!ps1) return failOpen(`${file1} is missing or not a readable .odt`);
   const ps2 = await readOdtParagraphs(file2);
-  if (!ps2) return fail(`${file2} is missing or not a readable .odt`);
+  if (!ps2) return failOpen(`${file2} is missing or not a readable .odt`);
   return [ps1, ps2];
 }
 
@@ -83,7 +86,7 @@ async function compareDocx(file1: unknown, file2: unknown, o: CompareDocxOptions
     ps1 = opened.doc1.paragraphs.map((p) => p.text);
     ps2 = opened.doc2.paragraphs.map((p) => p.text);
   }
-  if (o.ignore_order) [ps1, ps2] = [pySorted(ps1), pySorted(ps2)];
+  if (o.ignore_order) [ps1, ps2] = [pySorted(ps1) as string[], pySorted(ps2) as string[]];
   if (o.delete_empty_lines) [ps1, ps2] = [ps1.filter((p) => pyStrip(p)), ps2.filter((p) => pyStrip(p))];
   return compareParagraphs(ps1, ps2, o);
 }
@@ -104,23 +107,23 @@ const compareDocxTables = defineMetric({
     if ("fail" in opened) return opened.fail;
     const { tables: t1 } = opened.doc1;
     const { tables: t2 } = opened.doc2;
-    if (t1.length !== t2.length) return { score: 0, reason: `${t1.length} tables, expected ${t2.length}` };
+    if (t1.length !== t2.length) return fail(`${t1.length} tables, expected ${t2.length}`);
     try {
       for (const [k, a] of t1.entries()) {
         const b = t2[k]!;
         if (a.rows !== b.rows || a.columns !== b.columns) {
-          return { score: 0, reason: `table ${k + 1} is ${a.rows}×${a.columns}, expected ${b.rows}×${b.columns}` };
+          return fail(`table ${k + 1} is ${a.rows}×${a.columns}, expected ${b.rows}×${b.columns}`);
         }
         for (let i = 0; i < a.rows; i++) {
           for (let j = 0; j < a.columns; j++) {
             const x = pyStrip(a.cellText(i, j));
             const y = pyStrip(b.cellText(i, j));
-            if (x !== y) return { score: 0, reason: `table ${k + 1}, cell (${i}, ${j}) is ${quote(x)}, expected ${quote(y)}` };
+            if (x !== y) return fail(`table ${k + 1}, cell (${i}, ${j}) is ${quote(x)}, expected ${quote(y)}`);
           }
         }
       }
     } catch (e) {
-      if (e instanceof PythonWouldRaise) return { score: 0, reason: `OSWorld's compare_docx_tables would raise here: ${e.message}` };
+      if (e instanceof PythonWouldRaise) return fail(`OSWorld's compare_docx_tables would raise here: ${e.message}`);
       throw e;
     }
     return 1;
@@ -133,18 +136,18 @@ const compareLineSpacing = defineMetric({
   options: z.strictObject({}),
   async run(result, expected) {
     const text = await compareDocx(result, expected, compareDocxOptions.parse({}));
-    if (text !== 1) return typeof text === "number" ? { score: 0, reason: "the texts differ" } : text;
+    if (text !== 1) return typeof text === "number" ? fail("the texts differ") : text;
     const opened = await openBoth(result, expected, false);
     if ("fail" in opened) return opened.fail;
     const ps1 = opened.doc1.paragraphs;
     const ps2 = opened.doc2.paragraphs;
-    if (ps1.length !== ps2.length) return { score: 0, reason: `${ps1.length} paragraphs, expected ${ps2.length}` };
+    if (ps1.length !== ps2.length) return fail(`${ps1.length} paragraphs, expected ${ps2.length}`);
     for (let i = 0; i < ps1.length; i++) {
       const a = ps1[i]!.lineSpacing;
       const b = ps2[i]!.lineSpacing;
       const raised = [a, b].find((x) => x instanceof PythonWouldRaise);
-      if (raised) return { score: 0, reason: `OSWorld's compare_line_spacing would raise here: ${raised.message}` };
-      if (a !== b) return { score: 0, reason: `paragraph ${i + 1} (${quote(ps1[i]!.text)}): line spacing ${a}, expected ${b}` };
+      if (raised) return fail(`OSWorld's compare_line_spacing would raise here: ${raised.message}`);
+      if (a !== b) return fail(`paragraph ${i + 1} (${quote(ps1[i]!.text)}): line spacing ${a}, expected ${b}`);
     }
     return 1;
   },
@@ -160,13 +163,13 @@ const compareDocxImages = defineMetric({
     try {
       const i1 = await opened.doc1.images();
       const i2 = await opened.doc2.images();
-      if (i1.length !== i2.length) return { score: 0, reason: `${i1.length} images, expected ${i2.length}` };
+      if (i1.length !== i2.length) return fail(`${i1.length} images, expected ${i2.length}`);
       for (let k = 0; k < i1.length; k++) {
         const why = await imagesDiffer(i1[k]!, i2[k]!);
-        if (why) return { score: 0, reason: `image ${k + 1}: ${why}` };
+        if (why) return fail(`image ${k + 1}: ${why}`);
       }
     } catch (e) {
-      if (e instanceof PythonWouldRaise) return { score: 0, reason: `OSWorld's compare_docx_images would raise here: ${e.message}` };
+      if (e instanceof PythonWouldRaise) return fail(`OSWorld's compare_docx_images would raise here: ${e.message}`);
       throw e;
     }
     return 1;

@@ -1,8 +1,9 @@
 import { z } from "zod";
 import { defineMetric, type MetricResult, type OsworldMetric, scoreOf } from "../metric.js";
-import { rgbDeltaE } from "./common/colorDiff.js";
-import { fail, show } from "./common/outcome.js";
-import { PY_WS, pyStrip } from "./common/pyCompat.js";
+import { rgbDeltaE } from "../../pycompat/colorDiff.js";
+import { fail, type Verdict } from "../../../evaluators/verdict.js";
+import { ruleKey, show } from "./common/outcome.js";
+import { isPyDigit, pySplit, pyStrip } from "../../pycompat/pyStr.js";
 import { docsMetrics } from "./docs.js";
 import { type DocxFormatDocument, type DocxFormatParagraph, readDocxFormat } from "./office/docxFormat.js";
 import { PythonWouldRaise } from "./office/package.js";
@@ -16,11 +17,11 @@ import { PythonWouldRaise } from "./office/package.js";
 const noOptions = z.strictObject({});
 
 /** Opens a document for a metric; a missing path or unreadable file scores 0 as OSWorld's `return 0` does. */
-async function open(path: unknown): Promise<DocxFormatDocument | { score: 0; reason: string }> {
-  if (typeof path !== "string" || path === "") return { score: 0, reason: "the document is missing" };
-  return (await readDocxFormat(path)) ?? { score: 0, reason: `${path} is missing or not a readable .docx` };
+async function open(path: unknown): Promise<DocxFormatDocument | Verdict> {
+  if (typeof path !== "string" || path === "") return fail("the document is missing");
+  return (await readDocxFormat(path)) ?? fail(`${path} is missing or not a readable .docx`);
 }
-const failed = (d: DocxFormatDocument | { score: 0; reason: string }): d is { score: 0; reason: string } => "reason" in d;
+const failed = (d: DocxFormatDocument | Verdict): d is Verdict => "reason" in d;
 
 /** Runs a metric body; where python-docx would raise on the agent's file, the score is 0 with the reason. */
 async function guarded(metric: string, body: () => Promise<MetricResult>): Promise<MetricResult> {
@@ -40,12 +41,6 @@ async function sameText(a: unknown, b: unknown): Promise<MetricResult> {
 
 /** Every run of the document's body paragraphs. */
 const bodyRuns = (d: DocxFormatDocument) => d.paragraphs.flatMap((p) => p.runs);
-
-/** `rules[key]` of the task's rules. */
-function rule(metric: string, rules: unknown, key: string): unknown {
-  if (typeof rules !== "object" || rules === null || !Object.hasOwn(rules, key)) throw new Error(`${metric}: the rules need "${key}"`);
-  return (rules as Record<string, unknown>)[key];
-}
 
 /** `contains_page_break(docx, rules)`: a page break (`w:br w:type="page"`) in a run; exactly `rules.page_break_count` of them when given. */
 const containsPageBreak = defineMetric({
@@ -68,7 +63,7 @@ const compareFontNames = defineMetric({
   options: noOptions,
   run: (result, rules) =>
     guarded("compare_font_names", async () => {
-      const want = rule("compare_font_names", rules, "font_name");
+      const want = ruleKey("compare_font_names", rules, "font_name");
       const d = await open(result);
       if (failed(d)) return d;
       const other = bodyRuns(d).find((r) => r.fontName !== want);
@@ -95,13 +90,6 @@ const compareSubscriptContains = defineMetric({
     }),
 });
 
-/** Digits Python's `str.isdigit()` counts besides decimal ones: superscripts, subscripts, circled and parenthesised digits. */
-const OTHER_DIGITS =
-  /[\u00B2\u00B3\u00B9\u2070\u2074-\u2079\u2080-\u2089\u2460-\u2468\u2474-\u247C\u2488-\u2490\u24F5-\u24FD\u2776-\u277E\u2780-\u2788\u278A-\u2792]/u;
-
-/** Python's `str.isdigit()` for one character. */
-const isDigit = (c: string) => /\p{Nd}/u.test(c) || OTHER_DIGITS.test(c);
-
 /** `has_page_numbers_in_footers(docx)`: the first paragraph of every section's footer has a digit. */
 const hasPageNumbersInFooters = defineMetric({
   name: "has_page_numbers_in_footers",
@@ -112,7 +100,7 @@ const hasPageNumbersInFooters = defineMetric({
       if (failed(d)) return d;
       for (const [i, s] of d.sections.entries()) {
         const text = await s.footerFirstParagraph();
-        if (!Array.from(text).some(isDigit)) return fail(`section ${i + 1}'s footer ${show(text)} has no page number`);
+        if (!Array.from(text).some(isPyDigit)) return fail(`section ${i + 1}'s footer ${show(text)} has no page number`);
       }
       return 1;
     }),
@@ -132,10 +120,6 @@ const isFirstLineCentered = defineMetric({
       return a === "center" ? 1 : fail(`the first paragraph is aligned ${show(a ?? "by its style")}, not centred`);
     }),
 });
-
-/** Python's `re.split(r'\s', s)` words, empty ones dropped. */
-const PY_SPACE = new RegExp(`[${PY_WS}]`);
-const words = (s: string) => s.split(PY_SPACE).filter((w) => pyStrip(w) !== "");
 
 /**
  * `check_tabstops(a, b, word_number_split_by_tabstop, index)`: the non-empty paragraphs pair up,
@@ -163,7 +147,8 @@ const checkTabstops = defineMetric({
           const splits = p.text.split("\t");
           const part = splits[o.index < 0 ? splits.length + o.index : o.index];
           if (part === undefined) throw new PythonWouldRaise(`paragraph ${show(p.text)} has no part ${o.index} between tabs (IndexError)`);
-          const n = words(part).length;
+          // `re.split(r'\s', part)` with the empty words dropped: the words of str.split().
+          const n = pySplit(part).length;
           if (n !== o.word_number_split_by_tabstop) return fail(`${show(part)} has ${n} word(s) before the tab, expected ${o.word_number_split_by_tabstop}`);
         }
       }

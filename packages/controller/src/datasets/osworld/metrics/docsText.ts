@@ -1,9 +1,10 @@
 import { readFile } from "node:fs/promises";
 import { z } from "zod";
 import { defineMetric, type MetricResult, type OsworldMetric } from "../metric.js";
-import { fail, show } from "./common/outcome.js";
-import { pyStrip } from "./common/pyCompat.js";
-import { fuzzRatio } from "./common/similarity.js";
+import { fail } from "../../../evaluators/verdict.js";
+import { show } from "./common/outcome.js";
+import { pyStrip } from "../../pycompat/pyStr.js";
+import { fuzzRatio } from "../../pycompat/similarity.js";
 import { readDocx } from "./office/docx.js";
 import { descendants, kids, leafText, parseXml } from "./office/xml.js";
 

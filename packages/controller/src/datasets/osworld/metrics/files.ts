@@ -3,12 +3,16 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { z } from "zod";
 import { defineMetric, type MetricResult, type OsworldMetric, scoreOf } from "../metric.js";
-import { unpackArchive } from "./common/archive.js";
-import { errorText, fail, filePath, show } from "./common/outcome.js";
-import { pdfText } from "./common/pdfText.js";
-import { decodeGrayLikePil, type Gray8, resizeLanczosLikePil, skimageSsim } from "./common/pilImage.js";
-import { pyCompare, pyStrip } from "./common/pyCompat.js";
-import { fuzzRatio } from "./common/similarity.js";
+import { unpackArchive } from "../../pycompat/archive.js";
+import { fail } from "../../../evaluators/verdict.js";
+import { errorText, filePath, show } from "./common/outcome.js";
+import { pdfText } from "../../pycompat/pdfText.js";
+import { decodeGrayLikePil, type PilImage } from "../../pycompat/pilImage.js";
+import { resize } from "../../pycompat/pilResize.js";
+import { structuralSimilarity } from "../../pycompat/skimageSsim.js";
+import { pyCompare } from "../../pycompat/pyValues.js";
+import { pyStrip } from "../../pycompat/pyStr.js";
+import { fuzzRatio } from "../../pycompat/similarity.js";
 import { compareTextFiles } from "./general.js";
 
 /**
@@ -54,8 +58,8 @@ const comparePdfs = defineMetric({
 export async function compareImageFiles(result: unknown, expected: unknown, o: { reference_base_result?: number | undefined }): Promise<MetricResult> {
   const [p1, p2] = [filePath(result), filePath(expected)];
   if (!p1 || !p2) return fail(p1 ? "the expected image is missing" : "the result image is missing");
-  let a: Gray8;
-  let b: Gray8;
+  let a: PilImage;
+  let b: PilImage;
   try {
     [a, b] = [await decodeGrayLikePil(await readFile(p1)), await decodeGrayLikePil(await readFile(p2))];
   } catch (e) {
@@ -66,7 +70,7 @@ export async function compareImageFiles(result: unknown, expected: unknown, o: {
   const [w, h] = size as [number, number];
   let s: number;
   try {
-    s = skimageSsim(resizeLanczosLikePil(a, w, h), resizeLanczosLikePil(b, w, h));
+    s = structuralSimilarity(resize(a, w, h, "lanczos"), resize(b, w, h, "lanczos"));
   } catch (e) {
     return fail(`cannot compare the images: ${errorText(e)}`);
   }

@@ -1,11 +1,14 @@
 import { z } from "zod";
 import { defineMetric, type MetricResult, type OsworldMetric } from "../metric.js";
-import { parseCsvRecords } from "./common/csvRecords.js";
+import { parseCsvRecords } from "../../pycompat/csvRecords.js";
 import { checkDirectJsonObject, checkJson, compareConfig } from "./common/jsonMetrics.js";
-import { errorText, fail, filePath, ruleKey, rulesObject, show } from "./common/outcome.js";
-import { PY_WS, pyContains, pyEqual, pySplitlines, pyStr, pyStrip, readPyText } from "./common/pyCompat.js";
-import { pyRegex } from "./common/pyRegex.js";
-import { fuzzRatio, sequenceRatio } from "./common/similarity.js";
+import { fail } from "../../../evaluators/verdict.js";
+import { errorText, filePath, ruleKey, rulesObject, show } from "./common/outcome.js";
+import { collapseBlanks, pyLines, pySplitlines, readPyText } from "../../pycompat/pyStr.js";
+import { pyInt } from "../../pycompat/pyNumbers.js";
+import { pyContains, pyEqual, pyStr } from "../../pycompat/pyValues.js";
+import { pyRegex } from "../../pycompat/pyRegex.js";
+import { fuzzRatio, sequenceRatio } from "../../pycompat/similarity.js";
 
 /**
  * OSWorld's general-purpose metrics (`metrics/general.py`) and VS Code's text ones
@@ -159,11 +162,6 @@ const checkCsv = defineMetric({
   },
 });
 
-/** A text's lines as Python iterates a text file: each with its "\n". */
-function pyFileLines(text: string): string[] {
-  return text.split(/(?<=\n)/).filter((l) => l !== "");
-}
-
 const checkList = defineMetric({
   name: "check_list",
   options: noOptions,
@@ -174,7 +172,7 @@ const checkList = defineMetric({
     const [exp, unexp] = [expect.map((p) => pyRegex(p)), unexpect.map((p) => pyRegex(p))];
     const text = await readResult(String(result));
     if (typeof text !== "string") return text;
-    const lines = pyFileLines(text);
+    const lines = pyLines(text);
     const absent = expect.filter((_, i) => !lines.some((l) => exp[i]!.test(l)));
     const present = unexpect.filter((_, i) => lines.some((l) => unexp[i]!.test(l)));
     if (!absent.length && !present.length) return 1;
@@ -210,17 +208,13 @@ const checkLineNumber = defineMetric({
     if (result === null || result === undefined) return fail("the result file is missing");
     const text = await readResult(String(result));
     if (typeof text !== "string") return text;
-    const count = pyFileLines(text).filter((l) => TIME.test(l)).length;
+    const count = pyLines(text).filter((l) => TIME.test(l)).length;
     const raw = typeof lineNumber === "object" && lineNumber !== null ? (lineNumber as Record<string, unknown>).expected : undefined;
-    const t = typeof raw === "string" ? pyStrip(raw).replaceAll(/(?<=\d)_(?=\d)/g, "") : raw;
-    const expected = typeof t === "number" ? Math.trunc(t) : typeof t === "string" && /^[+-]?\d+$/.test(t) ? Number(t) : undefined;
+    const expected = pyInt(raw);
     if (expected === undefined) return fail(`the rules' "expected" is not an integer: ${show(raw)}`);
     return count === expected ? 1 : fail(`${count} line(s) hold a time (HH:MM:SS), expected ${expected}`);
   },
 });
-
-const PY_BLANKS = /[\t\n]/g;
-const PY_SPACES = new RegExp(`[${PY_WS}]+`, "g");
 
 const compareTextFile = defineMetric({
   name: "compare_text_file",
@@ -240,8 +234,8 @@ export async function compareTextFiles(result: unknown, expected: unknown, o: { 
   let gold = await readResult(String(expected), "expected file");
   if (typeof gold !== "string") return gold;
   if (o.ignore_blanks) {
-    const squash = (s: string) => pyStrip(s.replace(PY_BLANKS, " ")).replace(PY_SPACES, " ");
-    [actual, gold] = [squash(actual), squash(gold)];
+    // re.sub(r"\s+", " ", re.sub(r"[\t\n]", " ", s).strip()): the blanks collapsed.
+    [actual, gold] = [collapseBlanks(actual), collapseBlanks(gold)];
   }
   if (o.ignore_case) [actual, gold] = [actual.toLowerCase(), gold.toLowerCase()];
   if (actual === gold) return 1;

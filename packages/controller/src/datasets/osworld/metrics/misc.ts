@@ -4,10 +4,12 @@ import initSqlJs from "sql.js";
 import { z } from "zod";
 import { defineMetric, type MetricResult, type OsworldMetric } from "../metric.js";
 import { matchValueToRule, type ValueRule } from "./common/matchRule.js";
-import { fail, show } from "./common/outcome.js";
-import { PY_WS, pySplitlines, pyStrip } from "./common/pyCompat.js";
-import { fuzzRatio, sequenceRatio } from "./common/similarity.js";
-import { pdfText } from "./common/pdfText.js";
+import { fail } from "../../../evaluators/verdict.js";
+import { ruleKey, show } from "./common/outcome.js";
+import { expandTabs, pyRstrip, pySplit, pySplitlines, pyStrip, readPyText } from "../../pycompat/pyStr.js";
+import { pyFloat } from "../../pycompat/pyNumbers.js";
+import { fuzzRatio, sequenceRatio } from "../../pycompat/similarity.js";
+import { pdfText } from "../../pycompat/pdfText.js";
 import { readDocx } from "./office/docx.js";
 import { id3Text } from "./id3.js";
 
@@ -20,23 +22,13 @@ import { id3Text } from "./id3.js";
 
 const noOptions = z.strictObject({});
 
-/** `rules[key]`; throws (the task is wrong) where Python raises KeyError. */
-function rule(metric: string, rules: unknown, key: string): unknown {
-  if (typeof rules !== "object" || rules === null || !Object.hasOwn(rules, key)) throw new Error(`${metric}: the rules need "${key}"`);
-  return (rules as Record<string, unknown>)[key];
-}
-
-const PY_SPLIT = new RegExp(`[${PY_WS}]+`);
-/** Python's `str.split()`. */
-const pySplit = (s: string) => s.split(PY_SPLIT).filter((w) => w !== "");
-
 /** `fuzzy_place_math(docx, rules)`: the document has exactly three words; the mean of each one's best rapidfuzz ratio with `rules.expected`. */
 const fuzzyPlaceMath = defineMetric({
   name: "fuzzy_place_math",
   options: noOptions,
   async run(result, rules): Promise<MetricResult> {
     if (result === null || result === undefined) return fail("no document");
-    const expected = rule("fuzzy_place_math", rules, "expected");
+    const expected = ruleKey("fuzzy_place_math", rules, "expected");
     if (!Array.isArray(expected)) throw new Error("fuzzy_place_math: rules.expected must be a list");
     const doc = typeof result === "string" ? await readDocx(result) : undefined;
     if (!doc) return fail(`${String(result)} is not a readable .docx (python-docx raises)`);
@@ -53,7 +45,7 @@ const runSqlite3 = defineMetric({
   name: "run_sqlite3",
   options: noOptions,
   async run(result, rules): Promise<MetricResult> {
-    const sql = rule("run_sqlite3", rules, "sql");
+    const sql = ruleKey("run_sqlite3", rules, "sql");
     if (typeof result !== "string" || result === "") return fail("no database (OSWorld's sqlite3.connect raises)");
     let bytes: Buffer;
     try {
@@ -79,13 +71,6 @@ const runSqlite3 = defineMetric({
   },
 });
 
-/** Python's `str.expandtabs(4)`. */
-function expandTabs(line: string): string {
-  let out = "";
-  for (const c of line) out += c === "\t" ? " ".repeat(4 - (Array.from(out).length % 4)) : c;
-  return out;
-}
-
 /**
  * compare_python_pure_text's `_normalize`: leading shebang and coding lines (within the first
  * three) dropped, blank lines dropped, tabs expanded, trailing blanks cut.
@@ -99,14 +84,14 @@ function normalizePython(text: string): string {
     else break;
   }
   const out: string[] = [];
-  for (; i < lines.length; i++) if (pyStrip(lines[i]!)) out.push(expandTabs(lines[i]!).replace(new RegExp(`[${PY_WS}]+$`), ""));
+  for (; i < lines.length; i++) if (pyStrip(lines[i]!)) out.push(pyRstrip(expandTabs(lines[i]!, 4)));
   return out.join("\n");
 }
 
 /** Reads a text file as Python's `open(path, encoding="utf-8").read()` does; undefined where it raises. */
 async function pyRead(path: string): Promise<string | undefined> {
   try {
-    return new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(await readFile(path)).replace(/\r\n?/g, "\n");
+    return await readPyText(path);
   } catch {
     return undefined;
   }
@@ -130,7 +115,7 @@ const checkMovedJpgs = defineMetric({
   name: "check_moved_jpgs",
   options: noOptions,
   async run(result, rules): Promise<MetricResult> {
-    const expected = rule("check_moved_jpgs", rules, "expected");
+    const expected = ruleKey("check_moved_jpgs", rules, "expected");
     if (!Array.isArray(expected)) throw new Error("check_moved_jpgs: rules.expected must be a list");
     const children = (result as { children?: unknown } | null)?.children;
     if (!Array.isArray(children)) return fail("the folder is not there (OSWorld raises TypeError)");
@@ -147,7 +132,7 @@ const isInVmClickboard = defineMetric({
   name: "is_in_vm_clickboard",
   options: noOptions,
   async run(result, expected): Promise<MetricResult> {
-    const want = rule("is_in_vm_clickboard", result, "expected");
+    const want = ruleKey("is_in_vm_clickboard", result, "expected");
     if (typeof expected !== "string") return fail("the clipboard could not be read (OSWorld raises TypeError)");
     const all = Array.isArray(want) ? want : [want];
     const missing = all.filter((w) => !expected.includes(String(w)));
@@ -169,8 +154,8 @@ const checkPdfPages = defineMetric({
   name: "check_pdf_pages",
   options: noOptions,
   async run(result, rules): Promise<MetricResult> {
-    const relation = RELATIONS[String(rule("check_pdf_pages", rules, "relation"))];
-    const ref = Number(rule("check_pdf_pages", rules, "ref_value"));
+    const relation = RELATIONS[String(ruleKey("check_pdf_pages", rules, "relation"))];
+    const ref = Number(ruleKey("check_pdf_pages", rules, "ref_value"));
     if (!relation) throw new Error("check_pdf_pages: rules.relation must be eq, ne, lt, le, gt or ge");
     if (typeof result !== "string" || result === "") return fail("no PDF");
     let pages: number;
@@ -185,14 +170,6 @@ const checkPdfPages = defineMetric({
     return relation(pages, ref) ? 1 : fail(`${pages} page(s), not ${String((rules as { relation: string }).relation)} ${ref}`);
   },
 });
-
-/** Python's `float(s)`; undefined where it raises. */
-function pyFloat(s: string): number | undefined {
-  const t = pyStrip(s).replaceAll(/(?<=\d)_(?=\d)/g, "");
-  if (/^[+-]?(inf|infinity)$/i.test(t)) return t.startsWith("-") ? -Infinity : Infinity;
-  if (/^[+-]?nan$/i.test(t)) return Number.NaN;
-  return /^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i.test(t) ? Number(t) : undefined;
-}
 
 /**
  * `compare_result_files(src, tgt)`: with a number as the expected text, the result contains that

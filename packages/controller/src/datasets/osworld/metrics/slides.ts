@@ -5,6 +5,7 @@ import { PythonWouldRaise } from "./office/package.js";
 import { type Presentation, readPresentation } from "./office/pptx.js";
 import { comparePresentations } from "./office/pptxCompare.js";
 import { descendants, parseXml } from "./office/xml.js";
+import { fail } from "../../../evaluators/verdict.js";
 
 /**
  * OSWorld's slide metrics (`desktop_env/evaluators/metrics/slides.py`), reading .pptx files the way
@@ -67,9 +68,9 @@ const comparePptxFiles = defineMetric({
   options: comparePptxOptions,
   async run(result, expected, options) {
     const p1 = await openPresentation(result);
-    if (typeof p1 === "string") return { score: 0, reason: `result: ${p1}` };
+    if (typeof p1 === "string") return fail(`result: ${p1}`);
     const p2 = await openPresentation(expected);
-    if (typeof p2 === "string") return { score: 0, reason: `expected: ${p2}` };
+    if (typeof p2 === "string") return fail(`expected: ${p2}`);
     return comparePresentations(p1, p2, options);
   },
 });
@@ -84,12 +85,12 @@ const checkAutoSavingTime = defineMetric({
   async run(result, expected) {
     const minutes = (expected as { minutes?: unknown } | undefined)?.minutes;
     if (minutes === undefined) throw new Error("check_auto_saving_time needs rules.minutes");
-    if (typeof result !== "string") return { score: 0, reason: "registrymodifications.xcu is missing" };
+    if (typeof result !== "string") return fail("registrymodifications.xcu is missing");
     let text: string;
     try {
       text = await readFile(result, "utf8");
     } catch {
-      return { score: 0, reason: `${result} is missing` };
+      return fail(`${result} is missing`);
     }
     let value: string | undefined;
     try {
@@ -102,12 +103,12 @@ const checkAutoSavingTime = defineMetric({
             .join("");
       }
     } catch (e) {
-      return { score: 0, reason: `cannot parse ${result}: ${(e as Error).message}` };
+      return fail(`cannot parse ${result}: ${(e as Error).message}`);
     }
-    if (value === undefined) return { score: 0, reason: "AutoSaveTimeIntervall is not set" };
+    if (value === undefined) return fail("AutoSaveTimeIntervall is not set");
     const n = /^\s*[-+]?\d+\s*$/.test(value) ? Number.parseInt(value, 10) : Number.NaN;
     if (n === minutes) return 1;
-    return { score: 0, reason: `AutoSaveTimeIntervall is ${JSON.stringify(value)}, expected ${JSON.stringify(minutes)}` };
+    return fail(`AutoSaveTimeIntervall is ${JSON.stringify(value)}, expected ${JSON.stringify(minutes)}`);
   },
 });
 

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { defineMetric, type MetricResult, type OsworldMetric } from "../../metric.js";
-import { fail, passIf, rulesOf, show } from "./common.js";
+import { fail } from "../../../../evaluators/verdict.js";
+import { rulesObject, show } from "../common/outcome.js";
 
 /** `is_utc_0`: the 4th line of `timedatectl status` (the time zone) ends with `+0000)`. */
 const isUtc0 = defineMetric({
@@ -10,7 +11,7 @@ const isUtc0 = defineMetric({
     if (typeof result !== "string") return fail("no timedatectl output");
     const line = result.split("\n")[3];
     if (line === undefined) return fail(`timedatectl output has fewer than 4 lines: ${show(result)}`);
-    return passIf(line.endsWith("+0000)"), `time zone line is ${show(line.trim())}`);
+    return line.endsWith("+0000)") ? 1 : fail(`time zone line is ${show(line.trim())}`);
   },
 });
 
@@ -67,13 +68,13 @@ const checkGnomeFavoriteApps = defineMetric({
   name: "check_gnome_favorite_apps",
   options: z.strictObject({}),
   async run(result, expected): Promise<MetricResult> {
-    const want = rulesOf("check_gnome_favorite_apps", expected).expected;
+    const want = rulesObject("check_gnome_favorite_apps", expected).expected;
     if (!Array.isArray(want)) throw new Error("check_gnome_favorite_apps: rules.expected must be a list");
     if (typeof result !== "string") return fail("no gsettings output");
     const apps = parsePyStringList(result);
     if (apps === null) return fail(`cannot read the favourites list ${show(result)}`);
     const same = apps.length === want.length && new Set(apps).size === new Set(want).size && apps.every((a) => want.includes(a));
-    return passIf(same, `favourites are ${show(apps, 200)}, expected ${show(want, 200)}`);
+    return same ? 1 : fail(`favourites are ${show(apps, 200)}, expected ${show(want, 200)}`);
   },
 });
 

@@ -1,7 +1,11 @@
 import { z } from "zod";
 import { defineMetric, type MetricResult, type OsworldMetric } from "../../metric.js";
-import { fail, fileSize, passIf, pathOf, pyEq, pyLines, readText, rulesOf, show } from "./common.js";
-import { alphaBBox, imageFile, imageSize } from "./pixels.js";
+import { fail } from "../../../../evaluators/verdict.js";
+import { filePath, rulesObject, show } from "../common/outcome.js";
+import { fileSize, readBytes, readText } from "./common.js";
+import { pyLines } from "../../../pycompat/pyStr.js";
+import { pyEqual } from "../../../pycompat/pyValues.js";
+import { alphaBBox, imageFileFacts, imageSize } from "../../../pycompat/pilInfo.js";
 
 /**
  * `check_config_status`: a line of GIMP's gimprc/sessionrc, `(key … value)`, has `rules.key` first
@@ -12,9 +16,9 @@ const checkConfigStatus = defineMetric({
   name: "check_config_status",
   options: z.strictObject({}),
   async run(result, expected): Promise<MetricResult> {
-    const rule = rulesOf("check_config_status", expected);
-    const path = pathOf(result);
-    if (path === null) return fail("no config file");
+    const rule = rulesObject("check_config_status", expected);
+    const path = filePath(result);
+    if (path === undefined) return fail("no config file");
     const text = await readText(path);
     if (text === null) return fail(`cannot read ${path}`);
     const key = rule.key;
@@ -48,10 +52,11 @@ const checkImageSize = defineMetric({
   name: "check_image_size",
   options: z.strictObject({}),
   async run(result, expected): Promise<MetricResult> {
-    const rule = rulesOf("check_image_size", expected);
-    const path = pathOf(result);
-    const file = path === null ? null : await imageFile(path);
-    if (file === null) return fail("no image file");
+    const rule = rulesObject("check_image_size", expected);
+    const path = filePath(result);
+    const bytes = path === undefined ? null : await readBytes(path);
+    if (bytes === null) return fail("no image file");
+    const file = await imageFileFacts(bytes);
     let width: number;
     let height: number;
     let what = "image";
@@ -66,9 +71,9 @@ const checkImageSize = defineMetric({
     } catch (e) {
       return fail(`cannot read the image: ${(e as Error).message}`);
     }
-    const heightOk = rule.height === undefined || rule.height === null || pyEq(height, rule.height);
-    const widthOk = rule.width === undefined || rule.width === null || pyEq(width, rule.width);
-    return passIf(heightOk && widthOk, `${what} is ${width}×${height}, expected ${show(rule.width ?? "any")}×${show(rule.height ?? "any")}`);
+    const heightOk = rule.height === undefined || rule.height === null || pyEqual(height, rule.height);
+    const widthOk = rule.width === undefined || rule.width === null || pyEqual(width, rule.width);
+    return heightOk && widthOk ? 1 : fail(`${what} is ${width}×${height}, expected ${show(rule.width ?? "any")}×${show(rule.height ?? "any")}`);
   },
 });
 
@@ -77,12 +82,12 @@ const checkImageFileSize = defineMetric({
   name: "check_image_file_size",
   options: z.strictObject({}),
   async run(result, expected): Promise<MetricResult> {
-    const max = rulesOf("check_image_file_size", expected).max_size;
+    const max = rulesObject("check_image_file_size", expected).max_size;
     if (typeof max !== "number") throw new Error("check_image_file_size: rules.max_size must be a number");
-    const path = pathOf(result);
-    const size = path === null ? null : await fileSize(path);
+    const path = filePath(result);
+    const size = path === undefined ? null : await fileSize(path);
     if (size === null) return fail("no image file");
-    return passIf(size < max, `file is ${size} bytes, not under ${max}`);
+    return size < max ? 1 : fail(`file is ${size} bytes, not under ${max}`);
   },
 });
 

@@ -1,9 +1,13 @@
 import { z } from "zod";
 import { defineMetric, type MetricResult, type OsworldMetric } from "../../metric.js";
-import { fail, passIf, pathOf } from "./common.js";
-import { npArgsort } from "./npArgsort.js";
-import { band, bandBBox, crop, flipLeftRight, openImage, type PilImage, resize, toHSV, toL, toRGB, toRGBA } from "./pilOps.js";
-import { skimageSsim } from "./skimageSsim.js";
+import { fail } from "../../../../evaluators/verdict.js";
+import { filePath } from "../common/outcome.js";
+import { npArgsort } from "../../../pycompat/npArgsort.js";
+import { band, type PilImage, toHSV, toL, toRGB, toRGBA } from "../../../pycompat/pilImage.js";
+import { bandBBox, crop, flipLeftRight } from "../../../pycompat/pilOps.js";
+import { resize } from "../../../pycompat/pilResize.js";
+import { structuralSimilarity } from "../../../pycompat/skimageSsim.js";
+import { openImageFile } from "./common.js";
 
 /**
  * OSWorld's GIMP image checks (gimp.py) on Pillow images: saturation, contrast, a palette, a
@@ -16,12 +20,12 @@ class Raises extends Error {}
 
 /** Runs a metric body with both images opened; a missing path scores 0, a raise in Python scores 0 with its reason. */
 async function withImages(paths: unknown[], body: (imgs: PilImage[]) => MetricResult | Promise<MetricResult>): Promise<MetricResult> {
-  const files = paths.map(pathOf);
-  if (files.some((p) => p === null)) return fail("an image path is missing");
+  const files = paths.map(filePath);
+  if (files.some((p) => p === undefined)) return fail("an image path is missing");
   const imgs: PilImage[] = [];
   try {
     for (const f of files) {
-      const im = await openImage(f!);
+      const im = await openImageFile(f!);
       if (!im) return fail(`no image at ${f} (OSWorld raises FileNotFoundError)`);
       imgs.push(im);
     }
@@ -32,13 +36,16 @@ async function withImages(paths: unknown[], body: (imgs: PilImage[]) => MetricRe
   }
 }
 
-/** `structure_check_by_ssim(a, b, threshold)`. */
+/**
+ * OSWorld's `structure_check_by_ssim(a, b, threshold)`: both at least 7 × 7 and of one size,
+ * converted to RGB, and scikit-image's SSIM (7 × 7 window, per channel) at or above `threshold`.
+ */
 export function structureSame(a: PilImage, b: PilImage, threshold = 0.9): { same: boolean; why: string } {
   if (a.width < 7 || a.height < 7 || b.width < 7 || b.height < 7)
-    return { same: false, why: `an image is under 7 × 7 (${a.width}×${a.height}, ${b.width}×${b.height})` };
+    return { same: false, why: `image too small for SSIM (${a.width}×${a.height}, ${b.width}×${b.height})` };
   if (a.width !== b.width || a.height !== b.height) return { same: false, why: `sizes differ: ${a.width}×${a.height} vs ${b.width}×${b.height}` };
-  const s = skimageSsim(toRGB(a), toRGB(b), 7);
-  return { same: s >= threshold, why: `SSIM ${s.toFixed(4)} (threshold ${threshold})` };
+  const s = structuralSimilarity(toRGB(a), toRGB(b), { winSize: 7 });
+  return { same: s >= threshold, why: `SSIM ${s.toFixed(4)} ${s >= threshold ? "≥" : "<"} ${threshold}` };
 }
 
 const mean = (d: Uint8Array) => d.reduce((s, v) => s + v, 0) / d.length;
@@ -54,7 +61,7 @@ const checkSaturationIncrease = defineMetric({
       const more = mean(band(hb, 1).data) < mean(band(ha, 1).data);
       const h = structureSame(band(ha, 0), band(hb, 0));
       const v = structureSame(band(ha, 2), band(hb, 2));
-      return passIf(more && h.same && v.same, `${more ? "" : "not more saturated; "}hue ${h.why}; value ${v.why}`);
+      return more && h.same && v.same ? 1 : fail(`${more ? "" : "not more saturated; "}hue ${h.why}; value ${v.why}`);
     }),
 });
 
@@ -65,7 +72,7 @@ const checkFileExistsAndStructureSim = defineMetric({
   run: (src, tgt) =>
     withImages([src, tgt], ([a, b]) => {
       const s = structureSame(a!, b!);
-      return passIf(s.same, s.why);
+      return s.same ? 1 : fail(s.why);
     }),
 });
 
@@ -83,7 +90,7 @@ const checkStructureSimResized = defineMetric({
         resized = resize(toRGB(crop(rgba, box)), b!.width, b!.height);
       } else resized = resize(a!, b!.width, b!.height);
       const s = structureSame(resized, toRGB(b!));
-      return passIf(s.same, s.why);
+      return s.same ? 1 : fail(s.why);
     }),
 });
 
@@ -104,7 +111,7 @@ const checkContrastIncrease = defineMetric({
     withImages([src, tgt], ([a, b]) => {
       const higher = stdOf(b!) < stdOf(a!);
       const s = structureSame(a!, b!, 0.65);
-      return passIf(higher && s.same, `${higher ? "" : "contrast not higher; "}${s.why}`);
+      return higher && s.same ? 1 : fail(`${higher ? "" : "contrast not higher; "}${s.why}`);
     }),
 });
 
@@ -115,7 +122,7 @@ const checkPaletteAndStructureSim = defineMetric({
   run: (src, tgt) =>
     withImages([src, tgt], ([a, b]) => {
       const s = structureSame(toRGB(a!), b!);
-      return passIf(a!.mode === "P" && s.same, `${a!.mode === "P" ? "" : `mode ${a!.mode}, not a palette image; `}${s.why}`);
+      return a!.mode === "P" && s.same ? 1 : fail(`${a!.mode === "P" ? "" : `mode ${a!.mode}, not a palette image; `}${s.why}`);
     }),
 });
 
@@ -135,7 +142,7 @@ const checkTextboxOnLeftside = defineMetric({
           }
         }
       }
-      return passIf(left < g.width * 0.05, `the leftmost dark pixel is at x = ${left} of ${g.width}`);
+      return left < g.width * 0.05 ? 1 : fail(`the leftmost dark pixel is at x = ${left} of ${g.width}`);
     }),
 });
 
@@ -146,7 +153,7 @@ const checkImageMirror = defineMetric({
   run: (src, tgt) =>
     withImages([src, tgt], ([a, b]) => {
       const s = structureSame(flipLeftRight(a!), b!, 0.99);
-      return passIf(s.same, s.why);
+      return s.same ? 1 : fail(s.why);
     }),
 });
 
@@ -214,7 +221,7 @@ const checkTrianglePosition = defineMetric({
       }
       const [cy, cx] = [sy / n, sx / n];
       const ok = Math.abs(cy - r.height / 2) < 0.05 * r.height && Math.abs(cx - r.width / 2) < 0.05 * r.width;
-      return passIf(ok, `the shape's centroid is at (${cx.toFixed(1)}, ${cy.toFixed(1)}) in a ${r.width}×${r.height} image`);
+      return ok ? 1 : fail(`the shape's centroid is at (${cx.toFixed(1)}, ${cy.toFixed(1)}) in a ${r.width}×${r.height} image`);
     }),
 });
 

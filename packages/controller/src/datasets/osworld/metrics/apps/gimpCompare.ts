@@ -1,8 +1,11 @@
 import { z } from "zod";
 import { defineMetric, type MetricResult, type OsworldMetric } from "../../metric.js";
-import { fail, passIf, pathOf } from "./common.js";
-import { openImage, type PilImage, resize, toL, toRGB, toRGBA } from "./pilOps.js";
-import { skimageSsim } from "./skimageSsim.js";
+import { fail } from "../../../../evaluators/verdict.js";
+import { filePath } from "../common/outcome.js";
+import { type PilImage, toL, toRGB, toRGBA } from "../../../pycompat/pilImage.js";
+import { resize } from "../../../pycompat/pilResize.js";
+import { structuralSimilarity } from "../../../pycompat/skimageSsim.js";
+import { openImageFile } from "./common.js";
 
 /**
  * OSWorld's GIMP image comparisons (gimp.py): `compare_image_list` (images equal pixel for pixel
@@ -48,14 +51,14 @@ const compareImageList = defineMetric({
     const golds = Array.isArray(result) ? (expected as unknown[]) : [expected];
     if (!Array.isArray(golds)) throw new Error("compare_image_list: the expected images must be a list like the results");
     for (let i = 0; i < Math.min(preds.length, golds.length); i++) {
-      const p = pathOf(preds[i]);
-      const g = pathOf(golds[i]);
-      if (p === null || g === null) return fail(`image ${i + 1} is missing`);
+      const p = filePath(preds[i]);
+      const g = filePath(golds[i]);
+      if (p === undefined || g === undefined) return fail(`image ${i + 1} is missing`);
       let pred: PilImage | null;
       let gold: PilImage | null;
       try {
-        pred = await openImage(p);
-        gold = await openImage(g);
+        pred = await openImageFile(p);
+        gold = await openImageFile(g);
       } catch (e) {
         return fail(`cannot read image ${i + 1}: ${(e as Error).message}`);
       }
@@ -75,12 +78,12 @@ const checkStructureSimWithThreshold = defineMetric({
   // check_structure_sim_with_threshold(src_path, tgt_path, **options): other keys are ignored.
   options: z.object({ ssim_threshold: z.number().default(0.85) }),
   async run(result, expected, o): Promise<MetricResult> {
-    const src = pathOf(result);
-    const tgt = pathOf(expected);
-    if (src === null || tgt === null) return fail("an image path is missing");
+    const src = filePath(result);
+    const tgt = filePath(expected);
+    if (src === undefined || tgt === undefined) return fail("an image path is missing");
     try {
-      let a = await openImage(src);
-      const b = await openImage(tgt);
+      let a = await openImageFile(src);
+      const b = await openImageFile(tgt);
       if (!a || !b) return fail("an image file is missing");
       if (a.width !== b.width || a.height !== b.height) a = resize(a, b.width, b.height, "lanczos");
       const x = toRGB(a);
@@ -90,8 +93,8 @@ const checkStructureSimWithThreshold = defineMetric({
       if (win < 1) return fail("the image is too small for SSIM");
       // skimage refuses a window larger than the image: OSWorld catches that and scores 0.
       if (win > y.width || win > y.height) return fail("the window is larger than the image");
-      const s = skimageSsim(x, y, win);
-      return passIf(s >= o.ssim_threshold, `SSIM ${s.toFixed(4)} < ${o.ssim_threshold}`);
+      const s = structuralSimilarity(x, y, { winSize: win });
+      return s >= o.ssim_threshold ? 1 : fail(`SSIM ${s.toFixed(4)} < ${o.ssim_threshold}`);
     } catch (e) {
       return fail(`cannot compare the images: ${(e as Error).message}`);
     }

@@ -1,5 +1,5 @@
 import { matchValueToRule as pyMatch, type ValueRule } from "../common/matchRule.js";
-import { show } from "./common.js";
+import { show } from "../common/outcome.js";
 
 /**
  * OSWorld's `_match_value_to_rule(value, {method, ref})` for the Thunderbird checks: the port in

@@ -1,7 +1,11 @@
 import { z } from "zod";
 import { defineMetric, type MetricResult, type OsworldMetric } from "../../metric.js";
-import { fail, passIf, pathOf, pyEq, pyLines, readText, rulesOf, show } from "./common.js";
-import { plainJson, pyJsonParse } from "../common/pyJson.js";
+import { fail } from "../../../../evaluators/verdict.js";
+import { filePath, rulesObject, show } from "../common/outcome.js";
+import { readText } from "./common.js";
+import { pyLines } from "../../../pycompat/pyStr.js";
+import { pyEqual } from "../../../pycompat/pyValues.js";
+import { plainJson, pyJsonParse } from "../../../pycompat/pyJson.js";
 import { matchValueToRule } from "./matchRule.js";
 
 /** OSWorld's `_pref_pattern`: `user_pref("key", value);` on a stripped line. */
@@ -16,11 +20,11 @@ const checkThunderbirdPrefs = defineMetric({
   name: "check_thunderbird_prefs",
   options: z.strictObject({}),
   async run(result, expected): Promise<MetricResult> {
-    const rule = rulesOf("check_thunderbird_prefs", expected);
+    const rule = rulesObject("check_thunderbird_prefs", expected);
     const expect = (rule.expect ?? {}) as Record<string, unknown>;
     const unexpect = (rule.unexpect ?? {}) as Record<string, unknown>;
-    const path = pathOf(result);
-    const text = path === null ? null : await readText(path);
+    const path = filePath(result);
+    const text = path === undefined ? null : await readText(path);
     if (text === null) return fail("no prefs.js file");
     const seen = new Map<string, { ok: boolean; value: unknown }>();
     const violations: string[] = [];
@@ -50,7 +54,7 @@ const checkThunderbirdPrefs = defineMetric({
       return s.ok ? [] : [`${key} is ${show(s.value)}, expected ${show(expect[key])}`];
     });
     reasons.push(...violations);
-    return passIf(reasons.length === 0, reasons.join("; "));
+    return reasons.length === 0 ? 1 : fail(reasons.join("; "));
   },
 });
 
@@ -97,7 +101,7 @@ function parseFilters(text: string): Filter[] | string {
 
 /** OSWorld's `_match_record`: every key of the pattern is in the record with an equal value. */
 function matchRecord(pattern: unknown, record: Filter): boolean {
-  return Object.entries(pattern as Record<string, unknown>).every(([k, v]) => Object.hasOwn(record, k) && pyEq(record[k], v));
+  return Object.entries(pattern as Record<string, unknown>).every(([k, v]) => Object.hasOwn(record, k) && pyEqual(record[k], v));
 }
 
 /** `check_thunderbird_filter`: every pattern of `rules.expect` matches some filter, and no pattern of `rules.unexpect` matches any. */
@@ -105,11 +109,11 @@ const checkThunderbirdFilter = defineMetric({
   name: "check_thunderbird_filter",
   options: z.strictObject({}),
   async run(result, expected): Promise<MetricResult> {
-    const rules = rulesOf("check_thunderbird_filter", expected);
+    const rules = rulesObject("check_thunderbird_filter", expected);
     const expect = (rules.expect ?? []) as unknown[];
     const unexpect = (rules.unexpect ?? []) as unknown[];
-    const path = pathOf(result);
-    const text = path === null ? null : await readText(path);
+    const path = filePath(result);
+    const text = path === undefined ? null : await readText(path);
     if (text === null) return fail("no msgFilterRules.dat file");
     const filters = parseFilters(text);
     if (typeof filters === "string") return fail(filters);
@@ -117,7 +121,7 @@ const checkThunderbirdFilter = defineMetric({
       ...expect.filter((r) => !filters.some((f) => matchRecord(r, f))).map((r) => `no filter matches ${show(r, 200)}`),
       ...unexpect.filter((r) => filters.some((f) => matchRecord(r, f))).map((r) => `a filter matches ${show(r, 200)}`),
     ];
-    return passIf(reasons.length === 0, `${reasons.join("; ")} (${filters.length} filters)`);
+    return reasons.length === 0 ? 1 : fail(`${reasons.join("; ")} (${filters.length} filters)`);
   },
 });
 

@@ -1,6 +1,8 @@
 import { z } from "zod";
 import { defineMetric, type MetricResult, type OsworldMetric } from "../../metric.js";
-import { fail, pathOf, readText } from "./common.js";
+import { fail } from "../../../../evaluators/verdict.js";
+import { filePath } from "../common/outcome.js";
+import { readText } from "./common.js";
 
 // check_thunderbird_folder(result, reference, **kwargs): other keys are ignored.
 const options = z.object({
@@ -52,11 +54,11 @@ const checkThunderbirdFolder = defineMetric({
       ? expected.slice(0, (result as unknown[]).length).map((gold, i) => [(result as unknown[])[i], gold])
       : [[result, expected]];
     for (const [i, [pred, gold]] of pairs.entries()) {
-      const predPath = pathOf(pred);
-      if (predPath === null) return fail(`no result folder file [${i}]`);
-      const goldPath = pathOf(gold);
+      const predPath = filePath(pred);
+      if (predPath === undefined) return fail(`no result folder file [${i}]`);
+      const goldPath = filePath(gold);
       const a = await readText(predPath);
-      const b = goldPath === null ? null : await readText(goldPath);
+      const b = goldPath === undefined ? null : await readText(goldPath);
       if (a === null || b === null) return fail(a === null ? `cannot read ${predPath}` : `no expected folder file [${i}]`);
       if (folderKey(a, o) !== folderKey(b, o)) return fail(`folder file [${i}] differs from the expected one`);
     }

@@ -1,14 +1,18 @@
 import { z } from "zod";
 import { defineMetric, type MetricResult, type OsworldMetric } from "../../metric.js";
-import { fail, passIf, pathOf, pyStr, readText, rulesOf, show } from "./common.js";
+import { fail } from "../../../../evaluators/verdict.js";
+import { filePath, rulesObject, show } from "../common/outcome.js";
+import { readText } from "./common.js";
+import { pyStr } from "../../../pycompat/pyValues.js";
+import { pyInt } from "../../../pycompat/pyNumbers.js";
 
 /**
  * VLC's preferences file (vlcrc) read as OSWorld reads it: decoded as UTF-8 and split on `\n` (no
  * universal newlines; each line is stripped before use). Null when there is no file.
  */
 async function vlcrcLines(result: unknown): Promise<string[] | null> {
-  const path = pathOf(result);
-  if (path === null) return null;
+  const path = filePath(result);
+  if (path === undefined) return null;
   const text = await readText(path, false);
   return text === null ? null : text.split("\n");
 }
@@ -47,12 +51,12 @@ function settingMetric(name: string, ruleKey: string, needle: string, fallback: 
     // isinstance(1.0, int) is False: the rule's 1.0 is not "1".
     pythonFloats: true,
     async run(result, expected): Promise<MetricResult> {
-      const rule = rulesOf(name, expected);
+      const rule = rulesObject(name, expected);
       const lines = await vlcrcLines(result);
       if (lines === null) return fail("no vlcrc file");
       const want = expectedSetting(rule, ruleKey);
       const got = lastSetting(lines, needle, fallback);
-      return passIf(got === want, `${needle.replace(/=$/, "")} is ${show(got)}, expected ${show(rule[ruleKey])}`);
+      return got === want ? 1 : fail(`${needle.replace(/=$/, "")} is ${show(got)}, expected ${show(rule[ruleKey])}`);
     },
   });
 }
@@ -62,25 +66,19 @@ const isVlcRecordingsFolder = defineMetric({
   name: "is_vlc_recordings_folder",
   options: z.strictObject({}),
   async run(result, expected): Promise<MetricResult> {
-    const want = rulesOf("is_vlc_recordings_folder", expected).recording_file_path;
+    const want = rulesObject("is_vlc_recordings_folder", expected).recording_file_path;
     const lines = await vlcrcLines(result);
     if (lines === null) return fail("no vlcrc file");
     for (const line of lines) {
       if (line.startsWith("#") || line.trim() === "") continue;
       if (line.includes("input-record-path")) {
         const got = lastValue(line);
-        return passIf(got === want, `input-record-path is ${show(got)}, expected ${show(want)}`);
+        return got === want ? 1 : fail(`input-record-path is ${show(got)}, expected ${show(want)}`);
       }
     }
     return fail("input-record-path is not set");
   },
 });
-
-/** Python's `int(x)` on a decimal string (surrounding whitespace, a sign and `_` between digits allowed), or null where it raises. */
-function pyInt(s: string): number | null {
-  const t = s.trim();
-  return /^[+-]?\d+(?:_\d+)*$/.test(t) ? Number.parseInt(t.replaceAll("_", ""), 10) : null;
-}
 
 /**
  * `check_qt_slider_colours`: the slider colours equal `rules.expected_qt_slider_colours`
@@ -90,20 +88,20 @@ const checkQtSliderColours = defineMetric({
   name: "check_qt_slider_colours",
   options: z.strictObject({}),
   async run(result, expected): Promise<MetricResult> {
-    const rule = rulesOf("check_qt_slider_colours", expected);
+    const rule = rulesObject("check_qt_slider_colours", expected);
     if (rule.type !== "match" && rule.type !== "blackish") throw new Error(`check_qt_slider_colours: rule type ${show(rule.type)} is not implemented`);
     const lines = await vlcrcLines(result);
     if (lines === null) return fail("no vlcrc file");
     const colours = lastSetting(lines, "qt-slider-colours", "153;210;153;20;210;20;255;199;15;245;39;29");
     if (rule.type === "match") {
-      return passIf(colours === rule.expected_qt_slider_colours, `qt-slider-colours is ${show(colours)}, expected ${show(rule.expected_qt_slider_colours)}`);
+      return colours === rule.expected_qt_slider_colours ? 1 : fail(`qt-slider-colours is ${show(colours)}, expected ${show(rule.expected_qt_slider_colours)}`);
     }
     const values = colours.split(";").map(pyInt);
-    if (values.some((v) => v === null)) return fail(`qt-slider-colours ${show(colours)} is not a list of integers`);
+    if (values.some((v) => v === undefined)) return fail(`qt-slider-colours ${show(colours)} is not a list of integers`);
     // zip(values[0::3], values[1::3], values[2::3]): only whole triples count.
     const whole = values.slice(0, values.length - (values.length % 3)) as number[];
     const bright = whole.findIndex((v) => v >= 100);
-    return passIf(bright < 0, `qt-slider-colours ${show(colours)}: colour ${Math.floor(bright / 3) + 1} is not blackish (a value ≥ 100)`);
+    return bright < 0 ? 1 : fail(`qt-slider-colours ${show(colours)}: colour ${Math.floor(bright / 3) + 1} is not blackish (a value ≥ 100)`);
   },
 });
 
@@ -120,7 +118,7 @@ const isVlcFullscreen = defineMetric({
     const a = sizeOf(result);
     const b = sizeOf(expected);
     if (a === null || b === null) return fail(a === null ? "no screen size" : "no VLC window size");
-    return passIf(a.width === b.width && a.height === b.height, `window ${a.width}×${a.height} vs screen ${b.width}×${b.height}`);
+    return a.width === b.width && a.height === b.height ? 1 : fail(`window ${a.width}×${a.height} vs screen ${b.width}×${b.height}`);
   },
 });
 

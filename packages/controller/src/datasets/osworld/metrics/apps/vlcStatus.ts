@@ -2,9 +2,10 @@ import { readFile } from "node:fs/promises";
 import { posix } from "node:path";
 import { z } from "zod";
 import { defineMetric, type MetricResult, type OsworldMetric } from "../../metric.js";
-import { urlparse } from "../common/pyUrl.js";
+import { urlparse } from "../../../pycompat/pyUrl.js";
 import { kids, leafText, parseXml, type XEl } from "../office/xml.js";
-import { fail, pathOf, rulesOf, show } from "./common.js";
+import { fail } from "../../../../evaluators/verdict.js";
+import { filePath, rulesObject, show } from "../common/outcome.js";
 
 /**
  * OSWorld's VLC metrics on its web interface's status (`is_vlc_playing`) and on vlcrc's global
@@ -39,9 +40,9 @@ const isVlcPlaying = defineMetric({
   name: "is_vlc_playing",
   options: z.strictObject({}),
   async run(result, expected): Promise<MetricResult> {
-    const rule = rulesOf("is_vlc_playing", expected);
-    const path = pathOf(result);
-    if (path === null) return fail("VLC's status could not be read (OSWorld raises)");
+    const rule = rulesObject("is_vlc_playing", expected);
+    const path = filePath(result);
+    if (path === undefined) return fail("VLC's status could not be read (OSWorld raises)");
     let root: XEl;
     try {
       root = parseXml(new TextDecoder("utf-8", { fatal: true }).decode(await readFile(path)));
@@ -91,12 +92,12 @@ const checkGlobalKeyPlayPause = defineMetric({
   name: "check_global_key_play_pause",
   options: z.strictObject({}),
   async run(result, expected): Promise<MetricResult> {
-    const rule = rulesOf("check_global_key_play_pause", expected);
+    const rule = rulesObject("check_global_key_play_pause", expected);
     if (!Object.hasOwn(rule, "expected_global_key_play_pause")) throw new Error('check_global_key_play_pause: the rules need "expected_global_key_play_pause"');
     let want = rule.expected_global_key_play_pause;
     if (typeof want === "number" && Number.isInteger(want)) want = String(want);
-    const path = pathOf(result);
-    if (path === null) return fail("no vlcrc (OSWorld raises)");
+    const path = filePath(result);
+    if (path === undefined) return fail("no vlcrc (OSWorld raises)");
     let text: string;
     try {
       text = new TextDecoder("utf-8", { fatal: true }).decode(await readFile(path));

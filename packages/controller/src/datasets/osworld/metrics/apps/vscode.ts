@@ -1,7 +1,10 @@
 import { z } from "zod";
 import { defineMetric, type MetricResult, type OsworldMetric } from "../../metric.js";
-import { plainJson, pyJsonParse } from "../common/pyJson.js";
-import { fail, passIf, pathOf, pyEq, readText, rulesOf, show } from "./common.js";
+import { plainJson, pyJsonParse } from "../../../pycompat/pyJson.js";
+import { fail } from "../../../../evaluators/verdict.js";
+import { filePath, rulesObject, show } from "../common/outcome.js";
+import { readText } from "./common.js";
+import { pyEqual } from "../../../pycompat/pyValues.js";
 
 /** `json.load`: the parsed document (NaN and Infinity included), or undefined when the text is not JSON. */
 function parseJson(text: string): unknown {
@@ -19,9 +22,9 @@ const checkJsonSettings = defineMetric({
   name: "check_json_settings",
   options: z.object({}),
   async run(result, expected): Promise<MetricResult> {
-    const path = pathOf(result);
-    if (path === null) return fail("no result file");
-    const expect = rulesOf("check_json_settings", expected).expected;
+    const path = filePath(result);
+    if (path === undefined) return fail("no result file");
+    const expect = rulesObject("check_json_settings", expected).expected;
     if (expect === null || typeof expect !== "object" || Array.isArray(expect)) throw new Error("check_json_settings: rules.expected must be an object");
     const text = await readText(path);
     if (text === null) return fail(`cannot read ${path}`);
@@ -31,7 +34,7 @@ const checkJsonSettings = defineMetric({
     for (const [key, value] of Object.entries(expect)) {
       if (!Object.hasOwn(data, key)) return fail(`${key} is not set (expected ${show(value)})`);
       const actual = (data as Record<string, unknown>)[key];
-      if (!pyEq(actual, value)) return fail(`${key} is ${show(actual)}, expected ${show(value)}`);
+      if (!pyEqual(actual, value)) return fail(`${key} is ${show(actual)}, expected ${show(value)}`);
     }
     return 1;
   },
@@ -42,19 +45,16 @@ const checkJsonKeybindings = defineMetric({
   name: "check_json_keybindings",
   options: z.object({}),
   async run(result, expected): Promise<MetricResult> {
-    const path = pathOf(result);
-    const want = rulesOf("check_json_keybindings", expected).expected;
-    const text = path === null ? null : await readText(path);
+    const path = filePath(result);
+    const want = rulesObject("check_json_keybindings", expected).expected;
+    const text = path === undefined ? null : await readText(path);
     if (text === null) return fail("no keybindings file");
     // OSWorld tries the whole file, then the file without its first line (VS Code writes a comment there).
     const nl = text.indexOf("\n");
     const candidates = [text, nl < 0 ? "" : text.slice(nl + 1)];
     const data = candidates.map(parseJson).find((d) => Array.isArray(d)) as unknown[] | undefined;
     if (data === undefined) return fail(`${path} is not a JSON list of keybindings`);
-    return passIf(
-      data.some((d) => pyEq(d, want)),
-      `no keybinding equal to ${show(want, 160)}`,
-    );
+    return data.some((d) => pyEqual(d, want)) ? 1 : fail(`no keybinding equal to ${show(want, 160)}`);
   },
 });
 
@@ -63,14 +63,14 @@ const isExtensionInstalled = defineMetric({
   name: "is_extension_installed",
   options: z.object({}),
   async run(result, expected): Promise<MetricResult> {
-    const rules = rulesOf("is_extension_installed", expected);
+    const rules = rulesObject("is_extension_installed", expected);
     const want = rules.expected;
     if (typeof want !== "string") throw new Error("is_extension_installed: rules.expected must be a string");
     if (rules.type !== "contain" && rules.type !== "not_contain") throw new Error(`is_extension_installed: rule type ${show(rules.type)} is not implemented`);
     if (typeof result !== "string") return fail("no command output");
     const found = result.includes(want);
-    if (rules.type === "contain") return passIf(found, `output does not contain ${show(want)}`);
-    return passIf(!found, `output contains ${show(want)}`);
+    if (rules.type === "contain") return found ? 1 : fail(`output does not contain ${show(want)}`);
+    return !found ? 1 : fail(`output contains ${show(want)}`);
   },
 });
 

@@ -1,15 +1,8 @@
-import { pyTypeName } from "../common/pyCompat.js";
+import { pyTypeName } from "../../../pycompat/pyValues.js";
 import { show } from "../common/outcome.js";
+import { fail } from "../../../../evaluators/verdict.js";
 
-/** What the Chrome metrics share: Python's truthiness and indexing on the getters' JSON values. */
-
-/** Python's `bool(v)` for a getter's value: None, "", 0, False, [] and {} are false. */
-export function pyTruthy(v: unknown): boolean {
-  if (v === null || v === undefined || v === false || v === 0 || v === "") return false;
-  if (Array.isArray(v)) return v.length > 0;
-  if (typeof v === "object") return Object.keys(v).length > 0;
-  return true;
-}
+/** What the Chrome metrics share: Python's indexing on the getters' JSON values. */
 
 /** A plain object (a Python dict). */
 export function isDict(v: unknown): v is Record<string, unknown> {
@@ -29,19 +22,12 @@ export function resultKey(v: unknown, key: string): unknown {
   return v[key];
 }
 
-/** `rule[key]` of the task's rules; throws (the task is malformed) where Python raises. */
-export function ruleValue(metric: string, rule: unknown, key: string): unknown {
-  if (!isDict(rule)) throw new Error(`${metric}: the rules must be an object, got ${show(rule)}`);
-  if (!Object.hasOwn(rule, key)) throw new Error(`${metric}: the rules have no "${key}"`);
-  return rule[key];
-}
-
 /** Runs a metric body; a {@link ResultWouldRaise} becomes score 0 with its reason. */
 export async function scoring(metric: string, body: () => Promise<number | { score: number; reason: string }> | number | { score: number; reason: string }) {
   try {
     return await body();
   } catch (e) {
-    if (e instanceof ResultWouldRaise) return { score: 0, reason: `OSWorld's ${metric} raises on this result: ${e.message}` };
+    if (e instanceof ResultWouldRaise) return fail(`OSWorld's ${metric} raises on this result: ${e.message}`);
     throw e;
   }
 }

@@ -3,8 +3,9 @@ import type { AnyNode, Element } from "domhandler";
 import { parseDocument } from "htmlparser2";
 import { z } from "zod";
 import { defineMetric, type MetricResult } from "../../metric.js";
-import { fail, show } from "../common/outcome.js";
-import { pyStrip } from "../common/pyCompat.js";
+import { fail } from "../../../../evaluators/verdict.js";
+import { show } from "../common/outcome.js";
+import { pyStrip } from "../../../pycompat/pyStr.js";
 
 /**
  * OSWorld's `compare_htmls` (metrics/chrome.py): both HTML files parsed (BeautifulSoup), their

@@ -1,8 +1,9 @@
 import { readFile } from "node:fs/promises";
 import { z } from "zod";
 import { defineMetric, type MetricResult } from "../../metric.js";
-import { fail } from "../common/outcome.js";
-import { type Gray8, resizeLanczosLikePil } from "../common/pilImage.js";
+import { fail } from "../../../../evaluators/verdict.js";
+import { greyImage, luma, type PilImage } from "../../../pycompat/pilImage.js";
+import { resize } from "../../../pycompat/pilResize.js";
 
 /**
  * OSWorld's `compare_pdf_images` (metrics/chrome.py): the images of two PDFs, page by page, pair
@@ -21,11 +22,11 @@ interface PdfImage {
 }
 
 /** Each page's images, decoded, in order. */
-async function pdfImages(path: string): Promise<Gray8[]> {
+async function pdfImages(path: string): Promise<PilImage[]> {
   const pdfjs = await import("pdfjs-dist/legacy/build/pdf.mjs");
   const doc = await pdfjs.getDocument({ data: new Uint8Array(await readFile(path)), isEvalSupported: false, isOffscreenCanvasSupported: false, verbosity: 0 })
     .promise;
-  const out: Gray8[] = [];
+  const out: PilImage[] = [];
   try {
     for (let p = 1; p <= doc.numPages; p++) {
       const page = await doc.getPage(p);
@@ -49,7 +50,7 @@ async function pdfImages(path: string): Promise<Gray8[]> {
 }
 
 /** Pillow's `convert("L")` of the decoded samples (alpha ignored). */
-function toGray(img: PdfImage): Gray8 {
+function toGray(img: PdfImage): PilImage {
   const n = img.width * img.height;
   const gray = new Uint8Array(n);
   if (img.kind === 1) {
@@ -60,9 +61,9 @@ function toGray(img: PdfImage): Gray8 {
     }
   } else {
     const c = img.kind === 3 ? 4 : 3;
-    for (let i = 0; i < n; i++) gray[i] = (img.data[i * c]! * 19595 + img.data[i * c + 1]! * 38470 + img.data[i * c + 2]! * 7471 + 0x8000) >>> 16;
+    for (let i = 0; i < n; i++) gray[i] = luma(img.data[i * c]!, img.data[i * c + 1]!, img.data[i * c + 2]!);
   }
-  return { width: img.width, height: img.height, data: gray };
+  return greyImage(img.width, img.height, gray);
 }
 
 /** scipy's unnormalised DCT-II of a 32-sample vector. */
@@ -79,8 +80,8 @@ function median(xs: number[]): number {
 }
 
 /** imagehash's `phash(image)`: 64 bits. */
-export function phash(img: Gray8): boolean[] {
-  const small = resizeLanczosLikePil(img, 32, 32);
+export function phash(img: PilImage): boolean[] {
+  const small = resize(img, 32, 32, "lanczos");
   const rows = Array.from({ length: 32 }, (_, y) => Array.from(small.data.subarray(y * 32, y * 32 + 32)));
   // dct(dct(pixels, axis=0), axis=1): down the columns, then along the rows.
   const cols = Array.from({ length: 32 }, (_, x) => dct(rows.map((r) => r[x]!)));
@@ -97,8 +98,8 @@ export const comparePdfImages = defineMetric({
   options: z.object({}),
   async run(result, expected): Promise<MetricResult> {
     if (typeof result !== "string" || typeof expected !== "string" || !result || !expected) return fail("a PDF is missing");
-    let a: Gray8[];
-    let b: Gray8[];
+    let a: PilImage[];
+    let b: PilImage[];
     try {
       a = await pdfImages(result);
       b = await pdfImages(expected);

@@ -1,8 +1,9 @@
 import { z } from "zod";
 import { defineMetric, type MetricResult } from "../../metric.js";
-import { fail, show } from "../common/outcome.js";
-import { pyEqual } from "../common/pyCompat.js";
-import { isDict, pyIter, pyTruthy, resultKey, ResultWouldRaise, ruleValue, scoring } from "./common.js";
+import { fail } from "../../../../evaluators/verdict.js";
+import { ruleKey, show } from "../common/outcome.js";
+import { pyEqual, pyTruthy } from "../../../pycompat/pyValues.js";
+import { isDict, pyIter, resultKey, ResultWouldRaise, scoring } from "./common.js";
 import { compareUrls } from "./urls.js";
 
 /**
@@ -48,15 +49,15 @@ const isExpectedBookmarks = defineMetric({
   run: (result, rule) =>
     scoring("is_expected_bookmarks", (): MetricResult => {
       if (!pyTruthy(result)) return fail("no bookmarks were read");
-      const type = ruleValue("is_expected_bookmarks", rule, "type");
+      const type = ruleKey("is_expected_bookmarks", rule, "type");
       if (type === "bookmark_bar_folders_names") {
         const names = barEntries(result, "folder", "name");
-        const want = pyIter("is_expected_bookmarks", ruleValue("is_expected_bookmarks", rule, "names"));
+        const want = pyIter("is_expected_bookmarks", ruleKey("is_expected_bookmarks", rule, "names"));
         return sameSet(names, want) ? 1 : fail(`the bookmark bar's folders are ${show(names, 300)}, expected ${show(want, 300)}`);
       }
       if (type === "bookmark_bar_websites_urls") {
         const urls = barEntries(result, "url", "url");
-        const want = pyIter("is_expected_bookmarks", ruleValue("is_expected_bookmarks", rule, "urls"));
+        const want = pyIter("is_expected_bookmarks", ruleKey("is_expected_bookmarks", rule, "urls"));
         return sameSet(urls, want) ? 1 : fail(`the bookmark bar's sites are ${show(urls, 300)}, expected ${show(want, 300)}`);
       }
       if (type === "liked_authors_websites_urls") {
@@ -67,7 +68,7 @@ const isExpectedBookmarks = defineMetric({
         const inner = resultKey(folder, "children");
         if (!Array.isArray(inner)) throw new ResultWouldRaise('"Liked Authors".children is not a list');
         const liked = inner.filter((b) => resultKey(b, "type") === "url").map((b) => resultKey(b, "url"));
-        const alternatives = pyIter("is_expected_bookmarks", ruleValue("is_expected_bookmarks", rule, "urls")).map((u) =>
+        const alternatives = pyIter("is_expected_bookmarks", ruleKey("is_expected_bookmarks", rule, "urls")).map((u) =>
           typeof u === "string" ? [u] : pyIter("is_expected_bookmarks", u),
         );
         for (const combination of product(alternatives)) if (sameSet(combination, liked)) return 1;
@@ -87,7 +88,7 @@ const isExpectedInstalledExtensions = defineMetric({
   run: (result, expected) =>
     scoring("is_expected_installed_extensions", () => {
       if (!pyTruthy(result)) return fail("no installed extensions were read");
-      const want = pyIter("is_expected_installed_extensions", ruleValue("is_expected_installed_extensions", expected, "expected")).map(canonicalExtension);
+      const want = pyIter("is_expected_installed_extensions", ruleKey("is_expected_installed_extensions", expected, "expected")).map(canonicalExtension);
       let installed: unknown[];
       try {
         installed = pyIter("is_expected_installed_extensions", result).map(canonicalExtension);
@@ -114,13 +115,13 @@ const isCookieDeleted = defineMetric({
   options: noOptions,
   run: (result, rule) =>
     scoring("is_cookie_deleted", (): MetricResult => {
-      const type = ruleValue("is_cookie_deleted", rule, "type");
+      const type = ruleKey("is_cookie_deleted", rule, "type");
       if (type !== "domains") throw new Error(`is_cookie_deleted: rule type ${show(type)} is not supported (OSWorld raises TypeError)`);
       const hosts = rowsOf(result, "cookies").map((c) => {
         if (c.length < 2) throw new ResultWouldRaise("a cookie row has no host column");
         return c[1];
       });
-      for (const domain of pyIter("is_cookie_deleted", ruleValue("is_cookie_deleted", rule, "domains"))) {
+      for (const domain of pyIter("is_cookie_deleted", ruleKey("is_cookie_deleted", rule, "domains"))) {
         const left = hosts.find((h) => compareUrls(domain as string, h as string));
         if (left !== undefined) return fail(`a cookie of ${show(left)} is still there (${show(domain)})`);
       }
@@ -134,10 +135,10 @@ const checkHistoryDeleted = defineMetric({
   options: noOptions,
   run: (result, rule) =>
     scoring("check_history_deleted", (): MetricResult => {
-      const type = ruleValue("check_history_deleted", rule, "type");
+      const type = ruleKey("check_history_deleted", rule, "type");
       if (type !== "keywords") throw new Error(`check_history_deleted: rule type ${show(type)} is not supported (OSWorld raises TypeError)`);
       const urls = rowsOf(result, "history entries").map((h) => h[0]);
-      for (const keyword of pyIter("check_history_deleted", ruleValue("check_history_deleted", rule, "keywords"))) {
+      for (const keyword of pyIter("check_history_deleted", ruleKey("check_history_deleted", rule, "keywords"))) {
         if (typeof keyword !== "string") throw new Error(`check_history_deleted: keyword ${show(keyword)} is not a string`);
         const left = urls.find((u) => typeof u === "string" && u.includes(keyword));
         if (left !== undefined) return fail(`the history still has ${show(left)} (${show(keyword)})`);
@@ -153,14 +154,14 @@ const checkFontSize = defineMetric({
   run: (result, rule) =>
     scoring("check_font_size", (): MetricResult => {
       const size = resultKey(result, "default_font_size");
-      const type = ruleValue("check_font_size", rule, "type");
+      const type = ruleKey("check_font_size", rule, "type");
       if (type === "value") {
-        const want = ruleValue("check_font_size", rule, "value");
+        const want = ruleKey("check_font_size", rule, "value");
         return pyEqual(size, want) ? 1 : fail(`the default font size is ${show(size)}, expected ${show(want)}`);
       }
       if (type === "range") {
-        const min = ruleValue("check_font_size", rule, "min") as number;
-        const max = ruleValue("check_font_size", rule, "max") as number;
+        const min = ruleKey("check_font_size", rule, "min") as number;
+        const max = ruleKey("check_font_size", rule, "max") as number;
         if (typeof size !== "number") throw new ResultWouldRaise(`the default font size is ${show(size)}, not a number`);
         return min < size && size < max ? 1 : fail(`the default font size is ${size}, not between ${min} and ${max}`);
       }
@@ -179,9 +180,9 @@ const checkEnabledExperiments = defineMetric({
         if (typeof e !== "string") throw new ResultWouldRaise(`experiment ${show(e)} is not a string`);
         return e.split("@")[0];
       });
-      const type = ruleValue("check_enabled_experiments", rule, "type");
+      const type = ruleKey("check_enabled_experiments", rule, "type");
       if (type !== "names") throw new Error(`check_enabled_experiments: rule type ${show(type)} is not supported (OSWorld raises TypeError)`);
-      const want = ruleValue("check_enabled_experiments", rule, "names");
+      const want = ruleKey("check_enabled_experiments", rule, "names");
       return pyEqual(names, want) ? 1 : fail(`the enabled experiments are ${show(names, 300)}, expected ${show(want, 300)}`);
     }),
 });
@@ -205,10 +206,10 @@ const isShortcutOnDesktop = defineMetric({
   run: (result, rule) =>
     scoring("is_shortcut_on_desktop", (): MetricResult => {
       if (!isDict(result)) throw new ResultWouldRaise(`the shortcuts are ${show(result)}, not a dict`);
-      const type = ruleValue("is_shortcut_on_desktop", rule, "type");
+      const type = ruleKey("is_shortcut_on_desktop", rule, "type");
       if (type !== "name" && type !== "exec") throw new Error(`is_shortcut_on_desktop: rule type ${show(type)} is not supported (OSWorld raises TypeError)`);
       const key = type === "name" ? "Name" : "Exec";
-      const want = ruleValue("is_shortcut_on_desktop", rule, type);
+      const want = ruleKey("is_shortcut_on_desktop", rule, type);
       if (typeof want !== "string") throw new Error(`is_shortcut_on_desktop: rules.${type} must be a string`);
       for (const content of Object.values(result)) if (typeof content === "string" && lineMatches(content, key, want)) return 1;
       return fail(`no desktop shortcut has ${key}=${show(want)} (shortcuts: ${show(Object.keys(result), 300)})`);

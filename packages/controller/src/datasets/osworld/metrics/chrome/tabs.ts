@@ -1,10 +1,11 @@
 import { z } from "zod";
 import { defineMetric, type MetricResult } from "../../metric.js";
-import { fail, show } from "../common/outcome.js";
-import { pyContains } from "../common/pyCompat.js";
-import { pyRegex } from "../common/pyRegex.js";
-import { urlparse, urlunparse } from "../common/pyUrl.js";
-import { isDict, pyIter, pyTruthy, resultKey, ResultWouldRaise, ruleValue, scoring } from "./common.js";
+import { fail } from "../../../../evaluators/verdict.js";
+import { ruleKey, show } from "../common/outcome.js";
+import { pyContains, pyTruthy } from "../../../pycompat/pyValues.js";
+import { pyRegex } from "../../../pycompat/pyRegex.js";
+import { urlparse, urlunparse } from "../../../pycompat/pyUrl.js";
+import { isDict, pyIter, resultKey, ResultWouldRaise, scoring } from "./common.js";
 import { compareUrls } from "./urls.js";
 
 /**
@@ -29,9 +30,9 @@ const isExpectedActiveTab = defineMetric({
   run: (result, rule) =>
     scoring("is_expected_active_tab", () => {
       if (!pyTruthy(result)) return fail("no active tab was read");
-      const type = ruleValue("is_expected_active_tab", rule, "type");
+      const type = ruleKey("is_expected_active_tab", rule, "type");
       if (type !== "url") return fail(`unknown rule type ${show(type)}`);
-      const expected = ruleValue("is_expected_active_tab", rule, "url") as string | null;
+      const expected = ruleKey("is_expected_active_tab", rule, "url") as string | null;
       const actual = urlOf(result);
       return compareUrls(expected, actual) ? 1 : fail(`the active tab is at ${show(actual)}, expected ${show(expected)}`);
     }),
@@ -47,9 +48,9 @@ const isExpectedActiveTabApproximate = defineMetric({
   run: (result, rule) =>
     scoring("is_expected_active_tab_approximate", () => {
       if (!pyTruthy(result)) return fail("no active tab was read");
-      const type = ruleValue("is_expected_active_tab_approximate", rule, "type");
+      const type = ruleKey("is_expected_active_tab_approximate", rule, "type");
       if (type !== "url") return fail(`unknown rule type ${show(type)}`);
-      const expected = ruleValue("is_expected_active_tab_approximate", rule, "url");
+      const expected = ruleKey("is_expected_active_tab_approximate", rule, "url");
       const actual = urlOf(result);
       if (typeof expected !== "string") throw new Error(`is_expected_active_tab_approximate: rules.url must be a string, got ${show(expected)}`);
       if (actual === null) throw new ResultWouldRaise("the active tab has no URL (urlparse(None) raises)");
@@ -67,7 +68,7 @@ const isExpectedUrlPatternMatch = defineMetric({
       const url = typeof result === "string" ? result : isDict(result) && Object.hasOwn(result, "url") ? result.url : undefined;
       if (url === undefined) return fail(`the result is ${show(result)}, neither a URL nor a dict with a url`);
       if (typeof url !== "string") throw new ResultWouldRaise(`the tab's url is ${show(url)}, not a string`);
-      for (const pattern of pyIter("is_expected_url_pattern_match", ruleValue("is_expected_url_pattern_match", rules, "expected"))) {
+      for (const pattern of pyIter("is_expected_url_pattern_match", ruleKey("is_expected_url_pattern_match", rules, "expected"))) {
         if (typeof pattern !== "string") throw new Error(`is_expected_url_pattern_match: pattern ${show(pattern)} is not a string`);
         if (!pyRegex(pattern).test(url)) return fail(`${show(url)} does not match ${show(pattern)}`);
       }
@@ -91,9 +92,9 @@ const isExpectedTabs = defineMetric({
   run: (result, rule) =>
     scoring("is_expected_tabs", () => {
       if (!pyTruthy(result)) return fail("no open tabs were read");
-      const type = ruleValue("is_expected_tabs", rule, "type");
+      const type = ruleKey("is_expected_tabs", rule, "type");
       if (type !== "url") return fail(`unknown rule type ${show(type)}`);
-      const expected = ruleValue("is_expected_tabs", rule, "urls");
+      const expected = ruleKey("is_expected_tabs", rule, "urls");
       if (!Array.isArray(expected)) throw new Error(`is_expected_tabs: rules.urls must be a list, got ${show(expected)}`);
       if (!Array.isArray(result)) throw new ResultWouldRaise(`the open tabs are ${show(result)}, not a list`);
       const why = sameUrls(
@@ -118,7 +119,7 @@ const isExpectedSearchQuery = defineMetric({
   run: (result, rules) =>
     scoring("is_expected_search_query", () => {
       if (!pyTruthy(result)) return fail("no active tab was read");
-      const pattern = ruleValue("is_expected_search_query", ruleValue("is_expected_search_query", rules, "expect"), "pattern");
+      const pattern = ruleKey("is_expected_search_query", ruleKey("is_expected_search_query", rules, "expect"), "pattern");
       if (typeof pattern !== "string") throw new Error(`is_expected_search_query: the pattern must be a string, got ${show(pattern)}`);
       const url = resultKey(result, "url");
       if (typeof url !== "string") throw new ResultWouldRaise(`the tab's url is ${show(url)}, not a string`);
@@ -132,7 +133,7 @@ const isAddedToSteamCart = defineMetric({
   options: noOptions,
   run: (result, rule) =>
     scoring("is_added_to_steam_cart", (): MetricResult => {
-      const items = pyIter("is_added_to_steam_cart", ruleValue("is_added_to_steam_cart", rule, "items"));
+      const items = pyIter("is_added_to_steam_cart", ruleKey("is_added_to_steam_cart", rule, "items"));
       const content = resultKey(result, "content");
       for (const item of items) {
         let found: boolean;

@@ -1,5 +1,5 @@
 import { parse as parseDomain } from "tldts";
-import { urlparse, urlunparse } from "../common/pyUrl.js";
+import { urlparse, urlunparse } from "../../../pycompat/pyUrl.js";
 
 /**
  * OSWorld's `compare_urls` (metrics/utils.py): two URLs are the same once each is normalised —

@@ -2,9 +2,11 @@ import { parse as parseYaml } from "yaml";
 import { z } from "zod";
 import { defineMetric, type MetricResult } from "../../metric.js";
 import { matchValueToRule, ruleUnsupported, type ValueRule } from "./matchRule.js";
-import { errorText, fail, filePath, rulesObject, show } from "./outcome.js";
-import { pyContains, pyEqual, pySorted, pyStrip, pyTypeName, readPyText } from "./pyCompat.js";
-import { plainJson, pyJsonParse } from "./pyJson.js";
+import { fail } from "../../../../evaluators/verdict.js";
+import { errorText, filePath, rulesObject, show } from "./outcome.js";
+import { pyContains, pyEqual, pySorted, pyTypeName } from "../../../pycompat/pyValues.js";
+import { pyStrip, readPyText } from "../../../pycompat/pyStr.js";
+import { plainJson, pyJsonParse } from "../../../pycompat/pyJson.js";
 
 /**
  * The JSON metrics: general.py's `check_json` and `check_direct_json_object`, vscode.py's

@@ -1,5 +1,6 @@
-import { pyCompare, pyEqual, pyStrip, pyTypeName } from "./pyCompat.js";
-import { pyFlagsFromNames, pyRegex } from "./pyRegex.js";
+import { pyCompare, pyEqual, pyTypeName } from "../../../pycompat/pyValues.js";
+import { pyFlagsFromNames, pyRegex } from "../../../pycompat/pyRegex.js";
+import { pyFloat } from "../../../pycompat/pyNumbers.js";
 
 /**
  * OSWorld's `_match_value_to_rule(value, rule)` (metrics/utils.py): `rule.method` is `re` (with
@@ -13,17 +14,6 @@ import { pyFlagsFromNames, pyRegex } from "./pyRegex.js";
 export interface ValueRule {
   method: string;
   ref?: unknown;
-}
-
-/** Python's `float(value)` for a number, bool or string; undefined where Python raises. */
-function pyFloat(v: unknown): number | undefined {
-  if (typeof v === "number") return v;
-  if (typeof v === "boolean") return Number(v);
-  if (typeof v !== "string") return undefined;
-  const t = pyStrip(v).replaceAll(/(?<=\d)_(?=\d)/g, "");
-  if (/^[+-]?(inf|infinity)$/i.test(t)) return t.startsWith("-") ? -Infinity : Infinity;
-  if (/^[+-]?nan$/i.test(t)) return Number.NaN;
-  return /^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i.test(t) ? Number(t) : undefined;
 }
 
 const OPERATORS: Record<string, (a: unknown, b: unknown) => boolean> = {

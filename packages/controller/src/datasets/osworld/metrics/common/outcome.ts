@@ -1,11 +1,7 @@
-import type { MetricResult } from "../../metric.js";
-
-/** Small helpers for the results and reasons of the general and file metrics. */
-
-/** A failing result with its reason. */
-export function fail(reason: string, score = 0): MetricResult {
-  return { score, reason };
-}
+/**
+ * Small helpers for the metrics' reasons and arguments (a metric's verdict is built with
+ * evaluators/verdict.ts's `pass` and `fail`).
+ */
 
 /** A value shown in a reason: strings quoted, others as JSON, cut to `max` characters. */
 export function show(value: unknown, max = 120): string {

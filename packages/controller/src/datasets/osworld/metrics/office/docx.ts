@@ -34,7 +34,8 @@ export interface DocxDocument {
   images(): Promise<Buffer[]>;
 }
 
-function runText(r: XEl): string {
+/** python-docx's `run.text`: its text, tabs, line breaks (`w:br` of type textWrapping, `w:cr`) and non-breaking hyphens. */
+export function runText(r: XEl): string {
   let s = "";
   for (const e of kids(r)) {
     if (e.tag === "w:t") s += leafText(e) ?? "";

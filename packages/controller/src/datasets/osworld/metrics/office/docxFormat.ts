@@ -1,6 +1,6 @@
-import { paragraphText } from "./docx.js";
+import { paragraphText, runText } from "./docx.js";
 import { openPackage, type OoxmlPackage, PythonWouldRaise, relTarget } from "./package.js";
-import { descendants, kid, kidPath, kids, leafText, type XEl } from "./xml.js";
+import { descendants, kid, kidPath, kids, type XEl } from "./xml.js";
 
 /**
  * A .docx's formatting as python-docx shows it to OSWorld's document metrics: each paragraph's
@@ -66,18 +66,6 @@ export interface DocxFormatDocument {
 
 const ALIGNMENTS = new Set(["left", "center", "right", "both", "distribute", "mediumKashida", "highKashida", "lowKashida", "thaiDistribute"]);
 const TWIPS_EMU = 635;
-
-function runText(r: XEl): string {
-  let s = "";
-  for (const e of kids(r)) {
-    if (e.tag === "w:t") s += leafText(e) ?? "";
-    else if (e.tag === "w:tab" || e.tag === "w:ptab") s += "\t";
-    else if (e.tag === "w:cr") s += "\n";
-    else if (e.tag === "w:noBreakHyphen") s += "-";
-    else if (e.tag === "w:br") s += (e.attrs["w:type"] ?? "textWrapping") === "textWrapping" ? "\n" : "";
-  }
-  return s;
-}
 
 function runOf(r: XEl): DocxRun {
   const rPr = kid(r, "w:rPr");

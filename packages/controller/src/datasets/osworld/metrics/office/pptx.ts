@@ -1,6 +1,6 @@
 import { type OoxmlPackage, openPackage, PythonWouldRaise, relOfType, relTarget } from "./package.js";
 import { fillOf, type PptxShape, paragraphsOf, phOf, SHAPE_TAGS, shapeOf, solidRgb } from "./pptxShapes.js";
-import { pyStrip } from "./pytext.js";
+import { pyStrip } from "../../../pycompat/pyStr.js";
 import { descendants, kid, kidPath, kids, leafText, type XEl } from "./xml.js";
 
 /**

@@ -2,7 +2,8 @@ import { PythonWouldRaise } from "./package.js";
 import type { Presentation, PptxSlide } from "./pptx.js";
 import { bulletsMismatch, cellRunMismatch, comparableRuns, type RunSwitches, textRunMismatch } from "./pptxRuns.js";
 import type { PptxParagraph, PptxShape } from "./pptxShapes.js";
-import { pyStrip } from "./pytext.js";
+import { pyStrip } from "../../../pycompat/pyStr.js";
+import { fail, pass } from "../../../../evaluators/verdict.js";
 
 /**
  * OSWorld's `compare_pptx_files` (slides.py) over two {@link Presentation}s, check for check and
@@ -211,16 +212,16 @@ function slideMismatch(c: Ctx): string | undefined {
 /** Compares two presentations; the reason names the slide and shape of the first mismatch. */
 export function comparePresentations(p1: Presentation, p2: Presentation, o: PptxCompareOptions): { score: number; reason: string } {
   if (p1.slides.length !== p2.slides.length && o.examine_number_of_slides) {
-    return { score: 0, reason: `${p1.slides.length} slides, expected ${p2.slides.length}` };
+    return fail(`${p1.slides.length} slides, expected ${p2.slides.length}`);
   }
   try {
     for (let i = 0; i < Math.min(p1.slides.length, p2.slides.length); i++) {
       const why = slideMismatch({ o, slide: i + 1, s1: p1.slides[i]!, s2: p2.slides[i]! });
-      if (why) return { score: 0, reason: `slide ${i + 1}: ${why}` };
+      if (why) return fail(`slide ${i + 1}: ${why}`);
     }
   } catch (e) {
-    if (e instanceof PythonWouldRaise) return { score: 0, reason: `OSWorld's compare_pptx_files would raise here: ${e.message}` };
+    if (e instanceof PythonWouldRaise) return fail(`OSWorld's compare_pptx_files would raise here: ${e.message}`);
     throw e;
   }
-  return { score: 1, reason: "the presentations match" };
+  return pass("the presentations match");
 }

@@ -1,6 +1,6 @@
 import type { PptxBullet } from "./pptx.js";
 import type { PptxFont, PptxParagraph, PptxRun } from "./pptxShapes.js";
-import { pyStrip } from "./pytext.js";
+import { pyStrip } from "../../../pycompat/pyStr.js";
 
 /**
  * Paragraph- and run-level checks of OSWorld's `compare_pptx_files` (slides.py), shared by text

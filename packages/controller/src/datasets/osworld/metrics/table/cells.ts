@@ -1,5 +1,6 @@
 import { parseMultiRange } from "./match.js";
-import { dataOnlyValue, numberFormatOf, openpyxlBool, type PyVal } from "./values.js";
+import { dataOnlyValue, numberFormatOf, openpyxlBool } from "./values.js";
+import type { PyVal } from "../../../pycompat/cellValues.js";
 import { attr, type Book, parseRef, type RawSheet, textOf, type XNode } from "./xlsx.js";
 
 /**

@@ -8,6 +8,7 @@ import { DV_ATTRIBUTES, dataValidationRule, freezeRule, ROW_PROPS, rowPropsRule,
 import { pivotTableRule } from "./pivots.js";
 import { styleRule } from "./styleRule.js";
 import { type Book, loadBook } from "./xlsx.js";
+import { fail } from "../../../../evaluators/verdict.js";
 
 /** `compare_table(result, expected, rules=[...])`: every rule must hold, checked in order. */
 
@@ -106,12 +107,12 @@ export const compareTableMetric = defineMetric({
   options,
   unsupported: (o) => unsupportedOf(o.rules),
   async run(result, expected, opts) {
-    if (typeof result !== "string") return { score: 0, reason: "the result file is missing" };
+    if (typeof result !== "string") return fail("the result file is missing");
     let rbook: Book;
     try {
       rbook = await loadBook(result);
     } catch (e) {
-      return { score: 0, reason: `the result is not a readable xlsx: ${(e as Error).message}` };
+      return fail(`the result is not a readable xlsx: ${(e as Error).message}`);
     }
     let ebook: Book | undefined;
     if (typeof expected === "string") {
@@ -131,7 +132,7 @@ export const compareTableMetric = defineMetric({
     };
     for (const [i, r] of opts.rules.entries()) {
       const verdict = await runRule(r as Rule, ctx);
-      if (verdict !== undefined) return { score: 0, reason: `rule ${i + 1} (${r.type}): ${verdict}` };
+      if (verdict !== undefined) return fail(`rule ${i + 1} (${r.type}): ${verdict}`);
     }
     return 1;
   },

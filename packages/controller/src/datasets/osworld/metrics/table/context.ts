@@ -1,4 +1,5 @@
 import type { Book } from "./xlsx.js";
+import { pyInt } from "../../../pycompat/pyNumbers.js";
 
 /** What every `compare_table` rule sees: both files, both books, their sheet names. */
 export interface TableContext {
@@ -27,9 +28,6 @@ function pyIndex<T>(list: T[] | undefined, i: number): T | undefined {
   if (!list || !Number.isInteger(i)) return undefined;
   return i < 0 ? list[list.length + i] : list[i];
 }
-
-/** Python's `int("…")`, undefined where it raises. */
-const pyInt = (s: string) => (/^\s*[+-]?\d+\s*$/.test(s) ? Number(s) : undefined);
 
 /**
  * OSWorld's `_parse_sheet_idx`: 0 or "RI0" (result sheet by position), "RNSheet1" (result sheet by

@@ -1,11 +1,13 @@
 import { PyError, pyCellAt, readCellStyle, readCellValue } from "./cells.js";
 import { describeSheet, parseSheetIdx, type TableContext } from "./context.js";
 import { cellsOf, type Matchable, matchValueToRule, parseMultiRange } from "./match.js";
-import { frameDifference, readExcelLikePandas, roundFrame } from "./pandas.js";
-import { printedSheetLines, stripChars } from "./textFiles.js";
-import { type PyVal, pyStr, showVal } from "./values.js";
+import { readExcelLikePandas } from "./pandas.js";
+import { frameDifference, roundFrame } from "../../../pycompat/pandasExcel.js";
+import { printedSheetLines } from "./textFiles.js";
+import { stripChars } from "../../../pycompat/pyStr.js";
+import { cellStr, type PyVal, showVal } from "../../../pycompat/cellValues.js";
 import { colLetter } from "./xlsx.js";
-import { fuzzRatio } from "../common/similarity.js";
+import { fuzzRatio } from "../../../pycompat/similarity.js";
 
 /** A rule's verdict: undefined when it holds, else why not. */
 export type RuleVerdict = string | undefined;
@@ -80,8 +82,8 @@ export async function sheetFuzzyRule(r: Rule, ctx: TableContext): Promise<RuleVe
     for (const range of parseMultiRange(rl.range)) {
       for (const [row, col] of cellsOf(range)) {
         const coord = `${colLetter(col)}${row}`;
-        const v1 = normalise(pyStr(await readCellValue(s1.book, s1.name, coord)), rl);
-        const v2 = normalise(pyStr(await readCellValue(s2.book, s2.name, coord)), rl);
+        const v1 = normalise(cellStr(await readCellValue(s1.book, s1.name, coord)), rl);
+        const v2 = normalise(cellStr(await readCellValue(s2.book, s2.name, coord)), rl);
         let ok: boolean;
         if (rl.type === "includes") ok = v1.includes(v2);
         else if (rl.type === "included_by") ok = v2.includes(v1);

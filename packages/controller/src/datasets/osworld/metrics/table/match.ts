@@ -1,8 +1,8 @@
-import { pyStrip } from "../common/pyCompat.js";
-import { pyFlagsFromNames, pyRegex } from "../common/pyRegex.js";
-import { pyEq } from "./pandas.js";
-import type { PyVal } from "./values.js";
+import { pyFlagsFromNames, pyRegex } from "../../../pycompat/pyRegex.js";
+import { pyCompare, pyEqual } from "../../../pycompat/pyValues.js";
+import type { PyVal } from "../../../pycompat/cellValues.js";
 import { parseRef } from "./xlsx.js";
+import { pyFloat } from "../../../pycompat/pyNumbers.js";
 
 /** OSWorld's `_match_value_to_rule` and the cell ranges (`MultiCellRange`) it compares. */
 
@@ -44,28 +44,17 @@ export function* cellsOf(r: CellRange): Generator<[number, number]> {
 /** A value a rule can be matched against. */
 export type Matchable = PyVal | CellRange[] | undefined;
 
-/** Python's string order: by code point (JavaScript's `<` compares UTF-16 units). */
-function codePointOrder(a: string, b: string): number {
-  const x = Array.from(a, (ch) => ch.codePointAt(0)!);
-  const y = Array.from(b, (ch) => ch.codePointAt(0)!);
-  for (let i = 0; i < Math.min(x.length, y.length); i++) if (x[i] !== y[i]) return x[i]! - y[i]!;
-  return x.length - y.length;
-}
-
-/** A Python comparison that raises TypeError for unorderable types. */
-export function pyCompare(a: Matchable, b: unknown, op: "lt" | "le" | "gt" | "ge"): boolean {
-  const num = (x: unknown) => typeof x === "number" || typeof x === "boolean";
-  let c: number;
-  if (num(a) && num(b)) c = Number(a) - Number(b);
-  else if (typeof a === "string" && typeof b === "string") c = codePointOrder(a, b);
-  else throw new TypeError(`'${op}' not supported between ${JSON.stringify(a)} and ${JSON.stringify(b)}`);
+/** Python's `a < b` (`op`) on cell values: numbers, bools and text compare; a range, a list or a date raises TypeError. */
+export function pyCompareOp(a: Matchable, b: unknown, op: "lt" | "le" | "gt" | "ge"): boolean {
+  if (Array.isArray(a) || Array.isArray(b)) throw new TypeError(`'${op}' not supported between ${JSON.stringify(a)} and ${JSON.stringify(b)}`);
+  const c = pyCompare(a ?? null, b);
   return op === "lt" ? c < 0 : op === "le" ? c <= 0 : op === "gt" ? c > 0 : c >= 0;
 }
 
 function eq(a: Matchable, b: unknown): boolean {
   if (Array.isArray(a)) return false;
   if (Array.isArray(b) || (b !== null && typeof b === "object")) return false;
-  return pyEq(a ?? null, (b ?? null) as PyVal);
+  return pyEqual(a ?? null, (b ?? null) as PyVal);
 }
 
 /** A rule `{method, ref}` as OSWorld's `_match_value_to_rule` applies it; throws where Python raises. */
@@ -79,7 +68,7 @@ export function matchValueToRule(value: Matchable, rule: { method: string; ref?:
   }
   if (method === "eq") return eq(value, ref);
   if (method === "ne") return !eq(value, ref);
-  if (method === "lt" || method === "le" || method === "gt" || method === "ge") return pyCompare(value, ref, method);
+  if (method === "lt" || method === "le" || method === "gt" || method === "ge") return pyCompareOp(value, ref, method);
   if (method.startsWith("approx")) {
     const threshold = Number(method.split(":")[1]);
     const v = pyFloat(value);
@@ -94,7 +83,7 @@ export function matchValueToRule(value: Matchable, rule: { method: string; ref?:
     const [lo, hi] = ref as [unknown, unknown];
     if (!/^range\.[et][et]$/.test(method)) throw new Error(`unknown rule method ${JSON.stringify(method)}`);
     const op = (e: string) => `l${e}` as "lt" | "le";
-    return pyCompare(lo as Matchable, value, op(method[6]!)) && pyCompare(value, hi, op(method[7]!));
+    return pyCompareOp(lo as Matchable, value, op(method[6]!)) && pyCompareOp(value, hi, op(method[7]!));
   }
   if (method === "str_list_eq" || method === "str_set_eq") {
     if (typeof value !== "string") throw new TypeError(`${method} needs a string value, got ${JSON.stringify(value)}`);
@@ -106,19 +95,4 @@ export function matchValueToRule(value: Matchable, rule: { method: string; ref?:
     return a.size === b.size && [...a].every((s) => b.has(s));
   }
   throw new Error(`unknown rule method ${JSON.stringify(method)}`);
-}
-
-/** Python's `float(value)`, undefined where it raises. */
-function pyFloat(v: Matchable): number | undefined {
-  if (typeof v === "number") return v;
-  if (typeof v === "boolean") return Number(v);
-  if (typeof v === "string") {
-    const t = pyStrip(v).replace(/(?<=\d)_(?=\d)/g, "");
-    if (/^[+-]?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|inf|infinity|nan)$/i.test(t)) {
-      const l = t.toLowerCase().replace(/^\+/, "");
-      if (l.endsWith("inf") || l.endsWith("infinity")) return l.startsWith("-") ? -Infinity : Infinity;
-      return l.endsWith("nan") ? Number.NaN : Number(l);
-    }
-  }
-  return undefined;
 }

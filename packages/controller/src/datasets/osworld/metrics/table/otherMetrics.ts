@@ -1,9 +1,12 @@
 import { z } from "zod";
 import { defineMetric } from "../../metric.js";
 import { pyCell } from "./cells.js";
-import { pyStrip, safeReadLines } from "./textFiles.js";
-import { type PyVal, pyFloatRepr, pyStr } from "./values.js";
+import { safeReadLines } from "./textFiles.js";
+import { pyStrip } from "../../../pycompat/pyStr.js";
+import { cellStr, type PyVal } from "../../../pycompat/cellValues.js";
+import { floatRepr } from "../../../pycompat/pyNumbers.js";
 import { loadBook, parseRef } from "./xlsx.js";
+import { fail } from "../../../../evaluators/verdict.js";
 
 /** `compare_csv`: the result's lines equal one expected file's lines (optionally stripped, lowercased). */
 export const compareCsvMetric = defineMetric({
@@ -14,9 +17,9 @@ export const compareCsvMetric = defineMetric({
     ignore_case: z.boolean().default(false).describe("lines compare regardless of case"),
   }),
   async run(result, expected, options) {
-    if (typeof result !== "string") return { score: 0, reason: "the result file is missing" };
+    if (typeof result !== "string") return fail("the result file is missing");
     const got = await safeReadLines(result);
-    if (!got) return { score: 0, reason: `the result file ${result} cannot be read` };
+    if (!got) return fail(`the result file ${result} cannot be read`);
     const prep = (lines: string[]) => {
       let out = options.strict ? lines : lines.map(pyStrip);
       if (options.ignore_case) out = out.map((l) => l.toLowerCase());
@@ -38,13 +41,13 @@ export const compareCsvMetric = defineMetric({
             : `line ${i + 1}: expected ${JSON.stringify(e[i])}, got ${JSON.stringify(r[i])}`;
       }
     }
-    if (!files.length) return { score: 0, reason: "no expected file to compare with" };
-    return { score: 0, reason: `the CSV matches no expected file (${files.length}); ${firstDiff || "none could be read"}` };
+    if (!files.length) return fail("no expected file to compare with");
+    return fail(`the CSV matches no expected file (${files.length}); ${firstDiff || "none could be read"}`);
   },
 });
 
 /** Python's `str()` of an openpyxl cell value (ints without ".0"). */
-const cellText = (v: PyVal): string => (typeof v === "number" ? (Number.isInteger(v) ? String(v) : pyFloatRepr(v)) : pyStr(v));
+const cellText = (v: PyVal): string => (typeof v === "number" ? (Number.isInteger(v) ? String(v) : floatRepr(v)) : cellStr(v));
 
 /** OSWorld's `_normalize_city_string`: accents dropped, lowercased, punctuation to spaces. */
 export function normalizeCity(value: PyVal): string {
@@ -63,30 +66,30 @@ export const compareConferenceCityMetric = defineMetric({
   name: "compare_conference_city_in_order",
   options: z.strictObject({}),
   async run(result, expected) {
-    if (typeof result !== "string") return { score: 0, reason: "the result file is missing" };
+    if (typeof result !== "string") return fail("the result file is missing");
     const list = (expected as { expected?: unknown } | undefined)?.expected;
     if (!Array.isArray(list)) throw new Error("compare_conference_city_in_order needs the rules {expected: [...]}");
     let book: Awaited<ReturnType<typeof loadBook>>;
     try {
       book = await loadBook(result);
     } catch (e) {
-      return { score: 0, reason: `the result is not a readable xlsx: ${(e as Error).message}` };
+      return fail(`the result is not a readable xlsx: ${(e as Error).message}`);
     }
     const view = book.zip.file("xl/workbook.xml") ? await book.zip.file("xl/workbook.xml")!.async("string") : "";
     const active = Number(/<(?:\w+:)?workbookView[^>]*\sactiveTab="(\d+)"/.exec(view)?.[1] ?? 0);
     const entry = book.sheets[active];
     const sheet = entry ? await book.sheet(entry.name) : undefined;
-    if (!sheet) return { score: 0, reason: "the active sheet cannot be read" };
+    if (!sheet) return fail("the active sheet cannot be read");
     const [first] = parseRef("C2")!;
     for (let i = 0; i <= 20; i++) {
       const actual = pyCell(book, sheet, first + i, 3).value;
       const want = list[i];
-      if (want === undefined) return { score: 0, reason: `the expected list has only ${list.length} entries` };
+      if (want === undefined) return fail(`the expected list has only ${list.length} entries`);
       const candidates = typeof want === "string" ? [want] : Array.isArray(want) ? (want as string[]) : undefined;
-      if (!candidates) return { score: 0, reason: "an expected city is neither a string nor a list of strings" };
+      if (!candidates) return fail("an expected city is neither a string nor a list of strings");
       const got = normalizeCity(actual);
       if (!candidates.some((c) => normalizeCity(c) !== "" && got.includes(normalizeCity(c)))) {
-        return { score: 0, reason: `C${first + i}: expected ${JSON.stringify(want)}, got ${JSON.stringify(actual === null ? null : cellText(actual))}` };
+        return fail(`C${first + i}: expected ${JSON.stringify(want)}, got ${JSON.stringify(actual === null ? null : cellText(actual))}`);
       }
     }
     return 1;

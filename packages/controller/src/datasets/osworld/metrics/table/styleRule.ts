@@ -2,7 +2,7 @@ import { mergedRanges, PyError, pyCell, readCellStyle, readCellValue } from "./c
 import { describeSheet, parseSheetIdx, type SheetRef, type TableContext } from "./context.js";
 import type { Rule, RuleVerdict } from "./dataRules.js";
 import { cellsOf, parseMultiRange } from "./match.js";
-import { type PyVal, showVal } from "./values.js";
+import { type PyVal, showVal } from "../../../pycompat/cellValues.js";
 import { attr, type Book, colLetter, type RawSheet, type XNode } from "./xlsx.js";
 
 /**

@@ -1,24 +1,8 @@
 import { readFile } from "node:fs/promises";
 import path from "node:path";
-import { pySplitlines, pyStrip } from "../common/pyCompat.js";
+import { pySplitlines, pyStrip } from "../../../pycompat/pyStr.js";
 
 /** OSWorld's line-by-line reading of text files (`_safe_read_file`), for `compare_csv` and `sheet_print`. */
-
-export { pyStrip };
-
-/** Python's `str.lstrip(chars)` / `rstrip(chars)`. */
-export function stripChars(s: string, chars: string, side: "left" | "right"): string {
-  const set = new Set(Array.from(chars));
-  const cps = Array.from(s);
-  if (side === "left") {
-    let i = 0;
-    while (i < cps.length && set.has(cps[i]!)) i++;
-    return cps.slice(i).join("");
-  }
-  let j = cps.length;
-  while (j > 0 && set.has(cps[j - 1]!)) j--;
-  return cps.slice(0, j).join("");
-}
 
 /**
  * OSWorld's `_safe_read_file`: UTF-8 (a BOM dropped), else Latin-1 (which reads any bytes), split

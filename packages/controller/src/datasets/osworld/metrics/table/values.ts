@@ -1,19 +1,11 @@
 import { attr, type Book, type RawCell, type XNode } from "./xlsx.js";
+import type { PyDate, PyVal } from "../../../pycompat/cellValues.js";
+import { roundHalfEven } from "../../../pycompat/pyNumbers.js";
 
 /**
- * Cell values as Python sees them: openpyxl's reading of a cell (numbers, text, booleans, dates per
- * the cell's number format), and the Python operations OSWorld applies to them.
+ * openpyxl's reading of a cell from the xlsx's XML: numbers, text, booleans, and dates per the
+ * cell's number format (the values themselves are pycompat/cellValues.ts's).
  */
-
-/** A date/time value openpyxl makes of a date-formatted number. */
-export interface PyDate {
-  kind: "datetime" | "time" | "timedelta";
-  /** Milliseconds since 1970 (datetime), since midnight (time), or the duration (timedelta). */
-  ms: number;
-}
-
-/** A Python value: None, str, int/float, bool, or a date. */
-export type PyVal = null | string | number | boolean | PyDate;
 
 /** openpyxl's built-in number formats. */
 export const BUILTIN_FORMATS: Record<number, string> = {
@@ -85,12 +77,6 @@ export function openpyxlBool(text: string | undefined): boolean {
   return !["false", "f", "0"].includes(text) && text !== "";
 }
 
-/** Python's round(): halves to even. */
-export function roundHalfEven(x: number): number {
-  const r = Math.round(x);
-  return Math.abs(x % 1) === 0.5 && r % 2 !== 0 ? r - 1 : r;
-}
-
 const DAY_MS = 86_400_000;
 const EPOCH_1900 = Date.UTC(1899, 11, 30);
 const EPOCH_1904 = Date.UTC(1904, 0, 1);
@@ -144,44 +130,4 @@ function inlineText(is: XNode): string | null {
   const own = is.t === undefined ? "" : String(typeof is.t === "object" ? (is.t["#text"] ?? "") : is.t);
   const runs = (is.r ?? []).map((r: XNode) => (typeof r.t === "object" ? (r.t["#text"] ?? "") : (r.t ?? ""))).join("");
   return own + runs;
-}
-
-/** Python's `repr(float)`. */
-export function pyFloatRepr(x: number): string {
-  if (Number.isNaN(x)) return "nan";
-  if (!Number.isFinite(x)) return x > 0 ? "inf" : "-inf";
-  if (x === 0) return Object.is(x, -0) ? "-0.0" : "0.0";
-  const e = Number(x.toExponential().split("e")[1]);
-  if (e < -4 || e >= 16) {
-    const [m, ex] = x.toExponential().split("e");
-    const n = Number(ex);
-    return `${m}e${n < 0 ? "-" : "+"}${String(Math.abs(n)).padStart(2, "0")}`;
-  }
-  const s = String(x);
-  return s.includes(".") ? s : `${s}.0`;
-}
-
-/** Python's `str()` of a value (numbers as floats, as `read_cell_value` returns them). */
-export function pyStr(v: PyVal): string {
-  if (v === null) return "None";
-  if (typeof v === "string") return v;
-  if (typeof v === "boolean") return v ? "True" : "False";
-  if (typeof v === "number") return pyFloatRepr(v);
-  return showDate(v);
-}
-
-/** A date as Python prints it. */
-export function showDate(d: PyDate): string {
-  const iso = new Date(d.ms).toISOString();
-  if (d.kind === "time") return iso.slice(11, 19);
-  if (d.kind === "timedelta") return `${d.ms / DAY_MS} days`;
-  return `${iso.slice(0, 10)} ${iso.slice(11, 19)}`;
-}
-
-/** A value for a reason: text quoted, numbers as Python prints them. */
-export function showVal(v: PyVal | undefined): string {
-  if (v === undefined) return "nothing";
-  if (typeof v === "string") return JSON.stringify(v);
-  if (typeof v === "number") return Number.isInteger(v) ? String(v) : pyFloatRepr(v);
-  return pyStr(v);
 }

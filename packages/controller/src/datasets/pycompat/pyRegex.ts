@@ -1,4 +1,4 @@
-import { PY_WS } from "./pyCompat.js";
+import { PY_WS } from "./pyStr.js";
 
 /**
  * Python `re` patterns (on `str`) run as JavaScript regular expressions in Unicode mode (`u`), so

@@ -1,36 +1,10 @@
-import { readFile } from "node:fs/promises";
 import { PyFloat } from "./pyJson.js";
+import { floatRepr } from "./pyNumbers.js";
 
 /**
- * Python's semantics for the values OSWorld's metrics compare (JSON values as Python sees them):
- * `==`, `in`, ordering, `str()`, `str.strip()`, `str.splitlines()` and reading a file in text mode.
+ * Python's semantics for the values the ported metrics compare (JSON values as Python sees them):
+ * `==`, `in`, ordering, `sorted()`, truthiness, `type()`, `repr()` and `str()`.
  */
-
-/** Python's whitespace (`str.isspace()`), as a regex character-class body. */
-export const PY_WS = "\\t\\n\\v\\f\\r\\x1c-\\x1f \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000";
-const STRIP = new RegExp(`^[${PY_WS}]+|[${PY_WS}]+$`, "g");
-
-/** Python's `str.strip()` (no argument). */
-export function pyStrip(s: string): string {
-  return s.replace(STRIP, "");
-}
-
-// biome-ignore lint/suspicious/noControlCharactersInRegex: Python's line boundaries include these control characters
-const LINE_BREAK = /\r\n|[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]/;
-
-/** Python's `str.splitlines()`: splits on every line boundary Python knows; no trailing empty line. */
-export function pySplitlines(s: string): string[] {
-  if (s === "") return [];
-  const lines = s.split(LINE_BREAK);
-  if (lines[lines.length - 1] === "") lines.pop();
-  return lines;
-}
-
-/** A file's text as Python's `open(path).read()` gives it: strict UTF-8 (BOM kept), universal newlines. */
-export async function readPyText(path: string): Promise<string> {
-  const text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(await readFile(path));
-  return text.replace(/\r\n?/g, "\n");
-}
 
 function isPlainObject(v: unknown): v is Record<string, unknown> {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
@@ -55,6 +29,15 @@ export function pyEqual(a: unknown, b: unknown): boolean {
     return ka.length === Object.keys(b).length && ka.every((k) => Object.hasOwn(b, k) && pyEqual(a[k], b[k]));
   }
   return false;
+}
+
+/** Python's `bool(v)` of a JSON-like value: None, False, 0, "", [] and {} are false. */
+export function pyTruthy(v: unknown): boolean {
+  if (v === null || v === undefined || v === false || v === 0 || v === "") return false;
+  if (v instanceof PyFloat) return v.value !== 0;
+  if (Array.isArray(v)) return v.length > 0;
+  if (typeof v === "object") return Object.keys(v).length > 0;
+  return true;
 }
 
 /** Python's type name of a JSON-like value, for error messages. */
@@ -111,16 +94,6 @@ export function pySorted(v: unknown): unknown[] {
   else if (isPlainObject(v)) items = Object.keys(v);
   else throw new TypeError(`'${pyTypeName(v)}' object is not iterable`);
   return items.sort(pyCompare);
-}
-
-/** Python's `repr()` of a float: the shortest digits, in exponent form below 1e-4 and from 1e16. */
-function floatRepr(v: number): string {
-  if (Number.isNaN(v)) return "nan";
-  if (!Number.isFinite(v)) return v > 0 ? "inf" : "-inf";
-  const [mantissa, expText] = v.toExponential().split("e") as [string, string];
-  const exp = Number(expText);
-  if (exp >= -4 && exp < 16) return Number.isInteger(v) ? `${v}.0` : String(v);
-  return `${mantissa}e${exp < 0 ? "-" : "+"}${String(Math.abs(exp)).padStart(2, "0")}`;
 }
 
 function strRepr(s: string): string {

@@ -9,23 +9,31 @@
  * - a BMP (which libvips does not read) is decoded here: uncompressed 1, 4, 8, 24 and 32 bits.
  */
 
-/** Decoded samples, row by row: 1 (L), 2 (LA), 3 (RGB) or 4 (RGBA) channels of 8 bits. */
-export interface PilRaster {
+/** Decoded samples, 8 bits each, row by row: 1 (L), 2 (LA), 3 (RGB) or 4 (RGBA) channels. Palette images arrive expanded. */
+export interface Raster {
   width: number;
   height: number;
   channels: number;
   data: Uint8Array;
-  /** A palette image (Pillow's mode P), given here as its colours. */
+  /** A palette image (Pillow's mode P: a palette PNG, a GIF, a BMP of 8 bits or fewer), given here as its colours. */
   palette?: boolean;
 }
 
-/** A PNG's IHDR: colour type and bit depth; null when the bytes are not a PNG. */
-export function pngHeader(bytes: Buffer): { colourType: number; depth: number } | null {
+/** A PNG's IHDR (colour type, bit depth) and whether a tRNS chunk comes before its image data; null when the bytes are not a PNG. */
+export function pngHeader(bytes: Buffer): { colourType: number; depth: number; trns: boolean } | null {
   if (bytes.length < 33 || bytes.readUInt32BE(0) !== 0x89504e47) return null;
-  return { depth: bytes[24]!, colourType: bytes[25]! };
+  let trns = false;
+  for (let at = 8; at + 8 <= bytes.length; ) {
+    const type = bytes.toString("latin1", at + 4, at + 8);
+    if (type === "tRNS") trns = true;
+    if (type === "IDAT" || type === "IEND") break;
+    at += 12 + bytes.readUInt32BE(at);
+  }
+  return { depth: bytes[24]!, colourType: bytes[25]!, trns };
 }
 
-const isGif = (b: Buffer) => b.length >= 6 && (b.toString("latin1", 0, 6) === "GIF87a" || b.toString("latin1", 0, 6) === "GIF89a");
+/** A GIF (87a or 89a). */
+export const isGif = (b: Buffer) => b.length >= 6 && (b.toString("latin1", 0, 6) === "GIF87a" || b.toString("latin1", 0, 6) === "GIF89a");
 /** A Windows bitmap (which libvips does not read). */
 export const isBmp = (b: Buffer) => b.length >= 26 && b.toString("latin1", 0, 2) === "BM";
 
@@ -51,7 +59,7 @@ function gifWithoutTransparency(src: Buffer): Buffer {
 }
 
 /** A BMP as Pillow reads it: palette images as their colours, 32-bit with an alpha mask as RGBA. */
-function decodeBmp(b: Buffer): PilRaster {
+function decodeBmp(b: Buffer): Raster {
   const offset = b.readUInt32LE(10);
   const headerSize = b.readUInt32LE(14);
   const core = headerSize === 12;
@@ -90,7 +98,7 @@ function decodeBmp(b: Buffer): PilRaster {
 }
 
 /** Decodes an image file as Pillow opens it (see the module comment); throws when it is not an image. */
-export async function decodeLikePil(bytes: Buffer): Promise<PilRaster> {
+export async function decodeLikePil(bytes: Buffer): Promise<Raster> {
   if (isBmp(bytes)) return decodeBmp(bytes);
   const { default: sharp } = await import("sharp");
   const png = pngHeader(bytes);
