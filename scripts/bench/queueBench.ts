@@ -12,7 +12,7 @@ import { runTasks } from "../../packages/controller/src/runner/runner.js";
 import { Queue } from "bullmq";
 import { readFile } from "node:fs/promises";
 import { redisConnection } from "../../packages/controller/src/queue/redis.js";
-import { startRedis } from "../../test/support/redisServer.js";
+import { startRedis } from "../../test/fixtures/redisServer.js";
 
 /**
  * The same quick scripted tasks run locally with concurrency 1, 2 and 4, and through a queue on a

@@ -5,8 +5,8 @@ import { join, resolve } from "node:path";
 import { afterAll, expect, test } from "vitest";
 import { redisConnection } from "../../packages/controller/src/queue/redis.js";
 import { runKeys } from "../../packages/controller/src/queue/protocol.js";
-import { alive, descendants } from "../support/processTree.js";
-import { startRedis, type TestRedis } from "../support/redisServer.js";
+import { alive, descendants } from "../fixtures/processes.js";
+import { startRedis, type TestRedis } from "../fixtures/redisServer.js";
 
 // A run over a queue survives what a fleet does to it: three `pincer worker` processes take 60
 // tasks; one is killed (SIGKILL) mid-task, one frozen (SIGSTOP) past its lock and then let go,

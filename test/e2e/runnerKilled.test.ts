@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { expect, test } from "vitest";
-import { alive, descendants } from "../support/processTree.js";
+import { alive, descendants } from "../fixtures/processes.js";
 
 // `pincer run` killed with SIGKILL (no handler runs) must not leave its local machines behind:
 // each daemon holds a pipe from the runner and stops when it closes, taking its Xvfb along.

@@ -5,7 +5,7 @@ import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { ALREADY_FINAL, BEGIN_ATTEMPT, FINISH_ATTEMPT, LOCK_LOST, runKeys } from "../../packages/controller/src/queue/protocol.js";
 import { redisConnection } from "../../packages/controller/src/queue/redis.js";
-import { startRedis, type TestRedis } from "../support/redisServer.js";
+import { startRedis, type TestRedis } from "../fixtures/redisServer.js";
 
 // The fencing of a queue run's attempts, against a real redis-server: only the holder of a task's
 // lock may begin or finish an attempt; a task with its final attempt is never begun again; an

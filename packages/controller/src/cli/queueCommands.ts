@@ -23,7 +23,7 @@ export function addQueueOptions(cmd: Command): Command {
     .option(
       "--queue <url>",
       "run the tasks on `pincer worker`s anywhere through this Redis (redis://[:password@]host:port, rediss://… for TLS, unix:/path.sock): " +
-        "workers bring the machines; results come back here",
+        "workers bring the machines; results come back here. A password is best left out of the URL: PINCER_QUEUE_PASSWORD gives it",
     )
     .option("--queue-name <name>", "the queue's name (workers take tasks from the same one)", "pincer-tasks");
 }
@@ -186,7 +186,11 @@ export function registerWorkerCommand(program: Command): void {
   const cmd = program
     .command("worker")
     .description("take tasks from a queue (`pincer run --queue`) and run them on this host's machines until stopped (SIGTERM: finish, then stop)")
-    .requiredOption("--queue <url>", "the queue's Redis: redis://[:password@]host:port[/db], rediss://… (TLS) or unix:/path/to/redis.sock")
+    .addOption(
+      new Option("--queue <url>", "the queue's Redis: redis://[:password@]host:port[/db], rediss://… (TLS) or unix:/path/to/redis.sock")
+        .env("PINCER_QUEUE")
+        .makeOptionMandatory(),
+    )
     .option("--queue-name <name>", "the queue's name, as `pincer run --queue-name` gives it", "pincer-tasks")
     .addOption(
       new Option("--environments <names>", "the environments of this worker's slots (comma-separated); it takes the tasks that need exactly these")

@@ -22,7 +22,7 @@ import {
   type ResultRecord,
   type TaskJob,
 } from "./protocol.js";
-import { redacted, redisConnection } from "./redis.js";
+import { openRedis, redacted, type redisConnection } from "./redis.js";
 
 /** Options of {@link runOnQueue}. */
 export interface QueueRunOptions {
@@ -89,14 +89,18 @@ function taskFiles(task: DatasetTask, registries: Registries, root: string): str
  * attempt counted; `resume` continues a run whose coordinator stopped without redoing a finished task.
  */
 export async function runOnQueue(opts: QueueRunOptions): Promise<{ runDir: string; report: Report }> {
+  // The queue first: a Redis that cannot be reached leaves no run folder behind.
+  const redis = await openRedis(opts.url);
   const { runId, runDir } = await openRunDir({
     ...(opts.outDir ? { outDir: opts.outDir } : {}),
     runId: opts.runId ?? newRunId(),
     resume: opts.resume ?? false,
+  }).catch((err: unknown) => {
+    redis.disconnect();
+    throw err;
   });
   const store = new ResultStore(runDir);
   const keys = runKeys(runId);
-  const redis = redisConnection(opts.url);
   const queueName = opts.queueName ?? DEFAULT_QUEUE_NAME;
   const queues = new Map<string, Queue<TaskJob>>();
   for (const t of opts.tasks) {

@@ -25,7 +25,7 @@ import {
   type ResultRecord,
   type TaskJob,
 } from "./protocol.js";
-import { redisConnection } from "./redis.js";
+import { openRedis, redisConnection } from "./redis.js";
 
 /** Options of {@link startWorker}. */
 export interface QueueWorkerOptions {
@@ -95,7 +95,7 @@ export async function startWorker(opts: QueueWorkerOptions): Promise<QueueWorker
   if (environments.length === 0) throw new InvalidArgumentError("a worker needs machines: its pool has no slot");
   const queueName = queueFor(opts.queueName ?? DEFAULT_QUEUE_NAME, environments);
   const log = opts.log ?? (() => undefined);
-  const redis = redisConnection(opts.url);
+  const redis = await openRedis(opts.url);
   redis.defineCommand("pincerBegin", { numberOfKeys: 5, lua: BEGIN_ATTEMPT });
   redis.defineCommand("pincerFinish", { numberOfKeys: 4, lua: FINISH_ATTEMPT });
   const slots = slotQueue(opts.pool);

@@ -1,0 +1,14 @@
+/**
+ * `@pincer/controller/queue`: a run spread over worker hosts through BullMQ on Redis. The
+ * coordinator (`runOnQueue`, what `pincer run --queue` does) puts a run's tasks on the queue and
+ * writes their results into its run folder; workers (`startWorker`, what `pincer worker` does)
+ * take them and run them on their own machines. See docs/queue.md.
+ */
+export { runOnQueue } from "./queue/coordinator.js";
+export type { QueueProgress, QueueRunOptions } from "./queue/coordinator.js";
+export { startWorker } from "./queue/worker.js";
+export type { QueueWorker, QueueWorkerOptions } from "./queue/worker.js";
+export { DEFAULT_QUEUE_NAME, queueFor } from "./queue/protocol.js";
+export type { QueuedSettings, ResultRecord } from "./queue/protocol.js";
+/** Opens a connection to a queue's Redis from a URL, failing with what to do when it cannot (see docs/queue.md). */
+export { openRedis } from "./queue/redis.js";
