@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { cpus, tmpdir } from "node:os";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { agentFactory } from "../../packages/controller/src/agents/factory.js";
 import { loadDataset } from "../../packages/controller/src/datasets/loader.js";
@@ -12,6 +12,7 @@ import { runTasks } from "../../packages/controller/src/runner/runner.js";
 import { Queue } from "bullmq";
 import { readFile } from "node:fs/promises";
 import { redisConnection } from "../../packages/controller/src/queue/redis.js";
+import { SCRIPTED_QUEUE_SETTINGS, writeQuickTasks } from "../../test/fixtures/quickTasks.js";
 import { startRedis } from "../../test/fixtures/redisServer.js";
 
 /**
@@ -24,26 +25,6 @@ import { startRedis } from "../../test/fixtures/redisServer.js";
 const ROOT = resolve(import.meta.dirname, "../..");
 const CLI = resolve(ROOT, "packages/controller/src/cli/main.ts");
 const TASKS = 24;
-
-function writeDataset(root: string): void {
-  for (let i = 0; i < TASKS; i++) {
-    const id = `b${String(i).padStart(2, "0")}`;
-    const t = join(root, "bench", id);
-    mkdirSync(t, { recursive: true });
-    const file = `/tmp/pincer-queue-bench/${id}.txt`;
-    writeFileSync(join(t, "expected.txt"), `${id}\n`);
-    writeFileSync(
-      join(t, `${id}.json`),
-      JSON.stringify({
-        id,
-        instruction: `Write ${id} into ${file}.`,
-        config: [{ func: "execute", arguments: { command: "mkdir -p /tmp/pincer-queue-bench" } }],
-        evaluation: { func: "compare_text_file", arguments: { local_expected: "expected.txt", vm_result: file } },
-      }),
-    );
-    writeFileSync(join(t, "solution.json"), JSON.stringify([{ tool: "desktop__run_command", args: { command: `sleep 0.5 && printf '${id}\\n' > ${file}` } }]));
-  }
-}
 
 /** `n` worker processes of one slot each, ready (their machines started) when this resolves. */
 async function startWorkers(url: string, queueName: string, n: number): Promise<ChildProcess[]> {
@@ -114,18 +95,10 @@ export async function queueFigures(): Promise<string[]> {
   const dir = mkdtempSync(join(tmpdir(), "pincer-queue-bench-"));
   const redis = await startRedis(join(dir, "redis"));
   try {
-    writeDataset(join(dir, "dataset"));
+    writeQuickTasks(join(dir, "dataset"), { count: TASKS, tool: "bench", prefix: "b", waitSeconds: () => 0.5 });
     const registries = createRegistries();
     const { tasks } = await loadDataset(join(dir, "dataset"), registries);
-    const settings = {
-      agent: { kind: "scripted" },
-      maxSteps: 5,
-      taskTimeoutMs: 60_000,
-      screenshots: false,
-      settle: false,
-      record: false,
-      attempts: 1,
-    } as const;
+    const settings = SCRIPTED_QUEUE_SETTINGS;
     const lines = [
       `${TASKS} tasks (a 0.5 s solution each, a clean local machine per attempt), ${cpus().length} cores; queue: redis-server on a unix socket, ` +
         "workers of one slot each started before the clock\n",

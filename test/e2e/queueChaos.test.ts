@@ -6,6 +6,7 @@ import { afterAll, expect, test } from "vitest";
 import { redisConnection } from "../../packages/controller/src/queue/redis.js";
 import { runKeys } from "../../packages/controller/src/queue/protocol.js";
 import { alive, descendants } from "../fixtures/processes.js";
+import { writeQuickTasks } from "../fixtures/quickTasks.js";
 import { startRedis, type TestRedis } from "../fixtures/redisServer.js";
 
 // A run over a queue survives what a fleet does to it: three `pincer worker` processes take 60
@@ -34,28 +35,6 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-/** 60 JSON tasks; each solution waits a little, so that workers are killed with tasks under way. */
-function writeDataset(root: string): void {
-  for (let i = 0; i < TASKS; i++) {
-    const id = `q${String(i).padStart(2, "0")}`;
-    const t = join(root, "queue", id);
-    mkdirSync(t, { recursive: true });
-    const file = `/tmp/pincer-queue-chaos/${id}/out.txt`;
-    writeFileSync(join(t, "expected.txt"), `${id}\n`);
-    writeFileSync(
-      join(t, `${id}.json`),
-      JSON.stringify({
-        id,
-        instruction: `Write ${id} into ${file}.`,
-        config: [{ func: "execute", arguments: { command: `rm -rf /tmp/pincer-queue-chaos/${id} && mkdir -p /tmp/pincer-queue-chaos/${id}` } }],
-        evaluation: { func: "compare_text_file", arguments: { local_expected: "expected.txt", vm_result: file } },
-      }),
-    );
-    const command = `sleep 0.${5 + (i % 5)} && printf '${id}\\n' > ${file}`;
-    writeFileSync(join(t, "solution.json"), JSON.stringify([{ tool: "desktop__run_command", args: { command } }]));
-  }
-}
-
 function cli(args: string[], name: string): ChildProcess & { log: () => string } {
   const child = spawn(process.execPath, ["--conditions=@pincer/source", "--import", "tsx", CLI, ...args], {
     cwd: ROOT,
@@ -79,7 +58,8 @@ async function until(what: string, check: () => Promise<boolean> | boolean, logs
 }
 
 test("60 tasks over 3 workers: a worker killed, one frozen past its lock, Redis restarted, the coordinator killed and resumed", async () => {
-  writeDataset(join(dir, "dataset"));
+  // Each solution waits a little, so that workers are killed with tasks under way.
+  writeQuickTasks(join(dir, "dataset"), { count: TASKS, tool: "queue", prefix: "q", waitSeconds: (i) => 0.5 + (i % 5) / 10 });
   redisServer = await startRedis(join(dir, "redis"));
   const url = redisServer.url;
   const redis = redisConnection(url);

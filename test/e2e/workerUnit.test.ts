@@ -1,11 +1,12 @@
 import { spawn, spawnSync } from "node:child_process";
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { hostname, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, expect, test } from "vitest";
 import { runOnQueue } from "../../packages/controller/src/queue/coordinator.js";
 import { loadDataset } from "../../packages/controller/src/datasets/loader.js";
 import { createRegistries } from "../../packages/controller/src/datasets/registries.js";
+import { SCRIPTED_QUEUE_SETTINGS } from "../fixtures/quickTasks.js";
 import { startRedis, type TestRedis } from "../fixtures/redisServer.js";
 
 // examples/deploy/pincer-worker.service, tried as far as a machine without systemd as PID 1 allows:
@@ -77,15 +78,7 @@ test("the worker unit verifies, starts a worker that runs a run's tasks, and sto
     const registries = createRegistries();
     const tasks = (await loadDataset(data, registries)).tasks.filter((t) => t.tool === "terminal" && t.id.startsWith("write-greeting"));
     expect(tasks.length).toBe(2);
-    const settings = {
-      agent: { kind: "scripted" },
-      maxSteps: 5,
-      taskTimeoutMs: 60_000,
-      screenshots: false,
-      settle: false,
-      record: false,
-      attempts: 1,
-    } as const;
+    const settings = SCRIPTED_QUEUE_SETTINGS;
     const stopped = new Promise<never>((_, reject) => worker.once("exit", (code) => reject(new Error(`the worker stopped (${code}):\n${log}`))));
     const run = runOnQueue({
       url: redis.url,

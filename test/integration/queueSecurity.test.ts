@@ -6,6 +6,7 @@ import { runOnQueue } from "../../packages/controller/src/queue/coordinator.js";
 import { openRedis } from "../../packages/controller/src/queue/redis.js";
 import { createRegistries } from "../../packages/controller/src/datasets/registries.js";
 import { makeTestCerts } from "../fixtures/certs.js";
+import { SCRIPTED_QUEUE_SETTINGS } from "../fixtures/quickTasks.js";
 import { startRedis, type TestRedis } from "../fixtures/redisServer.js";
 
 // A queue's Redis locked down as docs/queue.md says: a password (requirepass), TLS with a CA of
@@ -67,7 +68,7 @@ describe("a queue's Redis with a password and TLS", () => {
       tasks: [],
       registries: createRegistries(),
       datasetRoot: dir,
-      settings: { agent: { kind: "scripted" }, maxSteps: 1, taskTimeoutMs: 1000, screenshots: false, settle: false, record: false, attempts: 1 },
+      settings: SCRIPTED_QUEUE_SETTINGS,
       outDir: out,
       runId: "nowhere",
     });

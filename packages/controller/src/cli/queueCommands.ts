@@ -1,4 +1,3 @@
-import { relative } from "node:path";
 import { type Command, InvalidArgumentError as CliArgumentError, Option } from "commander";
 import { portableAgentChoice, type AgentChoice } from "../agents/factory.js";
 import type { DatasetTask } from "../datasets/format.js";
