@@ -28,7 +28,7 @@ afterAll(async () => {
 const keys = runKeys("fence");
 const lock = "bull:q:job:lock";
 const begin = (token: string, worker: string) =>
-  redis.eval(BEGIN_ATTEMPT, 5, lock, keys.attempts, keys.active, keys.results, keys.done, token, "t/a", worker, 1000) as Promise<number>;
+  redis.eval(BEGIN_ATTEMPT, 5, lock, keys.attempts, keys.active, keys.results, keys.done, token, "t/a", worker, 1000, 3600) as Promise<number>;
 const finish = (token: string, attempt: number, final: boolean) =>
   redis.eval(
     FINISH_ATTEMPT,
@@ -42,6 +42,7 @@ const finish = (token: string, attempt: number, final: boolean) =>
     JSON.stringify({ kind: "attempt", attempt }),
     attempt,
     final ? "1" : "0",
+    3600,
   ) as Promise<number>;
 const results = async () => (await redis.lrange(keys.results, 0, -1)).map((r) => JSON.parse(r));
 
@@ -66,6 +67,8 @@ describe("attempt fencing (Lua on Redis)", () => {
     expect(await redis.hget(keys.done, "t/a")).toBe("2");
     expect(await redis.hlen(keys.active)).toBe(0);
     expect((await results()).map((r) => r.kind)).toEqual(["lost", "attempt"]);
+    // A run's keys do not outlive it for good: each expires after the time to live given.
+    for (const k of [keys.attempts, keys.results, keys.done]) expect(await redis.ttl(k), k).toBeGreaterThan(3500);
 
     // The job handed out once more (a stalled check racing the finish): it is not run again.
     expect(await begin("token-B", "B")).toBe(ALREADY_FINAL);

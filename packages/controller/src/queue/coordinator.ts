@@ -110,9 +110,11 @@ export async function runOnQueue(opts: QueueRunOptions): Promise<{ runDir: strin
   const stateFile = join(runDir, "queue.json");
   const state: CoordinatorState = existsSync(stateFile) ? JSON.parse(await readFile(stateFile, "utf8")) : { cursor: 0, final: {} };
   const byKey = new Map(opts.tasks.map((t) => [taskKeyOf(t), t]));
+  const previous = existsSync(join(runDir, "manifest.json")) ? JSON.parse(await readFile(join(runDir, "manifest.json"), "utf8")) : undefined;
   const manifest = {
     run_id: runId,
-    started_at: new Date().toISOString(),
+    // A resumed run keeps when it began.
+    started_at: previous?.started_at ?? new Date().toISOString(),
     resumed: opts.resume ?? false,
     queue: { url: redacted(opts.url), name: queueName },
     attempts: opts.settings.attempts,

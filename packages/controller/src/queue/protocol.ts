@@ -107,7 +107,7 @@ export const ALREADY_FINAL = -2;
  * task is recorded as lost, and a new number is drawn. Returns the attempt's number,
  * {@link LOCK_LOST}, or {@link ALREADY_FINAL} (a job handed out again after its result was in: it
  * is not run twice).
- * KEYS: lock, attempts, active, results, done. ARGV: token, task key, worker, now.
+ * KEYS: lock, attempts, active, results, done. ARGV: token, task key, worker, now, the run keys' time to live in seconds.
  */
 export const BEGIN_ATTEMPT = `
 if redis.call("GET", KEYS[1]) ~= ARGV[1] then return -1 end
@@ -116,6 +116,7 @@ local prev = redis.call("HGET", KEYS[3], ARGV[2])
 if prev then redis.call("RPUSH", KEYS[4], '{"kind":"lost","task":' .. cjson.encode(ARGV[2]) .. ',"entry":' .. prev .. '}') end
 local n = redis.call("HINCRBY", KEYS[2], ARGV[2], 1)
 redis.call("HSET", KEYS[3], ARGV[2], cjson.encode({attempt = n, worker = ARGV[3], started = tonumber(ARGV[4])}))
+for i = 2, 4 do redis.call("EXPIRE", KEYS[i], ARGV[5]) end
 return n
 `;
 
@@ -123,7 +124,7 @@ return n
  * Finishes an attempt, fenced by the job's lock: its record joins the results and it is no longer
  * in progress; a final one marks the task done. Returns 1, or 0 when the caller lost the lock (its
  * result is refused).
- * KEYS: lock, active, results, done. ARGV: token, task key, record JSON, attempt number, "1" if final.
+ * KEYS: lock, active, results, done. ARGV: token, task key, record JSON, attempt number, "1" if final, the time to live.
  */
 export const FINISH_ATTEMPT = `
 if redis.call("GET", KEYS[1]) ~= ARGV[1] then return 0 end
@@ -131,5 +132,6 @@ local cur = redis.call("HGET", KEYS[2], ARGV[2])
 if cur and cjson.decode(cur).attempt == tonumber(ARGV[4]) then redis.call("HDEL", KEYS[2], ARGV[2]) end
 if ARGV[5] == "1" then redis.call("HSET", KEYS[4], ARGV[2], ARGV[4]) end
 redis.call("RPUSH", KEYS[3], ARGV[3])
+for i = 3, 4 do redis.call("EXPIRE", KEYS[i], ARGV[6]) end
 return 1
 `;

@@ -155,6 +155,7 @@ type FencedRedis = Redis & {
     task: string,
     worker: string,
     now: number,
+    ttlSeconds: number,
   ): Promise<number>;
   pincerFinish(
     lock: string,
@@ -166,6 +167,7 @@ type FencedRedis = Redis & {
     record: string,
     attempt: number,
     final: "1" | "0",
+    ttlSeconds: number,
   ): Promise<number>;
 };
 
@@ -188,13 +190,23 @@ async function runJob(c: JobContext): Promise<{ attempt: number; state: string }
   const work = await mkdtemp(join(tmpdir(), "pincer-worker-"));
   const started = Date.now();
   const finish = async (record: ResultRecord, attempt: number, final: boolean) => {
-    const ok = await r.pincerFinish(lock, keys.active, keys.results, keys.done, c.token, data.taskKey, JSON.stringify(record), attempt, final ? "1" : "0");
+    const ok = await r.pincerFinish(
+      lock,
+      keys.active,
+      keys.results,
+      keys.done,
+      c.token,
+      data.taskKey,
+      JSON.stringify(record),
+      attempt,
+      final ? "1" : "0",
+      RUN_TTL_SECONDS,
+    );
     if (ok !== 1)
       throw new LockLost(`worker ${name} lost ${data.taskKey} during attempt ${attempt} (its lock lapsed: it was stopped or cut off); its result is refused`);
-    await redis.expire(keys.results, RUN_TTL_SECONDS);
   };
   try {
-    const n = await r.pincerBegin(lock, keys.attempts, keys.active, keys.results, keys.done, c.token, data.taskKey, name, started);
+    const n = await r.pincerBegin(lock, keys.attempts, keys.active, keys.results, keys.done, c.token, data.taskKey, name, started, RUN_TTL_SECONDS);
     if (n === LOCK_LOST) throw new LockLost(`worker ${name} lost ${data.taskKey} before it began (its lock lapsed)`);
     if (n === ALREADY_FINAL) return { attempt: 0, state: "already final" };
     const lastChance = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
