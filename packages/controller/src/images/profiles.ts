@@ -109,14 +109,18 @@ const OFFICE = [
   "libglib2.0-bin",
   "gnome-shell-common",
   "bc",
+  // Its chrome tasks edit Chrome's Preferences with jq in their setup (installing it first, which
+  // needs the internet; here it is installed already).
+  "jq",
 ] as const;
 
 /**
  * Chromium's profile as on OSWorld's machines, where Chrome has run before: "First Run" is there (a
  * profile without it is new, and Chromium replaces the Preferences it finds with its initial ones),
- * and ~/.config/google-chrome, where OSWorld's tasks write Chrome's Preferences, is Chromium's profile.
+ * Default/Preferences exists (tasks edit it with jq before they start the browser), and
+ * ~/.config/google-chrome, where OSWorld's tasks write Chrome's Preferences, is Chromium's profile.
  */
-const CHROMIUM_PROFILE_FILES = { ".config/chromium/First Run": "" };
+const CHROMIUM_PROFILE_FILES = { ".config/chromium/First Run": "", ".config/chromium/Default/Preferences": "{}\n" };
 const CHROMIUM_PROFILE_LINKS = { ".config/google-chrome": "chromium" };
 
 const DESKTOP_SESSION = "openbox --startup 'tint2' & exec pcmanfm --desktop";
