@@ -183,15 +183,11 @@ fi
 stage="$(mktemp -d)"
 trap 'rm -rf "$stage"' EXIT
 step "packing @pincer/shared and @pincer/daemon"
-mkdir -p "$stage/shared" "$stage/daemon" "$stage/packs"
-cp -r "$repo/packages/shared/package.json" "$repo/packages/shared/dist" "$stage/shared/"
-cp -r "$repo/proto" "$stage/shared/proto" # the packaged layout: proto/ beside dist/
-cp -r "$repo/packages/daemon/package.json" "$repo/packages/daemon/dist" "$stage/daemon/"
-# The native spawner is compiled on the machine by the package's install script (needs cc; without
-# it the daemon refuses to start: its Node spawner cannot stop processes that call setsid).
-mkdir -p "$stage/daemon/native"
-cp "$repo/packages/daemon/native/spawner.c" "$repo/packages/daemon/native/build.mjs" "$stage/daemon/native/"
-(cd "$stage/packs" && npm pack --silent "$stage/shared" "$stage/daemon" >/dev/null)
+mkdir -p "$stage/packs"
+# Each package's "files" says what it ships: dist/, and the daemon's native spawner source, which
+# its install script compiles on the machine (needs cc; without it the daemon refuses to start: its
+# Node spawner cannot stop processes that call setsid).
+npm pack --silent --pack-destination "$stage/packs" "$repo/packages/shared" "$repo/packages/daemon" >/dev/null
 
 step "installing into $prefix"
 mkdir -p "$prefix"

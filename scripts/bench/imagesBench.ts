@@ -87,19 +87,19 @@ async function runFigures(provider: string, extra: string[]): Promise<string> {
 
 /**
  * `npm run bench -- images`: building the minimal image (cold and cached), each provider's start and
- * reset, and the example dataset with 2 machines per provider against the embedded default.
+ * reset, and the example dataset with 2 machines per provider against the default (local) provider.
  */
 export async function imageFigures(): Promise<string[]> {
   const { lines: build, image } = await buildFigures();
   const providers: [string, MachineProvider][] = [
-    ["local (embedded default)", localProvider()],
+    ["local (the default)", localProvider()],
     ["container", containerProvider({ image: image.container!.tag })],
     ["qemu", qemuProvider({ ...image.qcow2! })],
   ];
   const starts: string[] = [];
   for (const [name, provider] of providers) starts.push(await providerFigures(name, provider));
   const runs = [
-    await runFigures("local (embedded default)", []),
+    await runFigures("local (the default)", []),
     await runFigures("container", ["--provider", "container", "--image", "minimal"]),
     await runFigures("qemu", ["--provider", "qemu", "--image", "minimal"]),
   ];

@@ -3,7 +3,7 @@ import { sandboxSupport } from "../../packages/controller/src/machines/sandbox.j
 import { measure, type Row } from "./stats.js";
 
 /**
- * The embedded default's reset: a slot's machine replaced by a new one (a new sandbox where
+ * The default (local) provider's reset: a slot's machine replaced by a new one (a new sandbox where
  * available: a daemon with its own Xvfb in a fresh overlay). Measured as the runner does it, one
  * slot with one machine, and compared with starting a machine without a sandbox.
  */

@@ -130,8 +130,9 @@ describe.skipIf(!isRoot)("install for real (into temporary directories, --no-sta
     expect(existsSync(mainJs)).toBe(true);
     // The package's install script compiled the native spawner on this machine.
     expect(existsSync(join(dirs.prefix, "node_modules/@pincer/daemon/native/build/pincer-spawner"))).toBe(true);
-    // Only the installed tree: no path back into this checkout.
-    expect(existsSync(join(dirs.prefix, "node_modules/@pincer/shared/proto/pincer/v1/process.proto"))).toBe(true);
+    // The contract travels embedded in @pincer/shared's code: no .proto file is shipped or read.
+    expect(existsSync(join(dirs.prefix, "node_modules/@pincer/shared/dist/generated/contractJson.js"))).toBe(true);
+    expect(existsSync(join(dirs.prefix, "node_modules/@pincer/shared/proto"))).toBe(false);
 
     // Start it the way the unit does (its user, its config), on a free port instead of 50777.
     const child = spawn(

@@ -1,8 +1,9 @@
 import { spawn } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { expect, test } from "vitest";
+import { alive, descendants } from "../support/processTree.js";
 
 // `pincer run` killed with SIGKILL (no handler runs) must not leave its local machines behind:
 // each daemon holds a pipe from the runner and stops when it closes, taking its Xvfb along.
@@ -10,43 +11,6 @@ import { expect, test } from "vitest";
 const ROOT = resolve(import.meta.dirname, "../..");
 const CLI = resolve(ROOT, "packages/controller/src/cli/main.ts");
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** Live descendants of `pid` (zombies excluded), from /proc. */
-function descendants(pid: number): Array<{ pid: number; cmd: string }> {
-  const parent = new Map<number, number>();
-  const cmds = new Map<number, string>();
-  for (const name of readdirSync("/proc")) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      const stat = readFileSync(`/proc/${name}/stat`, "utf8");
-      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      if (fields[0] === "Z") continue;
-      parent.set(Number(name), Number(fields[1]));
-      cmds.set(Number(name), readFileSync(`/proc/${name}/cmdline`, "utf8").replace(/\0/g, " ").trim());
-    } catch {
-      // gone while reading
-    }
-  }
-  const out: Array<{ pid: number; cmd: string }> = [];
-  const walk = (p: number) => {
-    for (const [child, pp] of parent) {
-      if (pp !== p) continue;
-      out.push({ pid: child, cmd: cmds.get(child) ?? "" });
-      walk(child);
-    }
-  };
-  walk(pid);
-  return out;
-}
-
-const alive = (pid: number) => {
-  try {
-    const state = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.[0];
-    return state !== "Z";
-  } catch {
-    return false;
-  }
-};
 
 test("SIGKILL of pincer run leaves no Xvfb or daemon of it running", async () => {
   const out = mkdtempSync(join(tmpdir(), "pincer-killed-"));

@@ -37,7 +37,7 @@ describe("validate on the published tasks", () => {
       [
         "a4773fa9",
         "config[9].arguments",
-        "upload_script_and_execute: this helper takes local_path and remote_path, not src and dest: rename src to local_path and dest to remote_path",
+        "upload_script_and_execute: it takes local_path and remote_path, not src and dest: rename src to local_path and dest to remote_path",
       ],
       [
         "5085517b",

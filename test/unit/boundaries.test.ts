@@ -1,5 +1,7 @@
 import { readdirSync, readFileSync, statSync } from "node:fs";
+import { isBuiltin } from "node:module";
 import { dirname, join, relative, resolve } from "node:path";
+import ts from "typescript";
 import { describe, expect, test } from "vitest";
 
 const ROOT = resolve(import.meta.dirname, "../..");
@@ -45,6 +47,7 @@ const CONTROLLER_DEPS: Record<string, readonly string[]> = {
   images: ["machines"],
   runner: ["env", "actions", "evaluators", "tasks", "benchmark", "agents", "datasets", "machines"],
   mcp: ["env", "actions", "agents"],
+  queue: ["env", "actions", "evaluators", "tasks", "benchmark", "agents", "datasets", "machines", "runner"],
 };
 
 /** Where a controller file sits: its top folder under src/, or "" for an entry file. */
@@ -160,8 +163,11 @@ describe("controller layering", () => {
     ]);
   });
 
-  test("no import cycles between controller files (type-only imports included)", () => {
-    expect(importCycles(controllerFiles())).toEqual([]);
+  test.each(["controller", "daemon", "shared"])("no import cycles between the %s package's files (type-only imports included)", (pkg) => {
+    const dir = join(ROOT, "packages", pkg, "src");
+    const files = new Map(sources(dir).map((f) => [f, readFileSync(f, "utf8")]));
+    expect(files.size).toBeGreaterThan(10);
+    expect(importCycles(files)).toEqual([]);
   });
 
   test("a planted cycle is caught", () => {
@@ -188,5 +194,89 @@ describe("controller layering", () => {
     walk(join(CONTROLLER, "index.ts"));
     expect(seen.size).toBeGreaterThan(20);
     expect(reached).toEqual([]);
+  });
+});
+
+/** Every file a package ships code in: src/ (generated code included), bin/ and native/ scripts. */
+function packageCode(pkgDir: string): Map<string, string> {
+  const walk = (dir: string): string[] =>
+    readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+      const path = join(dir, e.name);
+      if (e.isDirectory()) return e.name === "build" ? [] : walk(path);
+      return /\.(?:[cm]?ts|[cm]?js)$/.test(e.name) ? [path] : [];
+    });
+  const dirs = ["src", "bin", "native"].map((d) => join(pkgDir, d)).filter((d) => statSync(d, { throwIfNoEntry: false })?.isDirectory());
+  return new Map(dirs.flatMap(walk).map((f) => [f, readFileSync(f, "utf8")]));
+}
+
+/**
+ * The packages a file needs at run time or for its types: imports, exports and `import()`
+ * (TypeScript's own scanner), `require("name")` and modules found with `….resolve("name")`. Not
+ * `X.require("xtest")`: the x11 client's extensions are not packages.
+ */
+function packagesNamedBy(text: string): string[] {
+  const specs = ts.preProcessFile(text, true, false).importedFiles.map((f) => f.fileName);
+  for (const m of text.matchAll(/(?<![\w.$])require(?:\.resolve)?\(\s*["']([^"']+)["']|\.resolve\(\s*["']([^"'.][^"']*)["']/g)) specs.push((m[1] ?? m[2])!);
+  return specs.filter((s) => !s.startsWith(".") && !s.startsWith("/") && !isBuiltin(s)).map(packageName);
+}
+
+/** The package a module specifier names: `@scope/name` or `name`, without a subpath. */
+function packageName(spec: string): string {
+  const parts = spec.split("/");
+  return (spec.startsWith("@") ? parts.slice(0, 2) : parts.slice(0, 1)).join("/");
+}
+
+interface Manifest {
+  name: string;
+  dependencies?: Record<string, string>;
+  peerDependencies?: Record<string, string>;
+  optionalDependencies?: Record<string, string>;
+}
+
+/**
+ * What a package's code uses and its package.json does not declare (devDependencies do not count:
+ * an installed package has none), as "name (file…)" lines, and what it declares and no file uses.
+ */
+function dependencyProblems(manifest: Manifest, code: ReadonlyMap<string, string>): { undeclared: string[]; unused: string[] } {
+  const declared = new Set(Object.keys({ ...manifest.dependencies, ...manifest.peerDependencies, ...manifest.optionalDependencies }));
+  const users = new Map<string, string[]>();
+  for (const [file, text] of code) {
+    for (const name of new Set(packagesNamedBy(text))) {
+      if (name !== manifest.name) users.set(name, [...(users.get(name) ?? []), relative(ROOT, file)]);
+    }
+  }
+  const undeclared = [...users]
+    .filter(([name]) => !declared.has(name))
+    .map(([name, files]) => `${name} (${files[0]}${files.length > 1 ? ` and ${files.length - 1} more` : ""})`);
+  return { undeclared, unused: [...declared].filter((d) => !users.has(d)) };
+}
+
+const manifestOf = (pkg: string) => JSON.parse(readFileSync(join(ROOT, "packages", pkg, "package.json"), "utf8")) as Manifest;
+
+describe("package dependencies", () => {
+  test.each(["shared", "daemon", "controller"])("@pincer/%s declares every package its code imports, and nothing it does not", (pkg) => {
+    const code = packageCode(join(ROOT, "packages", pkg));
+    expect(code.size).toBeGreaterThan(5);
+    expect(dependencyProblems(manifestOf(pkg), code)).toEqual({ undeclared: [], unused: [] });
+  });
+
+  test("planted undeclared imports (a type import, import(), require, a resolved path) are caught, and an unused dependency", () => {
+    const manifest: Manifest = { name: "@pincer/planted", dependencies: { "@grpc/grpc-js": "1.14.7", "left-pad": "^1.3.0" }, peerDependencies: { zod: "^4" } };
+    const code = new Map([
+      [
+        join(ROOT, "packages/planted/src/a.ts"),
+        'import type { Options } from "@sindresorhus/is/types";\nimport * as grpc from "@grpc/grpc-js";\nexport const z = await import("zod");\n',
+      ],
+      [join(ROOT, "packages/planted/src/b.ts"), 'export * from "@pincer/planted/sub";\nexport { x } from "./a.js";\nimport "node:fs";\nimport "fs";\n'],
+      [
+        join(ROOT, "packages/planted/bin/c.js"),
+        'createRequire(import.meta.url).resolve("@pincer/daemon/package.json");\nrequire("x11");\nX.require("xtest", cb);\n',
+      ],
+      [join(ROOT, "packages/planted/bin/d.js"), 'const x11 = require("x11/lib/stdatoms");\n'],
+    ]);
+    expect(dependencyProblems(manifest, code)).toEqual({
+      undeclared: ["@sindresorhus/is (packages/planted/src/a.ts)", "@pincer/daemon (packages/planted/bin/c.js)", "x11 (packages/planted/bin/c.js and 1 more)"],
+      unused: ["left-pad"],
+    });
   });
 });

@@ -26,7 +26,10 @@ function build() {
       tried.push(`${cc}: ${err.code === "ENOENT" ? "not installed" : String(err.stderr ?? err.message).trim()}`);
     }
   }
-  return `no C compiler could build it (${tried.join("; ")}); install one (Debian: apt-get install gcc) and run npm run build:native`;
+  return (
+    `no C compiler could build it (${tried.join("; ")}); install one (Debian: apt-get install gcc), ` +
+    "then run npm run build:native in a checkout, or npm rebuild @pincer/controller in a project that installed it"
+  );
 }
 
 const why = build();

@@ -11,13 +11,18 @@
  *    host; its capabilities reach only the namespaces made for the sandbox (user, mount, network,
  *    UTS, IPC, cgroup; bubblewrap adds the PID namespace and drops every capability).
  *
- * Usage: pincer-sandbox --base UID --state DIR [--size SIZE] [--hide FILE] [--pid-fd N] -- COMMAND [ARG...]
+ * Usage: pincer-sandbox --base UID --state DIR [--size SIZE] [--hide FILE] [--expose DIR]... [--pid-fd N] -- COMMAND [ARG...]
  *   --base   first outer uid/gid of the sandbox's 65536 (a multiple of 65536, not 0)
  *   --state  an empty directory only root can reach; the layer is mounted at DIR/layer and the
  *            sandbox's root at DIR/layer/root (mounts live in a private mount namespace: they go
  *            away with the sandbox's last process, however it ends)
  *   --size   the tmpfs's size limit, as mount(8) takes it ("4g")
  *   --hide   a file of absolute paths, one per line, to white out
+ *   --expose a folder of this computer (repeatable), bound as it is at DIR/layer/expose/N (N = 0, 1,
+ *            … in order), where the sandbox's root can reach it to bind it further (bubblewrap's
+ *            --ro-bind) even when a folder on its path is closed to other users (/root, a private
+ *            temporary folder): bubblewrap looks paths up as the sandbox's root, an unprivileged id
+ *            here
  *   --pid-fd writes the pid of the sandbox's first process (in this computer's PID namespace, e.g.
  *            for slirp4netns) to this descriptor as one line once it runs, then closes it
  * The sandbox's network namespace has its loopback up and nothing else. Exits with the command's
@@ -65,6 +70,7 @@ struct pincer_mount_attr {
 };
 
 #define RANGE 65536u
+#define MAX_EXPOSED 64
 
 static void die(const char *what) {
   fprintf(stderr, "pincer-sandbox: %s: %s\n", what, strerror(errno));
@@ -203,6 +209,19 @@ static void build_root(const char *state, const char *size, const char *hide, un
   if (mount("pincer-root", root, "overlay", 0, opts) < 0) die("mount the overlay (needs Linux >= 5.19 for idmapped layers)");
 }
 
+/* Binds each of `dirs` (with what is mounted below it) at DIR/layer/expose/N, which only the sandbox's root reaches. */
+static void expose_dirs(const char *state, char **dirs, int n, unsigned base) {
+  char path[PATH_MAX + 32];
+  if (n == 0) return;
+  snprintf(path, sizeof path, "%s/layer/expose", state);
+  make_dir(path, 0700, base, base);
+  for (int k = 0; k < n; k++) {
+    snprintf(path, sizeof path, "%s/layer/expose/%d", state, k);
+    make_dir(path, 0755, base, base);
+    if (mount(dirs[k], path, NULL, MS_BIND | MS_REC, NULL) < 0) dief("bind %s", dirs[k]);
+  }
+}
+
 /* Brings up the loopback interface of this process's network namespace. */
 static void loopback_up(void) {
   struct ifreq ifr;
@@ -225,6 +244,8 @@ int main(int argc, char **argv) {
   unsigned long base = 0;
   const char *state = NULL, *size = "4g", *hide = NULL;
   int pid_fd = -1;
+  char *exposed[MAX_EXPOSED];
+  int n_exposed = 0;
   int i = 1;
   for (; i < argc && strcmp(argv[i], "--") != 0; i += 2) {
     if (i + 1 >= argc) break;
@@ -232,11 +253,13 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[i], "--state")) state = argv[i + 1];
     else if (!strcmp(argv[i], "--size")) size = argv[i + 1];
     else if (!strcmp(argv[i], "--hide")) hide = argv[i + 1];
+    else if (!strcmp(argv[i], "--expose") && n_exposed < MAX_EXPOSED && argv[i + 1][0] == '/') exposed[n_exposed++] = argv[i + 1];
     else if (!strcmp(argv[i], "--pid-fd")) pid_fd = atoi(argv[i + 1]);
     else break;
   }
   if (i >= argc || strcmp(argv[i], "--") != 0 || i + 1 >= argc || !state || base == 0 || base % RANGE || base > UINT32_MAX - RANGE) {
-    fprintf(stderr, "usage: pincer-sandbox --base UID --state DIR [--size SIZE] [--hide FILE] [--pid-fd N] -- COMMAND [ARG...]\n");
+    fprintf(stderr, "usage: pincer-sandbox --base UID --state DIR [--size SIZE] [--hide FILE] [--expose DIR]... [--pid-fd N] -- COMMAND [ARG...]\n");
+    fprintf(stderr, "(--expose takes an absolute path, at most %d of them)\n", MAX_EXPOSED);
     return 125;
   }
   char **command = argv + i + 1;
@@ -246,6 +269,7 @@ int main(int argc, char **argv) {
   if (unshare(CLONE_NEWNS) < 0) die("unshare the mount namespace (needs root)");
   if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0) die("make / private");
   build_root(state, size, hide, (unsigned)base);
+  expose_dirs(state, exposed, n_exposed, (unsigned)base);
 
   int go[2], ready[2];
   if (pipe2(go, O_CLOEXEC) < 0 || pipe2(ready, O_CLOEXEC) < 0) die("pipe");

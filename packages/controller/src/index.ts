@@ -5,7 +5,9 @@
  * image library; those come with the subpath entries:
  *
  * - `@pincer/controller/agents`: model agents (OpenAI, Anthropic) and the scripted agent;
- * - `@pincer/controller/datasets`: the JSON task-dataset format, task modules, helper registries;
+ * - `@pincer/controller/datasets`: dataset formats: the JSON task format with its config and evaluation
+ *   functions, task modules, and formats of your own;
+ * - `@pincer/controller/osworld`: OSWorld's task format;
  * - `@pincer/controller/machines`: local machines (Xvfb + daemon) and pools of machines;
  * - `@pincer/controller/runner`: running a dataset and writing results;
  * - `@pincer/controller/mcp`: an MCP server over one machine.

@@ -9,8 +9,8 @@ export type { LocalMachine, LocalMachineOptions } from "./machines/localMachine.
 export { localProvider, startLocalPool } from "./machines/localProvider.js";
 export { checkPool, machinesOfEnvFlags, remotePool, remoteProvider } from "./machines/remoteProvider.js";
 export { openPool } from "./machines/provider.js";
-export { connectOptionsOf, diagnoseTls, loadMachinesFile, machineOfFlags } from "./machines/credentials.js";
-export type { CredentialFlags, MachineSpec } from "./machines/credentials.js";
+export { connectOptionsOf, diagnoseTls, loadMachinesFile, machineOfFlags, machineSpecOf } from "./machines/credentials.js";
+export type { CredentialFlags, DefaultCredentials, MachineSpec } from "./machines/credentials.js";
 export type { MachinePool, MachineProvider, MachineSlot, MachineReset, ProvidedMachine } from "./machines/provider.js";
 export type { EnvironmentPool, EnvironmentProvider, EnvironmentSlot } from "./machines/provider.js";
 export { containerProvider } from "./machines/containerProvider.js";

@@ -2,7 +2,9 @@
  * `@pincer/controller/runner`: runs a dataset's tasks with an agent, with bounded concurrency and
  * retries, and writes summary.json, trajectories, screenshots and a report per run.
  */
-export { DEFAULT_SETTLE, maxStepsFor, runTasks } from "./runner/runner.js";
+export { DEFAULT_SETTLE, maxStepsFor, newRunId, runTasks } from "./runner/runner.js";
+export { checkTasks, whySolutionFailed } from "./runner/check.js";
+export type { CheckOptions, TaskCheck } from "./runner/check.js";
 export type { RunnerOptions, RunProgress } from "./runner/runner.js";
 export { buildReport, reportMarkdown } from "./runner/report.js";
 export type { Report } from "./runner/report.js";

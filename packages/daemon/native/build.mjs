@@ -1,7 +1,8 @@
 /**
  * Builds native/build/pincer-spawner from spawner.c with the system C compiler (cc, gcc or clang).
- * Runs on `npm ci` and `npm run build:native`. Without a compiler it says so and succeeds: the
- * daemon then starts commands through its Node spawner (same behaviour, about 1 ms slower each).
+ * Runs when the package is installed (`npm ci`, `npm i` of its tarball) and on `npm run build:native`.
+ * Without a compiler it says so and succeeds, so that the rest of an install goes on: the daemon
+ * then refuses to start unless --allow-node-spawner, and says why.
  */
 import { execFileSync } from "node:child_process";
 import { mkdirSync, renameSync, rmSync } from "node:fs";
@@ -13,7 +14,7 @@ const out = join(here, "build", "pincer-spawner");
 const tmp = `${out}.${process.pid}.tmp`;
 
 if (process.platform !== "linux") {
-  console.log("pincer-spawner: not built (Linux only); the daemon uses its Node spawner");
+  console.log("pincer-spawner: not built (Linux only); pincer-daemon starts commands here only with --allow-node-spawner");
   process.exit(0);
 }
 mkdirSync(join(here, "build"), { recursive: true });
@@ -32,6 +33,7 @@ for (const cc of compilers) {
 }
 console.warn(
   `pincer-spawner: not built (${errors.join("; ")}).\n` +
-    "The daemon will start commands through its Node spawner instead (about 1 ms slower per command). " +
-    "Install a C compiler (Debian: apt-get install gcc) and run `npm run build:native` to build it.",
+    "Without it pincer-daemon refuses to start unless --allow-node-spawner (the Node spawner cannot stop processes that leave " +
+    "their command's process group). Install a C compiler (Debian: apt-get install gcc), then run `npm run build:native` in a " +
+    "checkout, or `npm rebuild @pincer/daemon` in a project that installed it.",
 );

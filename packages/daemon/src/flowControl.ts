@@ -11,6 +11,7 @@ export const FLOW_CONTROL_WINDOW_BYTES = 16 * 1024 * 1024;
  * for servers, so this sets the stream window in the options grpc-js hands to http2.createServer
  * and the connection window on each new session. Call before `bindAsync` (stream window) and after
  * it (connection window). Returns false when grpc-js's internals have changed and nothing was set.
+ * The packages pin grpc-js; test/unit/daemon/grpcInternals.test.ts checks the internals used here.
  */
 export function raiseStreamWindow(server: grpc.Server, bytes = FLOW_CONTROL_WINDOW_BYTES): boolean {
   const internals = server as unknown as { commonServerOptions?: { settings?: Record<string, unknown> } };

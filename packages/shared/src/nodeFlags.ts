@@ -1,6 +1,6 @@
 /**
  * Node flags Pincer's long-running processes start with: the daemon (its launchers: the systemd
- * unit, embedded local machines, the tests) and the `pincer` CLI (its shebang).
+ * unit, local machines, the tests) and the `pincer` CLI (its shebang).
  *
  * `--single-threaded-gc`: transfers allocate about 3 GiB of short-lived buffers per GiB moved, and
  * on the 2-core machines agents are tested on, V8's parallel and concurrent GC helper threads then

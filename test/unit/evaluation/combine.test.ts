@@ -79,7 +79,7 @@ test("validation reports unknown parts and bad arguments at their JSON path, nes
   });
   expect(r.success).toBe(false);
   expect(r.error!.issues.map((i) => [i.path.join("."), i.message])).toEqual([
-    ["evaluators.0.func", 'unknown evaluation helper "nope"'],
+    ["evaluators.0.func", 'unknown evaluation function "nope"'],
     ["evaluators.1.arguments", 'Unrecognized key: "vm_reslt"'],
     ["evaluators.1.arguments.vm_result", "give vm_result (or vm_result_file)"],
     ["evaluators.2.arguments.evaluators.0.arguments.score", "Invalid input: expected number, received string"],

@@ -4,7 +4,10 @@ import type { ProviderAgentOptions } from "./common.js";
 import type { HistoryOptions } from "./history.js";
 import { OpenAIAgent } from "./openai.js";
 import { OpenAIResponsesAgent } from "./openaiResponses.js";
+import { parsePrice, type PriceTable } from "./pricing.js";
+import { ScriptedAgent } from "./scripted.js";
 import type { Agent } from "./types.js";
+import type { StepCall } from "../benchmark/types.js";
 
 /**
  * The model-provider agents by the name `pincer run --agent` takes:
@@ -49,4 +52,52 @@ export function parseMaxHistory(spec: string): HistoryOptions {
   if (!m || Number(m[1]) < 1) throw new InvalidArgumentError("--max-history: write TURNS or TURNS:SCREENSHOTS, e.g. 20:3 (turns ≥ 1)");
   const maxTurns = Number(m[1]);
   return { maxTurns, keepScreenshots: m[2] !== undefined ? Number(m[2]) : Math.min(3, maxTurns) };
+}
+
+/**
+ * Which agent a run uses: `scripted` (replays each task's solution) or a model agent of
+ * {@link PROVIDER_AGENTS}, with its model and how to reach it. Serializable, and holds no secret: a
+ * model agent's key comes from the environment of the process that creates it (a worker host's).
+ */
+export interface AgentChoice {
+  kind: string;
+  model?: string;
+  /** Model API endpoint; else OPENAI_BASE_URL / ANTHROPIC_BASE_URL, else the provider's. */
+  baseUrl?: string;
+  maxHistory?: HistoryOptions;
+  /** USD per million input:output tokens, a JSON price file (see parsePrice), or the table such a file holds. */
+  price?: string | PriceTable;
+}
+
+/**
+ * The choice checked (a known agent; a model agent's model) with its price read, so that it can
+ * travel to another host (a queue's worker): throws InvalidArgumentError saying what is missing. The
+ * key is not checked here: it is the agent's host's.
+ */
+export function portableAgentChoice(choice: AgentChoice): AgentChoice {
+  const { kind } = choice;
+  if (kind === "scripted") return { kind };
+  if (!isProviderAgent(kind)) throw new InvalidArgumentError(`--agent ${kind}: use scripted, ${PROVIDER_AGENTS.join(", ")}`);
+  if (!choice.model) throw new InvalidArgumentError(`--agent ${kind} needs --model (the model name the endpoint knows)`);
+  return { ...choice, ...(typeof choice.price === "string" ? { price: parsePrice(choice.price) } : {}) };
+}
+
+/**
+ * A function that makes a fresh agent per attempt, as `choice` says. Checks now (before machines
+ * start) that the choice is complete and the model agent's key is set; throws InvalidArgumentError
+ * saying what is missing.
+ */
+export function agentFactory(choice: AgentChoice): (task: { solution?: readonly StepCall[] | undefined }) => Agent {
+  const checked = portableAgentChoice(choice);
+  if (checked.kind === "scripted") return (task) => new ScriptedAgent([...(task.solution ?? [])]);
+  const kind = checked.kind as ProviderAgentKind;
+  const opts = {
+    model: checked.model!,
+    ...(checked.baseUrl ? { baseURL: checked.baseUrl } : {}),
+    ...(checked.maxHistory ? { history: checked.maxHistory } : {}),
+    ...(checked.price ? { prices: checked.price as PriceTable } : {}),
+  };
+  // Fails now, before machines start, when a key or setting is missing.
+  createProviderAgent(kind, opts);
+  return () => createProviderAgent(kind, opts);
 }

@@ -1,5 +1,5 @@
 import { Option, type Command } from "commander";
-import type { CredentialFlags } from "../machines/credentials.js";
+import type { DefaultCredentials } from "../machines/credentials.js";
 
 /**
  * Adds the options that say how to reach secured daemons: a token file and TLS files, used for
@@ -17,7 +17,7 @@ export function addCredentialOptions(cmd: Command): Command {
 }
 
 /** The credential flags of a parsed command. */
-export function credentialFlags(o: Record<string, unknown>): CredentialFlags {
+export function credentialFlags(o: Record<string, unknown>): DefaultCredentials {
   const pick = (k: string) => (typeof o[k] === "string" ? { [k]: o[k] as string } : {});
   if ((o.tlsCert === undefined) !== (o.tlsKey === undefined)) throw new Error("--tls-cert and --tls-key go together (a client certificate needs its key)");
   return {

@@ -61,12 +61,17 @@ async function formatModules(files: readonly string[]): Promise<DatasetFormat[]>
   return formats;
 }
 
+/** The registries with the built-in formats, OSWorld's and those of the `--format` modules. */
+export async function cliRegistries(formats: readonly string[]) {
+  return createRegistries({ formats: [osworldFormat, ...(await formatModules(formats))] });
+}
+
 /**
  * Loads a dataset with the built-in formats, OSWorld's and those of `--format`; task modules may
  * live in any folder (see taskModules.ts). `--task`, `--tag` and `--app` then pick its tasks.
  */
 export async function loadCliDataset(dir: string, o: DatasetCliOptions = {}) {
-  const registries = createRegistries({ formats: [osworldFormat, ...(await formatModules(o.format ?? []))] });
+  const registries = await cliRegistries(o.format ?? []);
   const dataset = await loadDataset(dir, registries, { importModule: importTaskModule });
   if (o.task?.length || o.tag?.length || o.app?.length) {
     try {

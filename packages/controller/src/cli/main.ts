@@ -1,24 +1,21 @@
 #!/usr/bin/env -S node --single-threaded-gc
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join, relative } from "node:path";
+import { join, relative, resolve } from "node:path";
 import { Command, InvalidArgumentError as CliArgumentError, Option } from "commander";
 import { PINCER_VERSION } from "@pincer/shared";
-import { ScriptedAgent } from "../agents/scripted.js";
-import { createProviderAgent, isProviderAgent, parseMaxHistory, PROVIDER_AGENTS } from "../agents/factory.js";
-import { parsePrice } from "../agents/pricing.js";
+import { agentFactory, type AgentChoice, parseMaxHistory, PROVIDER_AGENTS } from "../agents/factory.js";
 import type { HistoryOptions } from "../agents/history.js";
 import type { Agent } from "../agents/types.js";
 import { addCredentialOptions } from "./credentials.js";
 import { addProviderOptions, openCliPool, type MachineCliOptions } from "./pools.js";
 import { reportMarkdown, type Report } from "../runner/report.js";
-import { isInfraState, type Summary } from "../runner/results.js";
-import { runTasks, type RunnerOptions } from "../runner/runner.js";
+import { isInfraState } from "../runner/results.js";
+import { newRunId, runTasks, type RunnerOptions } from "../runner/runner.js";
 import { coverageOf, formatProblems, type Dataset, type DatasetTask } from "../datasets/loader.js";
 import { checkTasks, type TaskCheck } from "../runner/check.js";
 import { addDatasetOptions, type DatasetCliOptions, loadCliDataset } from "./datasetOptions.js";
 import { checkTasksBuild } from "./buildCheck.js";
 import { registerMcpCommand } from "./mcp.js";
+import { addQueueOptions, registerWorkerCommand, runQueueCommand } from "./queueCommands.js";
 import { registerReportCommand } from "./reportCommand.js";
 import { registerCacheCommand } from "./cacheCommand.js";
 import { registerImageCommand } from "./imageCommand.js";
@@ -47,19 +44,14 @@ interface AgentCliOptions {
   price?: string;
 }
 
-function agentFactory(kind: string, o: AgentCliOptions = {}): (task: DatasetTask) => Agent {
-  if (kind === "scripted") return (task) => new ScriptedAgent(task.solution ?? []);
-  if (!isProviderAgent(kind)) throw new CliArgumentError(`--agent ${kind}: use scripted, ${PROVIDER_AGENTS.join(", ")}`);
-  if (!o.model) throw new CliArgumentError(`--agent ${kind} needs --model (the model name the endpoint knows)`);
-  const opts = {
-    model: o.model,
-    ...(o.baseUrl ? { baseURL: o.baseUrl } : {}),
-    ...(o.maxHistory ? { history: o.maxHistory } : {}),
-    ...(o.price ? { prices: parsePrice(o.price) } : {}),
+/** The model settings of `pincer run`'s agent options. */
+function agentChoiceOf(o: AgentCliOptions): Omit<AgentChoice, "kind"> {
+  return {
+    ...(o.model ? { model: o.model } : {}),
+    ...(o.baseUrl ? { baseUrl: o.baseUrl } : {}),
+    ...(o.maxHistory ? { maxHistory: o.maxHistory } : {}),
+    ...(o.price ? { price: o.price } : {}),
   };
-  // Fails now, before machines start, when a key or setting is missing.
-  createProviderAgent(kind, opts);
-  return () => createProviderAgent(kind, opts);
 }
 
 /** Says which valid tasks a run leaves out because they need functions Pincer lacks (never silently). */
@@ -88,6 +80,8 @@ interface RunCliOptions extends AgentCliOptions, MachineCliOptions, DatasetCliOp
   screen: { width: number; height: number };
   strict: boolean;
   printReport: boolean;
+  queue?: string;
+  queueName: string;
 }
 
 async function runCommand(dir: string, o: RunCliOptions): Promise<number> {
@@ -98,12 +92,31 @@ async function runCommand(dir: string, o: RunCliOptions): Promise<number> {
     process.stderr.write("no runnable tasks; fix the problems above (pincer validate lists them)\n");
     return 2;
   }
-  const maxSteps = o.maxSteps === "auto" ? "auto" : Number(o.maxSteps);
+  const maxSteps: number | "auto" = o.maxSteps === "auto" ? "auto" : Number(o.maxSteps);
   if (maxSteps !== "auto" && (!Number.isInteger(maxSteps) || maxSteps < 1)) throw new CliArgumentError("--max-steps must be a whole number ≥ 1 or auto");
-  const agentFor = agentFactory(o.agent, o);
   if (o.agent === "scripted") {
     const without = dataset.tasks.filter((t) => !t.solution).map((t) => t.id);
     if (without.length) process.stderr.write(`warning: no solution.json for ${without.join(", ")}: the scripted agent takes no action there\n`);
+  }
+  const settings = {
+    maxSteps,
+    taskTimeoutMs: o.taskTimeout * 1000,
+    screenshots: o.screenshots,
+    settle: o.settle,
+    record: o.record,
+    attempts: o.attempts,
+    ...(o.a11y ? { accessibility: o.a11y === true ? ("text" as const) : o.a11y } : {}),
+  };
+  if (o.queue) {
+    const agent = { kind: o.agent, ...agentChoiceOf(o) };
+    const done = await runQueueCommand(dir, { ...o, queue: o.queue }, { tasks: dataset.tasks, registries, agent, settings });
+    return done === "interrupted" ? 130 : finishRun(done, o);
+  }
+  let agentFor: (task: DatasetTask) => Agent;
+  try {
+    agentFor = agentFactory({ kind: o.agent, ...agentChoiceOf(o) });
+  } catch (err) {
+    throw new CliArgumentError((err as Error).message);
   }
   const controller = new AbortController();
   const onSignal = () => {
@@ -115,7 +128,7 @@ async function runCommand(dir: string, o: RunCliOptions): Promise<number> {
   // --a11y: local machines get the buses the accessibility tree is read from.
   const pool = await openCliPool(dataset.tasks, o, o.concurrency, { ...o.screen, ...(o.a11y ? { accessibilityBus: true } : {}) });
   const printer = createProgressPrinter();
-  const runId = o.runId ?? `run-${new Date().toISOString().replace(/[-:]/g, "").replace(/\..+/, "").replace("T", "-")}`;
+  const runId = o.runId ?? newRunId();
   try {
     const opts: RunnerOptions = {
       tasks: dataset.tasks,
@@ -125,26 +138,13 @@ async function runCommand(dir: string, o: RunCliOptions): Promise<number> {
       outDir: o.out,
       runId,
       resume: o.resume,
-      attempts: o.attempts,
-      maxSteps,
-      taskTimeoutMs: o.taskTimeout * 1000,
-      screenshots: o.screenshots,
-      settle: o.settle,
-      record: o.record,
-      ...(o.a11y ? { accessibility: o.a11y === true ? "text" : o.a11y } : {}),
+      ...settings,
       signal: controller.signal,
       onProgress: (p) => printer.update(p),
     };
-    const { runDir, report } = await runTasks(opts);
+    const done = await runTasks(opts);
     printer.end();
-    if (o.printReport) process.stdout.write(`\n${reportMarkdown(report)}`);
-    process.stdout.write(`\nresults: ${relative(process.cwd(), runDir) || runDir}\n`);
-    process.stdout.write(`viewer: ${relative(process.cwd(), join(runDir, "report.html"))} (each task step by step, in a browser)\n`);
-    process.stdout.write(
-      `tasks ${report.tasks}: passed ${report.passed}, failed ${report.failed}, errors ${report.errors}; success rate ` +
-        `${(report.successRate * 100).toFixed(1)}%, mean score ${report.meanScore.toFixed(3)}\n`,
-    );
-    return exitCode(report, o.strict);
+    return finishRun(done, o);
   } catch (err) {
     printer.end();
     if (controller.signal.aborted) {
@@ -157,6 +157,20 @@ async function runCommand(dir: string, o: RunCliOptions): Promise<number> {
     process.off("SIGTERM", onSignal);
     await pool.close();
   }
+}
+
+/** Prints where a finished run's results are and its figures; returns the exit code. */
+function finishRun({ runDir, report }: { runDir: string; report: Report }, o: { printReport: boolean; strict: boolean }): number {
+  if (o.printReport) process.stdout.write(`\n${reportMarkdown(report)}`);
+  // Below the working folder: a short relative path; elsewhere the absolute one (not ../../…).
+  const shown = (p: string) => (relative(process.cwd(), p).startsWith("..") ? resolve(p) : relative(process.cwd(), p) || ".");
+  process.stdout.write(`\nresults: ${shown(runDir)}\n`);
+  process.stdout.write(`viewer: ${shown(join(runDir, "report.html"))} (each task step by step, in a browser)\n`);
+  process.stdout.write(
+    `tasks ${report.tasks}: passed ${report.passed}, failed ${report.failed}, errors ${report.errors}; success rate ` +
+      `${(report.successRate * 100).toFixed(1)}%, mean score ${report.meanScore.toFixed(3)}\n`,
+  );
+  return exitCode(report, o.strict);
 }
 
 /** Exit code of a finished run: 3 when tasks ended in infrastructure errors (each printed with its reason), else 1 under --strict unless all passed. */
@@ -251,10 +265,11 @@ const runCommandCli = program
 addDatasetOptions(runCommandCli);
 addCredentialOptions(runCommandCli);
 addProviderOptions(runCommandCli);
+addQueueOptions(runCommandCli);
 
 const validateCommandCli = program
   .command("validate")
-  .description("check a dataset: schema, helper names and arguments, local files, solutions, counterparts")
+  .description("check a dataset: schema, the functions its tasks name and their arguments, local files, solutions, counterparts")
   .argument("<tasks>", "folder of tasks or one task file")
   .action(async (dir: string, o: DatasetCliOptions) => {
     const loaded = await loadCliDataset(dir, o);
@@ -307,6 +322,7 @@ registerReportCommand(program);
 registerImageCommand(program);
 registerCacheCommand(program);
 registerMcpCommand(program);
+registerWorkerCommand(program);
 
 program.parseAsync().catch((err: unknown) => {
   process.stderr.write(`pincer: ${(err as Error).message}\n`);

@@ -2,7 +2,7 @@ import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
 import { Option, type Command } from "commander";
 import { connect } from "../env/index.js";
 import { UnauthenticatedError, UnavailableError } from "@pincer/shared";
-import { connectOptionsOf, machineOfFlags, type CredentialFlags, type MachineSpec } from "../machines/credentials.js";
+import { connectOptionsOf, machineSpecOf, type DefaultCredentials, type MachineSpec } from "../machines/credentials.js";
 import { machineProblem } from "../machines/remoteProvider.js";
 import { addCredentialOptions, credentialFlags } from "./credentials.js";
 import { createMcpServer } from "../mcp/server.js";
@@ -32,8 +32,8 @@ async function unusableMachine(err: Error, spec: MachineSpec, address: string): 
  * credentials does not stop the server: each call that needs the machine says what is wrong and
  * which option fixes it, and works once the daemon accepts.
  */
-export async function runMcpServer(o: McpCommandOptions & CredentialFlags): Promise<void> {
-  const spec = machineOfFlags(o.env, o);
+export async function runMcpServer(o: McpCommandOptions & DefaultCredentials): Promise<void> {
+  const spec = machineSpecOf(o.env, o);
   const env = connect(o.env, connectOptionsOf(spec));
   try {
     const explainFailure = (err: Error) => unusableMachine(err, spec, o.env);

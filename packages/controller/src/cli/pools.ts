@@ -110,6 +110,19 @@ export async function openCliPool(
   concurrency: number,
   local: { width: number; height: number; accessibilityBus?: boolean },
 ): Promise<MachinePool> {
+  return openMachinePool([...new Set(tasks.flatMap(environmentsOf))], o, concurrency, local);
+}
+
+/**
+ * The pool a command's options describe, with a machine per slot for each of `names` (remote
+ * machines come by the names their options give).
+ */
+export async function openMachinePool(
+  names: readonly string[],
+  o: MachineCliOptions,
+  concurrency: number,
+  local: { width: number; height: number; accessibilityBus?: boolean },
+): Promise<MachinePool> {
   const remote = remoteProviderOf(o);
   const provider = o.provider ?? (remote ? "remote" : "local");
   if (provider !== "local" && o.network)
@@ -120,7 +133,6 @@ export async function openCliPool(
   }
   if (remote) throw new CliArgumentError(`--env and --machines give remote machines; they do not go with --provider ${provider}`);
   if (provider === "local" && o.image) throw new CliArgumentError("--image needs --provider container or --provider qemu");
-  const names = [...new Set(tasks.flatMap(environmentsOf))];
   if (provider === "local") {
     const each = `an Xvfb display and a pincer-daemon${local.accessibilityBus ? " with an accessibility bus" : ""} each`;
     process.stderr.write(`starting ${concurrency} local slot(s) with ${names.join(", ")} (${each})\n`);

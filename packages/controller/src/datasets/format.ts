@@ -31,6 +31,11 @@ export interface DatasetFormat<T extends DatasetTask = DatasetTask> {
   load(file: TaskFile, ctx: FormatContext): Promise<T | UnsupportedTask | undefined>;
   /** Builds the runnable task of one it loaded, for an attempt on `input.envs`. Throws when it cannot be built. */
   build(task: T, input: FormatBuildInput): Task;
+  /**
+   * The files a task needs to be loaded and run elsewhere (absolute paths; a run on a queue ships
+   * them to its workers). @default every file in the task's folder
+   */
+  files?(task: T): string[];
 }
 
 /** A file of a dataset folder, as formats see it. */
@@ -47,7 +52,7 @@ export interface TaskFile {
 export interface FormatContext {
   /** Where problems go: each with its file, JSON path, message and severity. */
   problems: DatasetProblem[];
-  /** The JSON format's config and evaluation functions. */
+  /** The JSON task format's config and evaluation functions. */
   registries: { configs: ConfigRegistry; evaluations: EvaluationRegistry };
   /** Imports a module file (task modules); the CLI's also imports TypeScript. */
   importModule(file: string): Promise<unknown>;

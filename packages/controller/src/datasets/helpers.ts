@@ -97,9 +97,9 @@ export class Registry<H extends { name: string }> {
   }
 }
 
-/** The config helpers a dataset's `config` entries may name. */
+/** The config functions a JSON task's `config` entries may name. */
 export type ConfigRegistry = Registry<ConfigFunction>;
-/** The evaluation helpers a dataset's `evaluation` may name. */
+/** The evaluation functions a JSON task's `evaluation` may name. */
 export type EvaluationRegistry = Registry<EvaluationFunction>;
 
 /** The former name of {@link ConfigFunction}. @deprecated use ConfigFunction. */

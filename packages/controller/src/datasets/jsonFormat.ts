@@ -13,7 +13,7 @@ export const helperCallSchema = z
 export type HelperCall = z.infer<typeof helperCallSchema>;
 
 /**
- * A task file of the dataset format (`examples/<tool>/<id>/<id>.json`): the fields public
+ * A task file of the JSON task format (`examples/<tool>/<id>/<id>.json`): the fields public
  * computer-use datasets use, with their exact names. Unknown top-level fields are kept (they are
  * copied into summary.json) but not interpreted.
  */
@@ -35,7 +35,7 @@ export const jsonTaskSchema = z
   })
   .passthrough();
 
-/** A task of the JSON dataset format, as parsed from `<tool>/<id>/<id>.json`. */
+/** A task of the JSON task format, as parsed from `<tool>/<id>/<id>.json`. */
 export type JsonTask = z.infer<typeof jsonTaskSchema>;
 
 /**

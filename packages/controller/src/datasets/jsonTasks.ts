@@ -71,7 +71,7 @@ function checkHelperCall(call: HelperCall, path: string, registry: ConfigRegistr
 
 const helperCallShape = z.object({ func: z.string(), arguments: z.record(z.string(), z.unknown()).default({}) });
 
-/** The id against the file name, and each config entry and the evaluation that has the shape of a helper call. */
+/** The id against the file name, and each config entry and the evaluation that has the shape of a function call. */
 function checkParts(value: unknown, registries: FormatContext["registries"], ctx: CheckContext): void {
   const v = (value ?? {}) as { id?: unknown; config?: unknown; evaluation?: unknown };
   if (typeof v.id === "string" && v.id !== basename(ctx.file, ".json")) {
@@ -158,7 +158,7 @@ async function loadJsonTask(file: TaskFile, ctx: FormatContext): Promise<JsonDat
   };
 }
 
-/** A setup action that runs one config entry through its helper. */
+/** A setup action that runs one config entry through its config function. */
 function configAction(registry: ConfigRegistry, func: string, ctxBase: Omit<HelperContext, "env" | "signal">) {
   const helper = registry.get(func)!;
   return action({
@@ -199,7 +199,7 @@ function buildJsonTask(task: JsonDatasetTask, input: FormatBuildInput): Task {
 }
 
 /**
- * The JSON task format (docs: the reference task-dataset format): a folder per task,
+ * The JSON task format (docs/datasets.md): a folder per task,
  * `<tool>/<id>/<id>.json` with `config` (setup functions) and `evaluation` (the check), the task's
  * files beside it, and `solution.json`. A task file outside a folder of its own is claimed too, to
  * say where it goes.

@@ -12,8 +12,8 @@ export interface TaskBuildContext {
 
 /**
  * A task defined in TypeScript (a `*.task.ts` module whose default export is this), for what the
- * JSON format cannot say: an evaluator graph for partial credit, several machines. The metadata
- * fields mirror the JSON format so reports treat both alike.
+ * JSON task format cannot say: an evaluator graph for partial credit, several machines. The metadata
+ * fields mirror the JSON task format's so reports treat both alike.
  */
 export interface TaskModule {
   id: string;

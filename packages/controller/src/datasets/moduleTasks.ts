@@ -80,7 +80,7 @@ function buildModuleTask(task: ModuleDatasetTask, input: FormatBuildInput): Task
 
 /**
  * Task modules: a `*.task.ts` (or `.mts`, `.js`, `.mjs`) file whose default export is
- * `defineTask({ id, instruction, build, ... })`, for what the JSON format cannot say (evaluator
+ * `defineTask({ id, instruction, build, ... })`, for what the JSON task format cannot say (evaluator
  * graphs, several machines, code).
  */
 export const moduleTaskFormat = defineDatasetFormat<ModuleDatasetTask>({

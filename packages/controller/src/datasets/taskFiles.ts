@@ -49,7 +49,7 @@ export async function findTaskFiles(root: string): Promise<string[]> {
   return found;
 }
 
-/** A JSON file outside a task folder that is a task: OSWorld's, or a GUI-OS task not in its own folder. */
+/** A JSON file outside a task folder that is a task: OSWorld's, or one of the JSON task format not in its own folder. */
 async function isFlatTaskFile(path: string): Promise<boolean> {
   if ((await stat(path)).size > MAX_TASK_JSON_BYTES) return false;
   try {

@@ -14,7 +14,7 @@ export interface TypeOptions extends CallOptions {
 }
 
 /**
- * The keyboard. Key names follow one vocabulary (README, "Key names"): X keysym names such as
+ * The keyboard. Key names follow one vocabulary (docs/controller.md, "Key names"): X keysym names such as
  * `Return` or `Page_Up`, the names computer-use models emit (`ctrl`, `enter`, `ArrowLeft`), or any
  * single character.
  */

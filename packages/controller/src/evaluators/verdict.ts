@@ -5,7 +5,7 @@ import { ActionReturnError } from "../actions/errors.js";
  * What an evaluator says of the machine: a score in [0, 1] (1 is a pass; anything between is
  * partial credit) and the reason a researcher reads in the report ("cell B3: expected 4, got 5").
  * Every way Pincer judges a task gives one: evaluators and their `and`/`or`/`not`, graphs, the JSON
- * format's evaluation functions and OSWorld's metrics; summary.json's `score` and `eval_reason`
+ * task format's evaluation functions and OSWorld's metrics; summary.json's `score` and `eval_reason`
  * are the task evaluator's.
  */
 export interface Verdict {

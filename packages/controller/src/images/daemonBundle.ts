@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { copyFile, cp, mkdir, readdir, readFile, stat, writeFile } from "node:fs/promises";
+import { copyFile, mkdir, readdir, readFile, stat, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { dirname, join, relative } from "node:path";
 import { execa } from "execa";
@@ -67,12 +67,12 @@ async function daemonLockEntries(src: DaemonSources): Promise<Record<string, Loc
 
 /**
  * A digest of everything that goes into the image's copy of the daemon: the build output of
- * @pincer/shared and @pincer/daemon, the proto files, the native spawner's source, the lockfile
- * entries that pin their dependencies, and the Node.js copied beside them.
+ * @pincer/shared and @pincer/daemon (the contract is embedded in it), the native spawner's source,
+ * the lockfile entries that pin their dependencies, and the Node.js copied beside them.
  */
 export async function daemonDigest(src: DaemonSources): Promise<string> {
   const hash = createHash("sha256");
-  const roots = [join(src.shared, "dist"), join(src.daemon, "dist"), join(src.repo, "proto", "pincer"), join(src.daemon, "native")];
+  const roots = [join(src.shared, "dist"), join(src.daemon, "dist"), join(src.daemon, "native")];
   for (const root of roots) {
     for (const file of await filesUnder(root)) {
       if (file.includes(`${join(src.daemon, "native", "build")}/`)) continue;
@@ -95,18 +95,10 @@ export async function daemonDigest(src: DaemonSources): Promise<string> {
  * `dest/bin/node`. Native parts are built here, for Debian 12 on x86-64, the images' system.
  */
 export async function stageDaemon(src: DaemonSources, dest: string, scratch: string): Promise<void> {
-  const shared = join(scratch, "shared");
-  const daemon = join(scratch, "daemon");
   const packs = join(scratch, "packs");
-  await mkdir(join(daemon, "native"), { recursive: true });
   await mkdir(packs, { recursive: true });
-  await cp(join(src.shared, "package.json"), join(shared, "package.json"));
-  await cp(join(src.shared, "dist"), join(shared, "dist"), { recursive: true });
-  await cp(join(src.repo, "proto"), join(shared, "proto"), { recursive: true });
-  await cp(join(src.daemon, "package.json"), join(daemon, "package.json"));
-  await cp(join(src.daemon, "dist"), join(daemon, "dist"), { recursive: true });
-  for (const f of ["spawner.c", "build.mjs"]) await copyFile(join(src.daemon, "native", f), join(daemon, "native", f));
-  await execa("npm", ["pack", "--silent", shared, daemon], { cwd: packs });
+  // Each package's "files" says what it ships (dist/, the spawner's source and its build script).
+  await execa("npm", ["pack", "--silent", "--pack-destination", packs, src.shared, src.daemon], { cwd: scratch });
   await mkdir(join(dest, "bin"), { recursive: true });
   await writeFile(join(dest, "package.json"), `${JSON.stringify({ name: "pincer-daemon-image", private: true }, null, 2)}\n`);
   const tarballs = (await readdir(packs)).filter((f) => f.endsWith(".tgz")).map((f) => join(packs, f));

@@ -18,8 +18,8 @@ export interface MachineSpec {
   reset?: string;
 }
 
-/** Credentials given on the command line, for machines that do not give their own. */
-export interface CredentialFlags {
+/** Credentials for every machine that does not give its own (the CLI fills them from its --token-file and --tls-* flags). */
+export interface DefaultCredentials {
   tokenFile?: string;
   tls?: boolean;
   tlsCa?: string;
@@ -28,8 +28,8 @@ export interface CredentialFlags {
   tlsServerName?: string;
 }
 
-/** The TLS part of the flags, or undefined when no TLS flag was given. */
-function tlsOfFlags(f: CredentialFlags): MachineSpec["tls"] {
+/** The TLS part of the defaults, or undefined when they give none. */
+function defaultTls(f: DefaultCredentials): MachineSpec["tls"] {
   const files = {
     ...(f.tlsCa ? { ca: f.tlsCa } : {}),
     ...(f.tlsCert ? { cert: f.tlsCert } : {}),
@@ -40,9 +40,9 @@ function tlsOfFlags(f: CredentialFlags): MachineSpec["tls"] {
   return f.tls ? true : undefined;
 }
 
-/** A machine given as a bare address, with the credentials of the flags. */
-export function machineOfFlags(address: string, f: CredentialFlags): MachineSpec {
-  const t = tlsOfFlags(f);
+/** A machine given as a bare address, with the default credentials. */
+export function machineSpecOf(address: string, f: DefaultCredentials): MachineSpec {
+  const t = defaultTls(f);
   return { address, ...(f.tokenFile ? { tokenFile: f.tokenFile } : {}), ...(t ? { tls: t } : {}) };
 }
 
@@ -82,7 +82,7 @@ const machinesFileSchema = z.record(
  *   "server":  [{ "address": "10.0.0.3:50051", "tls": { "ca": "ca.pem", "cert": "me.pem", "key": "me.key" } }] }
  * ```
  */
-export function loadMachinesFile(path: string, flags: CredentialFlags = {}): Map<string, MachineSpec[]> {
+export function loadMachinesFile(path: string, flags: DefaultCredentials = {}): Map<string, MachineSpec[]> {
   let text: string;
   try {
     text = readFileSync(path, "utf8");
@@ -109,7 +109,7 @@ export function loadMachinesFile(path: string, flags: CredentialFlags = {}): Map
       name,
       list.map((m) => {
         // The flags fill in what a machine does not say itself.
-        const fallback = machineOfFlags(m.address, flags);
+        const fallback = machineSpecOf(m.address, flags);
         const tlsValue =
           m.tls === true || m.tls === undefined
             ? (m.tls ?? fallback.tls)
@@ -195,3 +195,8 @@ export async function diagnoseTls(m: MachineSpec): Promise<string | undefined> {
   }
   return undefined;
 }
+
+/** The former name of {@link DefaultCredentials}. @deprecated use DefaultCredentials. */
+export type CredentialFlags = DefaultCredentials;
+/** The former name of {@link machineSpecOf}. @deprecated use machineSpecOf. */
+export const machineOfFlags = machineSpecOf;

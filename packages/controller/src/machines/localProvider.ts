@@ -3,7 +3,7 @@ import { openPool, type MachinePool, type MachineProvider, type ProvidedMachine 
 import { removeDeadSandboxes, sandboxSupport } from "./sandbox.js";
 
 /**
- * The embedded default: a local machine (a daemon with its own Xvfb, in a sandbox where available)
+ * The default provider: a local machine (a daemon with its own Xvfb, in a sandbox where available)
  * per environment name and slot, made on demand. A reset replaces the machine with a new one (a new
  * sandbox), so nothing a task did reaches the next.
  */

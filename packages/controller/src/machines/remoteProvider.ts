@@ -1,14 +1,14 @@
 import { FailedPreconditionError, InvalidArgumentError, UnauthenticatedError, UnavailableError } from "@pincer/shared";
 import { connect } from "../env/index.js";
 import type { ConnectOptions } from "../env/index.js";
-import { connectOptionsOf, diagnoseTls, machineOfFlags, type CredentialFlags, type MachineSpec } from "./credentials.js";
+import { connectOptionsOf, diagnoseTls, machineSpecOf, type DefaultCredentials, type MachineSpec } from "./credentials.js";
 import { openPool, type MachinePool, type MachineProvider, type ProvidedMachine } from "./provider.js";
 
 /**
  * Parses `--env name=host:port[,host:port…]` flags into machines per environment name, each with
  * the credentials of the flags.
  */
-export function machinesOfEnvFlags(specs: readonly string[], flags: CredentialFlags = {}): Map<string, MachineSpec[]> {
+export function machinesOfEnvFlags(specs: readonly string[], flags: DefaultCredentials = {}): Map<string, MachineSpec[]> {
   const byName = new Map<string, MachineSpec[]>();
   for (const spec of specs) {
     const m = /^([A-Za-z0-9-]+(?:_[A-Za-z0-9-]+)*)=(.+)$/.exec(spec);
@@ -23,7 +23,7 @@ export function machinesOfEnvFlags(specs: readonly string[], flags: CredentialFl
       .filter(Boolean);
     byName.set(
       m[1]!,
-      addresses.map((a) => machineOfFlags(a, flags)),
+      addresses.map((a) => machineSpecOf(a, flags)),
     );
   }
   return byName;
@@ -37,7 +37,7 @@ export function machinesOfEnvFlags(specs: readonly string[], flags: CredentialFl
  */
 export function remoteProvider(
   machines: readonly string[] | ReadonlyMap<string, MachineSpec[]>,
-  flags: CredentialFlags = {},
+  flags: DefaultCredentials = {},
   /** Connection settings for every machine (deadlines, keepalive), under each machine's credentials. */
   connectOptions: ConnectOptions = {},
 ): MachineProvider {
@@ -67,7 +67,7 @@ export function remoteProvider(
 /** {@link openPool} over {@link remoteProvider}, with as many slots as there are machines per name. */
 export function remotePool(
   machines: readonly string[] | ReadonlyMap<string, MachineSpec[]>,
-  flags: CredentialFlags = {},
+  flags: DefaultCredentials = {},
   connectOptions: ConnectOptions = {},
 ): Promise<MachinePool> {
   const provider = remoteProvider(machines, flags, connectOptions);
@@ -75,7 +75,7 @@ export function remotePool(
 }
 
 /** Machines per environment name, from `--env` specs or as given. */
-function machinesOf(machines: readonly string[] | ReadonlyMap<string, MachineSpec[]>, flags: CredentialFlags): ReadonlyMap<string, MachineSpec[]> {
+function machinesOf(machines: readonly string[] | ReadonlyMap<string, MachineSpec[]>, flags: DefaultCredentials): ReadonlyMap<string, MachineSpec[]> {
   return Array.isArray(machines) ? machinesOfEnvFlags(machines as readonly string[], flags) : (machines as ReadonlyMap<string, MachineSpec[]>);
 }
 

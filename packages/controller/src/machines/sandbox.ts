@@ -67,6 +67,10 @@ export function sandboxSupport(env: NodeJS.ProcessEnv = process.env): { mode: Sa
   if (!runs("bwrap")) return { mode: "none", why: "bubblewrap is not installed (apt-get install bubblewrap)" };
   if (!existsSync(SANDBOX_HELPER))
     return { mode: "none", why: `the sandbox helper is not built (${SANDBOX_HELPER}): install gcc and run npm run build:native` };
+  // A checkout updated since its last build: the helper may not take the options this code gives it.
+  const source = join(dirname(SANDBOX_HELPER), "..", "sandbox.c");
+  if (existsSync(source) && statSync(source).mtimeMs > statSync(SANDBOX_HELPER).mtimeMs)
+    return { mode: "none", why: `the sandbox helper is older than its source (${source}): run npm run build:native` };
   return { mode: "overlay" };
 }
 
@@ -221,6 +225,51 @@ export function removeDeadSandboxes(): Promise<void> {
   return removeDeadDirs(STATE_PREFIX);
 }
 
+/** bubblewrap's command line inside the helper: the layer as /, the socket folder, `binds`, then the daemon listening on the socket. */
+function bwrapArgv(state: string, sock: string, binds: readonly string[], daemonArgv: readonly string[]): string[] {
+  return [
+    "bwrap",
+    "--die-with-parent",
+    "--new-session",
+    "--unshare-pid",
+    "--unshare-uts",
+    "--hostname",
+    "pincer",
+    "--bind",
+    join(state, "layer", "root"),
+    "/",
+    "--dev",
+    "/dev",
+    "--tmpfs",
+    "/dev/shm",
+    "--proc",
+    "/proc",
+    "--ro-bind",
+    "/sys",
+    "/sys",
+    ...EMPTY_DIRS.flatMap((d) => ["--tmpfs", d]),
+    "--dir",
+    "/home/user",
+    "--bind",
+    sock,
+    INSIDE,
+    ...binds,
+    "--clearenv",
+    ...Object.entries(machineEnvironment(process.env, true)).flatMap(([k, v]) => ["--setenv", k, v]),
+    "--cap-drop",
+    "ALL",
+    ...MACHINE_CAPABILITIES.flatMap((c) => ["--cap-add", c]),
+    "--chdir",
+    "/home/user",
+    "--",
+    ...daemonArgv,
+    "--socket",
+    `${INSIDE}/daemon.sock`,
+    "--token-file",
+    `${INSIDE}/token`,
+  ];
+}
+
 /** Ids of the sandboxes: uid/gid base = 2^30 + n × 65536. */
 const ID_BASE = 2 ** 30;
 const ID_RANGE = 65536;
@@ -241,55 +290,24 @@ export function prepareSandbox(daemonArgv: readonly string[], token: string, opt
     writeFileSync(tokenFile, token, { mode: 0o600 });
     chownSync(tokenFile, base, base);
     chmodSync(state, 0o700);
-    const binds = commandFiles(daemonArgv).flatMap((d) => ["--ro-bind", d, d]);
+    // Through the helper (--expose): bubblewrap looks a bind's source up as the sandbox's root, an
+    // id that cannot enter folders only their owner may (a project under /root, a private
+    // temporary folder); the helper binds each folder where that root can reach it.
+    const folders = commandFiles(daemonArgv);
+    const binds = folders.flatMap((dir, i) => ["--ro-bind", join(state, "layer", "expose", String(i)), dir]);
     if (opts.network) {
       // slirp4netns's DNS; this computer's resolver may listen on its own loopback.
       writeFileSync(join(state, "resolv.conf"), "nameserver 10.0.2.3\n", { mode: 0o644 });
       binds.push("--ro-bind", join(state, "resolv.conf"), "/etc/resolv.conf");
     }
-    const bwrap = [
-      "bwrap",
-      "--die-with-parent",
-      "--new-session",
-      "--unshare-pid",
-      "--unshare-uts",
-      "--hostname",
-      "pincer",
-      "--bind",
-      join(state, "layer", "root"),
-      "/",
-      "--dev",
-      "/dev",
-      "--tmpfs",
-      "/dev/shm",
-      "--proc",
-      "/proc",
-      "--ro-bind",
-      "/sys",
-      "/sys",
-      ...EMPTY_DIRS.flatMap((d) => ["--tmpfs", d]),
-      "--dir",
-      "/home/user",
-      "--bind",
-      sock,
-      INSIDE,
-      ...binds,
-      "--clearenv",
-      ...Object.entries(machineEnvironment(process.env, true)).flatMap(([k, v]) => ["--setenv", k, v]),
-      "--cap-drop",
-      "ALL",
-      ...MACHINE_CAPABILITIES.flatMap((c) => ["--cap-add", c]),
-      "--chdir",
-      "/home/user",
-      "--",
-      ...daemonArgv,
-      "--socket",
-      `${INSIDE}/daemon.sock`,
-      "--token-file",
-      `${INSIDE}/token`,
-    ];
+    const bwrap = bwrapArgv(state, sock, binds, daemonArgv);
     return {
-      argv: [SANDBOX_HELPER, "--base", String(base), "--state", state, "--size", LAYER_SIZE, "--hide", hideList(), "--pid-fd", "3", "--", ...bwrap],
+      argv: [
+        SANDBOX_HELPER,
+        ...["--base", String(base), "--state", state, "--size", LAYER_SIZE, "--hide", hideList()],
+        ...folders.flatMap((dir) => ["--expose", dir]),
+        ...["--pid-fd", "3", "--", ...bwrap],
+      ],
       address: `unix:${join(sock, "daemon.sock")}`,
       tokenFile,
       release() {

@@ -19,7 +19,7 @@ export type { RunProgress } from "./progress.js";
 /** Options of {@link runTasks}: the tasks, the machines, the agent and where results go. */
 export interface RunnerOptions {
   tasks: readonly DatasetTask[];
-  /** The dataset formats (each task is built by the one that loaded it) and the JSON format's functions. */
+  /** The dataset formats (each task is built by the one that loaded it) and the JSON task format's functions. */
   registries: Registries;
   pool: MachinePool;
   /** A fresh agent for each attempt. */
@@ -63,7 +63,7 @@ export { DEFAULT_SETTLE };
  * What each environment shows before each turn: the screen observation when the agent looks or
  * screenshots are saved (settled for agents that look, under "auto"), else nothing.
  */
-function observationFor(opts: RunnerOptions, agent: Agent): ScreenObservationOptions | false {
+function observationFor(opts: Pick<RunnerOptions, "screenshots" | "settle" | "accessibility">, agent: Agent): ScreenObservationOptions | false {
   if (!(opts.screenshots ?? true) && !agent.wantsScreenshots) return false;
   const settle = opts.settle === undefined || opts.settle === "auto" ? agent.wantsScreenshots && DEFAULT_SETTLE : opts.settle;
   return { settle, ...(opts.accessibility ? { accessibility: opts.accessibility } : {}) };
@@ -77,12 +77,13 @@ export function maxStepsFor(task: DatasetTask, rule: number | "auto"): { maxStep
   return { maxSteps, rule: `auto: 2 × action_number (${task.actionNumber}) + 5` };
 }
 
-function timestampId(): string {
+/** A new run's id: `run-<UTC time>`, e.g. run-20261126-025456. */
+export function newRunId(): string {
   return `run-${new Date().toISOString().replace(/[-:]/g, "").replace(/\..+/, "").replace("T", "-")}`;
 }
 
 /** What summary.json keeps of the task: its fields as written, or the ones every task has. */
-function taskFields(task: DatasetTask): Record<string, unknown> {
+export function taskFields(task: DatasetTask): Record<string, unknown> {
   if (task.fields) return { ...task.fields };
   return {
     id: task.id,
@@ -127,10 +128,10 @@ async function cleanSlot(slot: MachineSlot): Promise<void> {
 }
 
 /** The run's folder, checked against `resume` and `runId`, and created. */
-async function openRunDir(opts: RunnerOptions): Promise<{ runId: string; runDir: string }> {
+export async function openRunDir(opts: Pick<RunnerOptions, "outDir" | "runId" | "resume">): Promise<{ runId: string; runDir: string }> {
   const outDir = resolve(opts.outDir ?? "results");
   if (opts.resume && !opts.runId) throw new InvalidArgumentError("resume: name the run to continue (runId)");
-  const runId = opts.runId ?? timestampId();
+  const runId = opts.runId ?? newRunId();
   const runDir = join(outDir, runId);
   if (opts.resume && !existsSync(runDir)) throw new InvalidArgumentError(`resume: ${runDir} does not exist`);
   if (!opts.resume && existsSync(join(runDir, "manifest.json"))) {
@@ -191,46 +192,69 @@ interface RunContext {
   signal: AbortSignal;
 }
 
+/** What one attempt needs besides its task and slot: the run's settings and where results go. */
+export type AttemptSettings = Pick<
+  RunnerOptions,
+  "registries" | "agentFor" | "maxSteps" | "taskTimeoutMs" | "screenshots" | "settle" | "accessibility" | "record"
+>;
+
+/**
+ * Runs attempt `n` of `task` on `slot` (its machines reset first) and writes the attempt's folder
+ * under `store` with its summary.json, which it returns. An interruption (the signal) throws and
+ * leaves the attempt without a summary.
+ */
+export async function runOneAttempt(
+  settings: AttemptSettings,
+  store: ResultStore,
+  slot: MachineSlot,
+  task: DatasetTask,
+  n: number,
+  signal: AbortSignal,
+): Promise<Summary> {
+  const dir = await store.beginAttempt(task.tool, task.id, n);
+  const { maxSteps, rule } = maxStepsFor(task, settings.maxSteps ?? "auto");
+  // A clean machine for every attempt; a failed reset is the machine's failure (env_error, retried).
+  const reset = await resetSlot(slot, environmentsOf(task), signal);
+  const agent = settings.agentFor(task);
+  const results = await runAttempt(
+    {
+      task,
+      attempt: n,
+      // Only the machines the task names: no tools, screenshots or version checks for the others.
+      envs: only(slot.envs, environmentsOf(task)),
+      addresses: only(slot.addresses, environmentsOf(task)),
+      ...(reset.ok ? { reset: reset.machines } : { resetError: reset.error }),
+      registries: settings.registries,
+      agent,
+      ...(settings.record ? { record: true } : {}),
+      observe: observationFor(settings, agent),
+      maxSteps,
+      maxStepsRule: rule,
+      timeLimitMs: settings.taskTimeoutMs ?? 600_000,
+      store,
+      signal,
+    },
+    dir,
+  );
+  // An interrupted run leaves this attempt without a summary: --resume redoes it.
+  signal.throwIfAborted();
+  const summary = { ...taskFields(task), id: task.id, results } as Summary;
+  await store.writeJsonAtomic(join(dir, "summary.json"), summary);
+  await cleanSlot(slot);
+  return summary;
+}
+
 /**
  * Runs the attempts of one task on a slot, after those an earlier run finished, until one ends
  * without an infrastructure error or none are left; writes each one's summary.json.
  */
 async function runTaskAttempts(ctx: RunContext, slot: MachineSlot, task: DatasetTask): Promise<Summary | undefined> {
-  const { opts, store, signal } = ctx;
+  const { store, signal } = ctx;
   let final: Summary | undefined;
   const previous = await store.finishedAttempts(task.tool, task.id);
   for (let n = (previous.at(-1)?.attempt ?? 0) + 1; n <= ctx.attempts; n++) {
-    const dir = await store.beginAttempt(task.tool, task.id, n);
-    const { maxSteps, rule } = maxStepsFor(task, opts.maxSteps ?? "auto");
-    // A clean machine for every attempt; a failed reset is the machine's failure (env_error, retried).
-    const reset = await resetSlot(slot, environmentsOf(task), signal);
-    const agent = opts.agentFor(task);
-    const results = await runAttempt(
-      {
-        task,
-        attempt: n,
-        // Only the machines the task names: no tools, screenshots or version checks for the others.
-        envs: only(slot.envs, environmentsOf(task)),
-        addresses: only(slot.addresses, environmentsOf(task)),
-        ...(reset.ok ? { reset: reset.machines } : { resetError: reset.error }),
-        registries: opts.registries,
-        agent,
-        ...(opts.record ? { record: true } : {}),
-        observe: observationFor(opts, agent),
-        maxSteps,
-        maxStepsRule: rule,
-        timeLimitMs: opts.taskTimeoutMs ?? 600_000,
-        store,
-        signal,
-      },
-      dir,
-    );
-    // An interrupted run leaves this attempt without a summary: --resume redoes it.
-    signal.throwIfAborted();
-    final = { ...taskFields(task), id: task.id, results } as Summary;
-    await store.writeJsonAtomic(join(dir, "summary.json"), final);
-    await cleanSlot(slot);
-    if (!isInfraState(results.state)) break;
+    final = await runOneAttempt(ctx.opts, store, slot, task, n, signal);
+    if (!isInfraState(final.results.state)) break;
     // A machine that just failed often needs a moment (a link coming back, a daemon restarting).
     if (n < ctx.attempts) await backoff(n, signal);
   }

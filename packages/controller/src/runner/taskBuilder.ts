@@ -23,7 +23,7 @@ export interface TaskBuildInput {
   observe?: ScreenObservationOptions | false;
   task: DatasetTask;
   envs: Readonly<Record<string, Env>>;
-  /** The dataset formats (the one that loaded the task builds it) and the JSON format's functions. */
+  /** The dataset formats (the one that loaded the task builds it) and the JSON task format's functions. */
   registries: Registries;
   /** The agent's own actions join every environment's action space. */
   agent: Pick<Agent, "actions">;

@@ -64,7 +64,8 @@ export function authProblem(metadata: grpc.Metadata, check: (presented: string) 
  * Node's HTTP/2 server keeps only the first of several `authorization` headers, so a call that
  * carried a valid one and a second one looked like a call with one. This puts every value back in
  * the headers grpc-js reads its metadata from, where {@link authProblem} refuses more than one.
- * Call after `bindAsync`. Returns false when grpc-js's internals changed and nothing was done.
+ * Call after `bindAsync`. Returns false when grpc-js's internals changed and nothing was done (the
+ * packages pin grpc-js; test/unit/daemon/grpcInternals.test.ts checks them).
  */
 export function keepDuplicateAuthorization(server: grpc.Server): boolean {
   const internals = server as unknown as { http2Servers?: Map<Http2Server, unknown> };

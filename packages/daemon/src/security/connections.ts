@@ -56,6 +56,7 @@ export class ConnectionGuard {
   /**
    * Watches every listener of `server` (call after `bindAsync`). Returns false when grpc-js's
    * internals changed and nothing is watched; the daemon then warns that connections are unbounded.
+   * The packages pin grpc-js; test/unit/daemon/grpcInternals.test.ts checks the internals used here.
    */
   attach(server: grpc.Server): boolean {
     const internals = server as unknown as { http2Servers?: Map<Http2Server, unknown> };

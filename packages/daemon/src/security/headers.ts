@@ -14,7 +14,8 @@ const ECHOED_HEADERS = [":path", "grpc-timeout", "grpc-encoding"] as const;
  * when they are longer than any valid value, so that a 60 KB method name does not come back as a
  * 60 KB status message (which makes grpcio drop the connection, failing every call on it). No
  * method path of the contract is near that long, so a cut path still finds no method. Call after
- * `bindAsync`. Returns false when grpc-js's internals changed and nothing was done.
+ * `bindAsync`. Returns false when grpc-js's internals changed and nothing was done (the packages
+ * pin grpc-js; test/unit/daemon/grpcInternals.test.ts checks them).
  */
 export function capEchoedHeaders(server: grpc.Server): boolean {
   const internals = server as unknown as { http2Servers?: Map<Http2Server, unknown> };

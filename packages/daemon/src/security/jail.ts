@@ -1,7 +1,7 @@
 import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readlinkSync, type Stats } from "node:fs";
 import { isAbsolute, relative, resolve, sep } from "node:path";
 import { echo, InvalidArgumentError, NotFoundError, PermissionDeniedError } from "@pincer/shared";
-import { fsError } from "../services/paths.js";
+import { fsError } from "../fsErrors.js";
 import { ensureInsideRoot } from "./policy.js";
 
 /** Most symlinks one path may pass through, as Linux allows (ELOOP beyond). */

@@ -36,12 +36,12 @@ export const uploadScriptAndExecute = defineConfigFunction({
   description: "Upload a script, make it executable, run it; a non-zero exit fails the setup with the script's output.",
   args: z.preprocess(
     (v, ctx) => {
-      // Two published GUI-OS tasks write {src, dest}, which their own runner never accepted.
+      // Two published tasks of the JSON task format write {src, dest}, which their own runner never accepted.
       if (v && typeof v === "object" && ("src" in v || "dest" in v)) {
         ctx.issues.push({
           code: "custom",
           input: v,
-          message: "this helper takes local_path and remote_path, not src and dest: rename src to local_path and dest to remote_path",
+          message: "it takes local_path and remote_path, not src and dest: rename src to local_path and dest to remote_path",
         });
         return z.NEVER;
       }
@@ -130,10 +130,10 @@ export const setClipboard = defineConfigFunction({
   },
 });
 
-/** The built-in config helpers. */
+/** The built-in config functions of the JSON task format. */
 export const builtinConfigHelpers: ConfigFunction[] = [uploadFileToVm, uploadScriptAndExecute, execute, launch, open, sleep, setClipboard] as ConfigFunction[];
 
-/** A registry with the built-in config helpers, plus `extra` (user additions). */
+/** A registry with the built-in config functions, plus `extra` (user additions). */
 export function createConfigRegistry(extra: readonly ConfigFunction[] = []): ConfigRegistry {
   return new Registry<ConfigFunction>("config function", [...builtinConfigHelpers, ...extra]);
 }

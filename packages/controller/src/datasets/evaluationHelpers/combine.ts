@@ -4,16 +4,16 @@ import type { Verdict } from "../../evaluators/verdict.js";
 import { defineEvaluationFunction } from "../helpers.js";
 
 /**
- * `all` and `any`: several evaluation helpers combined into one, written in a task as
+ * `all` and `any`: several evaluation functions combined into one, written in a task as
  * `{ "func": "all", "arguments": { "evaluators": [{ "func": ..., "arguments": {...} }, ...] } }`.
  *
  * They are factories bound to a registry, where they look their parts up — when the arguments are
- * validated and again when they run — so parts may be any helper of that registry, including ones
+ * validated and again when they run — so parts may be any function of that registry, including ones
  * registered after them and nested `all`/`any`. `createEvaluationRegistry()` registers both.
  */
 
 const partSchema = z.strictObject({
-  func: z.string().min(1).describe("Name of a registered evaluation helper"),
+  func: z.string().min(1).describe("Name of a registered evaluation function"),
   arguments: z.record(z.string(), z.unknown()).default({}).describe("Its arguments"),
 });
 
@@ -26,7 +26,7 @@ export interface CombinationArgs {
 function argsSchema(registry: EvaluationRegistry, kind: string) {
   return z
     .strictObject({
-      evaluators: z.array(partSchema).min(1).describe("The helpers to combine, run in order"),
+      evaluators: z.array(partSchema).min(1).describe("The evaluation functions to combine, run in order"),
       mean: z
         .boolean()
         .default(false)
@@ -36,7 +36,7 @@ function argsSchema(registry: EvaluationRegistry, kind: string) {
       a.evaluators.forEach((part, i) => {
         const helper = registry.get(part.func);
         if (!helper) {
-          zctx.addIssue({ code: "custom", path: ["evaluators", i, "func"], message: `unknown evaluation helper ${JSON.stringify(part.func)}` });
+          zctx.addIssue({ code: "custom", path: ["evaluators", i, "func"], message: `unknown evaluation function ${JSON.stringify(part.func)}` });
           return;
         }
         const r = helper.args.safeParse(part.arguments);
@@ -58,7 +58,7 @@ async function runParts(registry: EvaluationRegistry, args: CombinationArgs, ctx
     ctx.signal.throwIfAborted();
     const label = `[${i}] ${part.func}`;
     const helper = registry.get(part.func);
-    if (!helper) throw new Error(`evaluators${label}: unknown evaluation helper`);
+    if (!helper) throw new Error(`evaluators${label}: unknown evaluation function`);
     const parsed = helper.args.safeParse(part.arguments);
     if (!parsed.success) throw new Error(`evaluators${label}: invalid arguments: ${z.prettifyError(parsed.error)}`);
     let o: Verdict;
@@ -83,7 +83,7 @@ const line = (p: PartOutcome) => `${p.label}${p.score > 0 && p.score < 1 ? ` (${
 export function createAll(registry: EvaluationRegistry): EvaluationFunction<ReturnType<typeof argsSchema>> {
   return defineEvaluationFunction({
     name: "all",
-    description: "Combines evaluation helpers: all must pass (score = the minimum, or the mean with mean: true)",
+    description: "Combines evaluation functions: all must pass (score = the minimum, or the mean with mean: true)",
     args: argsSchema(registry, "all"),
     async run(args, ctx) {
       const parts = await runParts(registry, args, ctx);
@@ -103,7 +103,7 @@ export function createAll(registry: EvaluationRegistry): EvaluationFunction<Retu
 export function createAny(registry: EvaluationRegistry): EvaluationFunction<ReturnType<typeof argsSchema>> {
   return defineEvaluationFunction({
     name: "any",
-    description: "Combines evaluation helpers: one passing is enough (score = the maximum, or the mean with mean: true)",
+    description: "Combines evaluation functions: one passing is enough (score = the maximum, or the mean with mean: true)",
     args: argsSchema(registry, "any"),
     async run(args, ctx) {
       const parts = await runParts(registry, args, ctx);

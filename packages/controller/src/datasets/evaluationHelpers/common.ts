@@ -8,10 +8,10 @@ import { resolveLocal, type HelperContext } from "../helpers.js";
 export { fail, pass } from "../../evaluators/verdict.js";
 
 /**
- * Shared pieces of the built-in evaluation helpers: outcomes, fetching files from the machine and
- * the controller, and the argument schemas several helpers use.
+ * Shared pieces of the built-in evaluation functions: outcomes, fetching files from the machine and
+ * the controller, and the argument schemas several functions use.
  *
- * The rule every helper follows: a problem with what the agent produced (a missing or malformed
+ * The rule every function follows: a problem with what the agent produced (a missing or malformed
  * result file) is a score of 0 with a reason; a problem with the check itself (a missing or
  * malformed expected file, an unknown environment) throws, which the runner reports as an
  * evaluation error.
@@ -26,7 +26,7 @@ export function show(value: string, max = 120): string {
 /** Argument schema: which environment (by name in the run) holds `vm_*` paths; the task's own when unset. */
 export const envArg = z.string().min(1).optional().describe("Name of the environment whose machine holds vm_* paths; the task's machine when unset");
 
-/** The machine a helper works on: `ctx.env`, or the environment named in its `env` argument. */
+/** The machine a function works on: `ctx.env`, or the environment named in its `env` argument. */
 export function pickEnv(ctx: HelperContext, name: string | undefined): Env {
   if (name === undefined) return ctx.env;
   const env = ctx.envs[name];

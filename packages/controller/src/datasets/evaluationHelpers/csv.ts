@@ -5,7 +5,7 @@ import { defineEvaluationFunction } from "../helpers.js";
 import { envArg, fail, fetchResultText, pass, readLocalText, show } from "./common.js";
 
 /**
- * `compare_csv` as the GUI-OS dataset's evaluator computes it: both files read as pandas'
+ * `compare_csv` as the published evaluator of the JSON task format computes it: both files read as pandas'
  * `read_csv` reads them (a header row, a type per column inferred from its cells), columns put in
  * sorted order, then `DataFrame.equals`: the same column names, the same number of rows, the same
  * type per column (a column of `22` is int64, one of `22.0` float64, and they differ) and the same

@@ -234,7 +234,7 @@ function normalizedHistogram(img: GrayImage): Float64Array {
 }
 
 /**
- * The GUI-OS dataset's `compare_jupyterlab_images` measure: both images in grey, the larger (by
+ * The published evaluator's `compare_jupyterlab_images` measure: both images in grey, the larger (by
  * pixel count) shrunk to the smaller's size, then the correlation of their min-max normalised
  * 256-bin histograms (OpenCV's HISTCMP_CORREL; 1 when either histogram is flat). It sees only how
  * much of each grey there is, not where: a flipped or rearranged image scores 1.
@@ -264,7 +264,7 @@ export function histogramCorrelation(a: GrayImage, b: GrayImage): number {
 export const compareJupyterlabImages = defineEvaluationFunction({
   name: "compare_jupyterlab_images",
   description:
-    "Compares an image on the machine with an expected one as the GUI-OS dataset does (grey-level histogram correlation ≥ similarity_threshold); " +
+    "Compares an image on the machine with an expected one as the published evaluator does (grey-level histogram correlation ≥ similarity_threshold); " +
     "method: ssim judges structure instead",
   args: z.strictObject({
     local_expected_image: z.string().min(1).describe("The expected image, relative to the task folder"),

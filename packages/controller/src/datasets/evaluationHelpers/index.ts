@@ -36,7 +36,7 @@ export { compareText } from "./text.js";
 export type { CompareTextOptions } from "./text.js";
 
 /**
- * The built-in evaluation helpers that stand alone: file-based ones and those that judge the
+ * The built-in evaluation functions that stand alone: file-based ones and those that judge the
  * machine's live state (windows, clipboard). `all` and `any` are not in this list: they
  * look their parts up in a registry, so they are made per registry by {@link createAll} and
  * {@link createAny} (as {@link createEvaluationRegistry} does).
@@ -60,9 +60,9 @@ export const builtinEvaluationHelpers: EvaluationFunction[] = [
 ] as EvaluationFunction[];
 
 /**
- * A registry of every built-in evaluation helper, `all` and `any` (bound to this registry), and
- * `extra` helpers. Names must be unique; to replace a built-in, call
- * `registry.register(helper, { replace: true })` on the result. Helpers registered later are
+ * A registry of every built-in evaluation function, `all` and `any` (bound to this registry), and
+ * `extra` functions. Names must be unique; to replace a built-in, call
+ * `registry.register(fn, { replace: true })` on the result. Functions registered later are
  * visible to `all`/`any` too.
  */
 export function createEvaluationRegistry(extra: readonly EvaluationFunction[] = []): EvaluationRegistry {

@@ -2,8 +2,8 @@ import { z } from "zod";
 import { defineEvaluationFunction } from "../helpers.js";
 
 /**
- * Evaluation helpers that judge the machine's live state rather than a file (a Pincer addition to
- * the dataset format's file-based helpers).
+ * Evaluation functions that judge the machine's live state rather than a file (a Pincer addition to
+ * the JSON task format's file-based ones).
  */
 export const checkWindowExists = defineEvaluationFunction({
   name: "check_window_exists",

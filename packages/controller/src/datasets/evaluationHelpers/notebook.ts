@@ -134,7 +134,7 @@ export const areJupyterOutputsCleared = defineEvaluationFunction({
   },
 });
 
-/** The helpers `evaluate_multiple_notebooks` may combine, as in the dataset's evaluator. */
+/** The functions `evaluate_multiple_notebooks` may combine, as in the published evaluator. */
 const NOTEBOOK_HELPERS: Record<string, EvaluationFunction> = {
   compare_notebook_cells: compareNotebookCellsHelper as EvaluationFunction,
   compare_notebook_outputs: compareNotebookOutputsHelper as EvaluationFunction,
@@ -146,7 +146,7 @@ const NOTEBOOK_HELPERS: Record<string, EvaluationFunction> = {
 
 /**
  * `evaluate_multiple_notebooks`: several notebook checks combined with `and` (all must score 1) or
- * `or` (one is enough), as the GUI-OS dataset writes them. A check that fails to run scores 0, as
+ * `or` (one is enough), as the format's published tasks write them. A check that fails to run scores 0, as
  * in the original; an unknown check or operator is a validation error here (the original would
  * score 0 without saying why).
  */

@@ -5,7 +5,7 @@ import { fail, pass, show } from "./common.js";
 
 /**
  * Jupyter notebooks (nbformat 4 `.ipynb` JSON): parsing and the comparisons behind the notebook
- * helpers. Each comparison gives the verdict the GUI-OS dataset's own evaluator gives on the same
+ * functions. Each comparison gives the verdict the published tasks' own evaluator gives on the same
  * files (they read notebooks with nbformat, which joins multi-line sources and texts); where that
  * evaluator is plainly wrong, a documented option gives the corrected verdict. Cell indices are
  * 0-based, as in the notebook's `cells` array.

@@ -36,11 +36,11 @@ export const rulesShape = {
   ignore_case: z.boolean().default(false).describe("Match plain strings (and regexes without an explicit i flag) regardless of case"),
 };
 
-/** The same lists nested as `rules: {include, exclude}`, as the GUI-OS dataset writes them; added to the top-level ones. */
+/** The same lists nested as `rules: {include, exclude}`, as the format's published tasks write them; added to the top-level ones. */
 export const nestedRules = z
   .strictObject({ include: rulesShape.include, exclude: rulesShape.exclude })
   .optional()
-  .describe("The same lists nested as {include, exclude}, as the GUI-OS dataset writes them; added to the top-level ones");
+  .describe("The same lists nested as {include, exclude}, as the published tasks write them; added to the top-level ones");
 
 /** The include and exclude rules of arguments written with `rulesShape` and `nestedRules`, top-level ones first. */
 export function allRules(a: { include: Rule[]; exclude: Rule[]; rules?: { include: Rule[]; exclude: Rule[] } | undefined }): {

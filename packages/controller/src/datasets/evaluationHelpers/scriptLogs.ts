@@ -32,7 +32,7 @@ export const compareScriptLogs = defineEvaluationFunction({
         .string()
         .min(1)
         .optional()
-        .describe("The GUI-OS dataset's form: a script of the task, uploaded and run; then vm_eval_logs (the log it wrote) is checked"),
+        .describe("The published tasks' form: a script of the task, uploaded and run; then vm_eval_logs (the log it wrote) is checked"),
       vm_eval_logs: z.string().min(1).optional().describe("With eval_script: the log file on the machine the rules look at"),
       rules: nestedRules,
       cwd: z.string().min(1).optional().describe("Working directory on the machine"),

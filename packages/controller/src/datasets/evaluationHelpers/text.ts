@@ -50,7 +50,7 @@ function whereTheyDiffer(expected: string, result: string): string {
 }
 
 /**
- * Compares two texts whole, as the GUI-OS dataset's `compare_text_file` does: line endings (LF,
+ * Compares two texts whole, as the published evaluator's `compare_text_file` does: line endings (LF,
  * CRLF, CR) never matter; everything else does, a final line break included, unless
  * `ignoreBlanks`. The reason names the first line that differs.
  */
@@ -68,9 +68,9 @@ export const compareTextFile = defineEvaluationFunction({
   args: z
     .strictObject({
       local_expected: z.string().min(1).optional().describe("The expected file, relative to the task folder"),
-      local_expected_file: z.string().min(1).optional().describe("The same, as the GUI-OS dataset's evaluators spell it"),
+      local_expected_file: z.string().min(1).optional().describe("The same, as the published evaluators of the JSON task format spell it"),
       vm_result: z.string().min(1).optional().describe("The file on the machine"),
-      vm_result_file: z.string().min(1).optional().describe("The same, as the GUI-OS dataset's evaluators spell it"),
+      vm_result_file: z.string().min(1).optional().describe("The same, as the published evaluators of the JSON task format spell it"),
       ignore_blanks: z.boolean().default(false).describe("Tabs and line breaks count as spaces, whitespace runs as one space, the ends are stripped"),
       ignore_case: z.boolean().default(false),
       env: envArg,

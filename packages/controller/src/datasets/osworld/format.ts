@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { basename, dirname } from "node:path";
 import { defineDatasetFormat, type DatasetTask, type FormatContext, type TaskFile, type UnsupportedTask } from "../format.js";
@@ -106,6 +107,8 @@ export const osworldFormat = defineDatasetFormat<OsworldDatasetTask>({
     return looksLikeOsworld(v) && typeof (v as { instruction?: unknown }).instruction === "string";
   },
   load: loadOsworldTask,
+  // Its folder is its app's, with every other task of the app: only its file and its solution.
+  files: (task) => [task.file, task.file.replace(/\.json$/, ".solution.json")].filter((f) => existsSync(f)),
   build: (task, input) =>
     buildOsworldTask({
       id: task.id,

@@ -6,7 +6,7 @@ import { OSWORLD_METRICS } from "./metrics/index.js";
 
 /**
  * OSWorld's task format (xlang-ai/OSWorld, `evaluation_examples/examples/<app>/<uuid>.json`): a
- * sibling of the GUI-OS format. Setup is `config: [{type, parameters}]` (its current spelling, not
+ * sibling of the JSON task format. Setup is `config: [{type, parameters}]` (its current spelling, not
  * an old one); the check is `evaluator: {func, result, expected, options, conj, postconfig}`, where
  * `result` and `expected` are getters (`{type, ...}`: what to fetch from the machine or the task's
  * files) and `func` is a metric or a list of them combined with `conj` ("and" unless "or"). Every

@@ -1,0 +1,223 @@
+import { relative } from "node:path";
+import { type Command, InvalidArgumentError as CliArgumentError, Option } from "commander";
+import { portableAgentChoice, type AgentChoice } from "../agents/factory.js";
+import type { DatasetTask } from "../datasets/format.js";
+import type { Registries } from "../datasets/registries.js";
+import type { QueuedSettings } from "../queue/protocol.js";
+import type { QueueProgress } from "../queue/coordinator.js";
+import type { Report } from "../runner/report.js";
+import { addCredentialOptions } from "./credentials.js";
+import { cliRegistries } from "./datasetOptions.js";
+import { addProviderOptions, openMachinePool, type MachineCliOptions } from "./pools.js";
+
+const positiveInt = (name: string) => (v: string) => {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 1) throw new CliArgumentError(`${name} must be a whole number ≥ 1`);
+  return n;
+};
+const collect = (v: string, prev: string[]) => [...prev, v];
+
+/** Adds `--queue` and `--queue-name` to `pincer run`. */
+export function addQueueOptions(cmd: Command): Command {
+  return cmd
+    .option(
+      "--queue <url>",
+      "run the tasks on `pincer worker`s anywhere through this Redis (redis://[:password@]host:port, rediss://… for TLS, unix:/path.sock): " +
+        "workers bring the machines; results come back here",
+    )
+    .option("--queue-name <name>", "the queue's name (workers take tasks from the same one)", "pincer-tasks");
+}
+
+/** What `pincer run --queue` needs of the run's options. */
+export interface QueueRunCliOptions extends MachineCliOptions {
+  queue: string;
+  queueName: string;
+  out: string;
+  runId?: string;
+  resume: boolean;
+  strict: boolean;
+  printReport: boolean;
+}
+
+/** Refuses `pincer run --queue` options that choose machines: a queue's workers have their own. */
+export function refuseMachineOptions(o: MachineCliOptions): void {
+  const given = [o.env.length > 0 && "--env", o.machines && "--machines", o.provider && "--provider", o.image && "--image", o.network && "--network"].filter(
+    Boolean,
+  );
+  if (given.length > 0) {
+    throw new CliArgumentError(
+      `${given.join(", ")} choose machines, which a queue's workers bring: give them to \`pincer worker\` (leave them off \`pincer run --queue\`)`,
+    );
+  }
+}
+
+/** Prints a queue run's progress: a line per finished or lost attempt, workers' share, and queues no worker serves. */
+function queueProgressPrinter(stream: NodeJS.WriteStream = process.stderr) {
+  const warned = new Set<string>();
+  let lastCounts = "";
+  return (p: QueueProgress) => {
+    for (const u of p.unserved) {
+      if (warned.has(u.queue)) continue;
+      warned.add(u.queue);
+      stream.write(`waiting: no worker takes tasks from ${u.queue}; start one with: pincer worker --queue URL --environments ${u.environments.join(",")}\n`);
+    }
+    const rec = p.last;
+    const counts = `${p.done}/${p.total} ${p.running.map((r) => `${r.task}@${r.worker}`).join()} ${p.lost}`;
+    // A line when something happened: an attempt read, or the tasks done, running or lost changed.
+    if (!rec && counts === lastCounts) return;
+    lastCounts = counts;
+    if (rec?.kind === "attempt") stream.write(`${rec.task}: ${rec.state} (attempt ${rec.attempt}, worker ${rec.worker})`);
+    else if (rec?.kind === "error") stream.write(`${rec.task}: env_error (attempt ${rec.attempt}, worker ${rec.worker}: ${rec.error})`);
+    else if (rec?.kind === "lost") stream.write(`${rec.task}: attempt ${rec.entry.attempt} lost with worker ${rec.entry.worker}; it runs again`);
+    const workers = Object.entries(p.byWorker)
+      .map(([w, n]) => `${w} ${n}`)
+      .join(", ");
+    stream.write(`${rec ? " — " : ""}${p.done}/${p.total} done, ${p.running.length} running${workers ? ` (${workers})` : ""}, ${p.lost} lost\n`);
+  };
+}
+
+/** `pincer run --queue`: the run's tasks through the queue, its results and reports here. */
+export async function runQueueCommand(
+  dir: string,
+  o: QueueRunCliOptions,
+  run: { tasks: readonly DatasetTask[]; registries: Registries; agent: AgentChoice; settings: Omit<QueuedSettings, "agent"> },
+): Promise<{ runDir: string; report: Report } | "interrupted"> {
+  refuseMachineOptions(o);
+  let agent: AgentChoice;
+  try {
+    agent = portableAgentChoice(run.agent);
+  } catch (err) {
+    throw new CliArgumentError((err as Error).message);
+  }
+  const { newRunId } = await import("../runner/runner.js");
+  const { runOnQueue } = await import("../queue/coordinator.js");
+  const runId = o.runId ?? newRunId();
+  const controller = new AbortController();
+  const onSignal = () => controller.abort(new Error("interrupted"));
+  process.once("SIGINT", onSignal);
+  process.once("SIGTERM", onSignal);
+  process.stderr.write(`run ${runId}: ${run.tasks.length} task(s) to the queue ${o.queueName} (workers take them)\n`);
+  try {
+    return await runOnQueue({
+      url: o.queue,
+      queueName: o.queueName,
+      tasks: run.tasks,
+      registries: run.registries,
+      datasetRoot: dir,
+      settings: { ...run.settings, agent },
+      outDir: o.out,
+      runId,
+      resume: o.resume,
+      signal: controller.signal,
+      onProgress: queueProgressPrinter(),
+    });
+  } catch (err) {
+    if (!controller.signal.aborted) throw err;
+    process.stderr.write(
+      `\nstopped: the workers go on with the run's tasks; collect their results with: pincer run ${dir} --queue ${o.queue.replace(/\/\/[^@]*@/, "//")} ` +
+        `--resume --run-id ${runId} --out ${o.out}\n`,
+    );
+    return "interrupted";
+  } finally {
+    process.off("SIGINT", onSignal);
+    process.off("SIGTERM", onSignal);
+  }
+}
+
+/** The options of `pincer worker`. */
+interface WorkerCliOptions extends MachineCliOptions {
+  format: string[];
+  queue: string;
+  queueName: string;
+  environments: string[];
+  concurrency: number;
+  name?: string;
+  lockSeconds: number;
+  maxArtifactMib: number;
+  a11y: boolean;
+  screen: { width: number; height: number };
+}
+
+async function workerCommand(o: WorkerCliOptions): Promise<number> {
+  const { startWorker } = await import("../queue/worker.js");
+  const registries = await cliRegistries(o.format);
+  const names = o.environments.length > 0 ? [...new Set(o.environments.flatMap((e) => e.split(",")).filter(Boolean))] : ["desktop"];
+  if (o.environments.length > 0 && (o.env.length > 0 || o.machines)) {
+    throw new CliArgumentError("--environments names local, container or qemu machines; remote ones (--env, --machines) bring their names");
+  }
+  const pool = await openMachinePool(names, o, o.concurrency, { ...o.screen, ...(o.a11y ? { accessibilityBus: true } : {}) });
+  const log = (line: string) => process.stderr.write(`${line}\n`);
+  let worker: Awaited<ReturnType<typeof startWorker>> | undefined;
+  try {
+    worker = await startWorker({
+      url: o.queue,
+      pool,
+      registries,
+      queueName: o.queueName,
+      ...(o.name ? { name: o.name } : {}),
+      lockMs: o.lockSeconds * 1000,
+      maxArtifactBytes: o.maxArtifactMib * 1024 * 1024,
+      log,
+    });
+    const w = worker;
+    await new Promise<void>((resolve) => {
+      let stopping = false;
+      const stop = () => {
+        if (stopping) {
+          log(`worker ${w.name}: stopping now; its tasks go back to the queue once their locks lapse (${o.lockSeconds} s)`);
+          void w.close(true).then(resolve, resolve);
+          return;
+        }
+        stopping = true;
+        log(`worker ${w.name}: finishing its tasks, then stopping (signal again to stop now)`);
+        void w.close(false).then(resolve, resolve);
+      };
+      process.on("SIGINT", stop);
+      process.on("SIGTERM", stop);
+    });
+    return 0;
+  } finally {
+    await pool.close();
+  }
+}
+
+/** Registers `pincer worker`. */
+export function registerWorkerCommand(program: Command): void {
+  const cmd = program
+    .command("worker")
+    .description("take tasks from a queue (`pincer run --queue`) and run them on this host's machines until stopped (SIGTERM: finish, then stop)")
+    .requiredOption("--queue <url>", "the queue's Redis: redis://[:password@]host:port[/db], rediss://… (TLS) or unix:/path/to/redis.sock")
+    .option("--queue-name <name>", "the queue's name, as `pincer run --queue-name` gives it", "pincer-tasks")
+    .addOption(
+      new Option("--environments <names>", "the environments of this worker's slots (comma-separated); it takes the tasks that need exactly these")
+        .argParser(collect)
+        .default([], "desktop"),
+    )
+    .addOption(
+      new Option("--env <name=host:port>", "remote machines by environment name (repeat); their names are the worker's environments")
+        .argParser(collect)
+        .default([]),
+    )
+    .option("--machines <file>", "remote machines by environment name, with their token and TLS files and reset commands")
+    .option("--concurrency <n>", "tasks at once (slots)", positiveInt("--concurrency"), 1)
+    .option("--name <name>", "the worker's name in progress and results (default: host:pid)")
+    .option("--lock-seconds <s>", "a task whose worker is silent this long goes to another worker", positiveInt("--lock-seconds"), 30)
+    .option("--max-artifact-mib <n>", "largest attempt folder sent back", positiveInt("--max-artifact-mib"), 256)
+    .addOption(
+      new Option("--format <module>", "also read tasks of the dataset format this module defines (as the run's --format; repeat for several)")
+        .argParser(collect)
+        .default([], "JSON tasks, task modules, OSWorld"),
+    )
+    .option("--a11y", "local machines get an accessibility bus (for runs with --a11y)", false)
+    .option("--screen <WxH>", "screen size of local machines", (v: string) => {
+      const m = /^(\d+)x(\d+)$/.exec(v);
+      if (!m) throw new CliArgumentError("write WIDTHxHEIGHT, e.g. 1280x800");
+      return { width: Number(m[1]), height: Number(m[2]) };
+    })
+    .action(async (o: WorkerCliOptions) => {
+      o.screen ??= { width: 1280, height: 800 };
+      process.exitCode = await workerCommand(o);
+    });
+  addCredentialOptions(cmd);
+  addProviderOptions(cmd);
+}

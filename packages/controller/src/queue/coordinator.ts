@@ -1,0 +1,347 @@
+import { existsSync, readFileSync, statSync } from "node:fs";
+import { readFile } from "node:fs/promises";
+import { dirname, join, relative, resolve } from "node:path";
+import { type Job, Queue } from "bullmq";
+import type { DatasetTask } from "../datasets/format.js";
+import type { Registries } from "../datasets/registries.js";
+import type { Report } from "../runner/report.js";
+import { isInfraState, ResultStore, type Summary } from "../runner/results.js";
+import { newRunId, openRunDir } from "../runner/runner.js";
+import { writeRunReport } from "../runner/runReport.js";
+import { packFiles, unpackFiles } from "./bundle.js";
+import { erroredSummary, failedSummary, lostSummary } from "./lostAttempts.js";
+import {
+  DEFAULT_QUEUE_NAME,
+  jobIdOf,
+  queueFor,
+  RUN_TTL_SECONDS,
+  runKeys,
+  taskKeyOf,
+  type ActiveAttempt,
+  type QueuedSettings,
+  type ResultRecord,
+  type TaskJob,
+} from "./protocol.js";
+import { redacted, redisConnection } from "./redis.js";
+
+/** Options of {@link runOnQueue}. */
+export interface QueueRunOptions {
+  /** The queue's Redis (see redisConnection). */
+  url: string;
+  /** @default "pincer-tasks" */
+  queueName?: string;
+  tasks: readonly DatasetTask[];
+  /** The formats that read the tasks (each task's files are found through its format). */
+  registries: Registries;
+  /** The dataset's root folder: a task's files travel with their paths relative to it. */
+  datasetRoot: string;
+  settings: QueuedSettings;
+  /** Folder that holds run folders. @default "results" */
+  outDir?: string;
+  runId?: string;
+  /** Continue the run `runId` (whose coordinator stopped): nothing finished is redone. */
+  resume?: boolean;
+  /** Largest bundle of one task's files, in bytes. @default 64 MiB */
+  maxBundleBytes?: number;
+  /** How often the results are read. @default 250 */
+  pollMs?: number;
+  onProgress?: (p: QueueProgress) => void;
+  signal?: AbortSignal;
+}
+
+/** Where a run on a queue stands. */
+export interface QueueProgress {
+  total: number;
+  /** Tasks with their final summary. */
+  done: number;
+  /** Attempts under way: task, worker, attempt number. */
+  running: Array<{ task: string; worker: string; attempt: number }>;
+  /** Attempts each worker finished (lost ones not included). */
+  byWorker: Record<string, number>;
+  /** Attempts lost with their worker (it died, or was cut off or frozen past its lock). */
+  lost: number;
+  /** Queues with tasks left and no worker taking from them, with the environments such a worker needs. */
+  unserved: Array<{ queue: string; environments: string[] }>;
+  /** The record just read, if any. */
+  last?: ResultRecord;
+}
+
+/** What the coordinator keeps in the run folder (queue.json): where it is in the results, and the final attempt of each finished task. */
+interface CoordinatorState {
+  cursor: number;
+  final: Record<string, number>;
+}
+
+/** The files of a task, relative to the dataset's root, through its format. */
+function taskFiles(task: DatasetTask, registries: Registries, root: string): string[] {
+  const format = registries.formats.get(task.kind);
+  const files = format?.files?.(task);
+  if (files) return files.map((f) => relative(root, f));
+  return [relative(root, task.dir)];
+}
+
+/**
+ * Runs tasks through a queue (BullMQ on Redis): one job per task, keyed by run and task (putting a
+ * run twice adds nothing), run by `pincer worker`s on any host; every attempt's result and folder
+ * comes back through Redis into the run folder here, as a local run writes it, with the reports.
+ * Nothing is lost and nothing counted twice: an attempt whose worker stopped is recorded as an
+ * env_error and the task runs again elsewhere; a worker that lost its task cannot have its late
+ * attempt counted; `resume` continues a run whose coordinator stopped without redoing a finished task.
+ */
+export async function runOnQueue(opts: QueueRunOptions): Promise<{ runDir: string; report: Report }> {
+  const { runId, runDir } = await openRunDir({
+    ...(opts.outDir ? { outDir: opts.outDir } : {}),
+    runId: opts.runId ?? newRunId(),
+    resume: opts.resume ?? false,
+  });
+  const store = new ResultStore(runDir);
+  const keys = runKeys(runId);
+  const redis = redisConnection(opts.url);
+  const queueName = opts.queueName ?? DEFAULT_QUEUE_NAME;
+  const queues = new Map<string, Queue<TaskJob>>();
+  for (const t of opts.tasks) {
+    const name = queueFor(queueName, t.environments);
+    if (!queues.has(name)) queues.set(name, new Queue<TaskJob>(name, { connection: redis }));
+  }
+  const stateFile = join(runDir, "queue.json");
+  const state: CoordinatorState = existsSync(stateFile) ? JSON.parse(await readFile(stateFile, "utf8")) : { cursor: 0, final: {} };
+  const byKey = new Map(opts.tasks.map((t) => [taskKeyOf(t), t]));
+  const manifest = {
+    run_id: runId,
+    started_at: new Date().toISOString(),
+    resumed: opts.resume ?? false,
+    queue: { url: redacted(opts.url), name: queueName },
+    attempts: opts.settings.attempts,
+    max_steps: opts.settings.maxSteps,
+    task_timeout_ms: opts.settings.taskTimeoutMs,
+    agent: opts.settings.agent,
+    tasks: opts.tasks.map((t) => ({ id: t.id, tool: t.tool, file: t.file })),
+  };
+  await store.writeJsonAtomic(join(runDir, "manifest.json"), manifest);
+  try {
+    await enqueue(opts, queues, redis, runId, state);
+    const progress: QueueProgress = { total: opts.tasks.length, done: Object.keys(state.final).length, running: [], byWorker: {}, lost: 0, unserved: [] };
+    const ctx = { opts, store, redis, queues, keys, runId, state, stateFile, byKey, progress };
+    let lastFailureCheck = 0;
+    while (Object.keys(state.final).length < opts.tasks.length) {
+      opts.signal?.throwIfAborted();
+      await readResults(ctx);
+      if (Date.now() - lastFailureCheck > 2_000) {
+        lastFailureCheck = Date.now();
+        await finalizeFailedJobs(ctx);
+        progress.unserved = await unservedQueues(ctx);
+        progress.running = Object.entries(await redis.hgetall(keys.active)).map(([task, v]) => {
+          const a = JSON.parse(v) as ActiveAttempt;
+          return { task, worker: a.worker, attempt: a.attempt };
+        });
+        opts.onProgress?.({ ...progress, done: Object.keys(state.final).length });
+      }
+      if (Object.keys(state.final).length < opts.tasks.length) await sleep(opts.pollMs ?? 250, opts.signal);
+    }
+    const report = await writeRunReport(store, runId, opts.tasks);
+    await store.writeJsonAtomic(join(runDir, "manifest.json"), { ...manifest, finished_at: new Date().toISOString() });
+    await Promise.all(opts.tasks.map((t) => redis.del(keys.bundle(taskKeyOf(t)))));
+    return { runDir, report };
+  } finally {
+    await Promise.all([...queues.values()].map((q) => q.close()));
+    redis.disconnect();
+  }
+}
+
+/** Sends each unfinished task's files and adds its job to its environments' queue (a job that exists already is left as it is). */
+async function enqueue(
+  opts: QueueRunOptions,
+  queues: Map<string, Queue<TaskJob>>,
+  redis: ReturnType<typeof redisConnection>,
+  runId: string,
+  state: CoordinatorState,
+): Promise<void> {
+  const keys = runKeys(runId);
+  const root = statSync(opts.datasetRoot).isDirectory() ? opts.datasetRoot : dirname(opts.datasetRoot);
+  const moduleType = moduleTypeAt(root);
+  const jobs = new Map<string, Parameters<Queue<TaskJob>["addBulk"]>[0]>();
+  for (const task of opts.tasks) {
+    const taskKey = taskKeyOf(task);
+    if (state.final[taskKey] !== undefined) continue;
+    const bundle = await packFiles(root, {
+      files: await expandDirs(root, taskFiles(task, opts.registries, root)),
+      maxBytes: opts.maxBundleBytes ?? 64 * 1024 * 1024,
+      what: `the files of task ${taskKey}`,
+      limitFlag: "runOnQueue's maxBundleBytes",
+    });
+    await redis.set(keys.bundle(taskKey), bundle, "EX", RUN_TTL_SECONDS);
+    const environments = [...task.environments];
+    const data: TaskJob = {
+      runId,
+      taskKey,
+      taskId: task.id,
+      environments,
+      format: task.kind,
+      bundle: keys.bundle(taskKey),
+      moduleType,
+      settings: opts.settings,
+    };
+    const queue = queueFor(opts.queueName ?? DEFAULT_QUEUE_NAME, environments);
+    if (!jobs.has(queue)) jobs.set(queue, []);
+    jobs.get(queue)!.push({
+      name: taskKey,
+      data,
+      opts: {
+        jobId: jobIdOf(runId, taskKey),
+        attempts: opts.settings.attempts,
+        backoff: { type: "exponential", delay: 1_000 },
+        removeOnComplete: { age: RUN_TTL_SECONDS },
+        removeOnFail: { age: RUN_TTL_SECONDS },
+      },
+    });
+  }
+  for (const [name, list] of jobs) await queues.get(name)!.addBulk(list);
+}
+
+/**
+ * How Node reads the dataset's `.js`/`.ts` files: the "type" of the nearest package.json above it
+ * (`commonjs` without one), which the worker gives the unpacked files so they load the same way.
+ */
+function moduleTypeAt(root: string): "module" | "commonjs" {
+  for (let dir = resolve(root); ; dir = dirname(dir)) {
+    const file = join(dir, "package.json");
+    if (existsSync(file)) {
+      try {
+        return (JSON.parse(readFileSync(file, "utf8")) as { type?: string }).type === "module" ? "module" : "commonjs";
+      } catch {
+        return "commonjs";
+      }
+    }
+    if (dirname(dir) === dir) return "commonjs";
+  }
+}
+
+/** Files and folders relative to `root`, folders replaced by the files under them. */
+async function expandDirs(root: string, paths: readonly string[]): Promise<string[]> {
+  const { readdir, stat } = await import("node:fs/promises");
+  const out: string[] = [];
+  const walk = async (rel: string) => {
+    const abs = join(root, rel);
+    if (!(await stat(abs)).isDirectory()) {
+      out.push(rel);
+      return;
+    }
+    for (const e of await readdir(abs, { withFileTypes: true })) {
+      if (e.name !== "node_modules" && e.name !== ".git") await walk(join(rel, e.name));
+    }
+  };
+  for (const p of paths) await walk(p);
+  return out.sort();
+}
+
+interface Ctx {
+  opts: QueueRunOptions;
+  store: ResultStore;
+  redis: ReturnType<typeof redisConnection>;
+  queues: Map<string, Queue<TaskJob>>;
+  keys: ReturnType<typeof runKeys>;
+  runId: string;
+  state: CoordinatorState;
+  stateFile: string;
+  byKey: Map<string, DatasetTask>;
+  progress: QueueProgress;
+}
+
+/** Reads the results written since the last read, writes them into the run folder, and moves the cursor. */
+async function readResults(ctx: Ctx): Promise<void> {
+  const { redis, keys, state } = ctx;
+  const len = await redis.llen(keys.results);
+  if (len <= state.cursor) return;
+  const records = (await redis.lrange(keys.results, state.cursor, len - 1)).map((r) => JSON.parse(r) as ResultRecord);
+  for (const rec of records) {
+    await writeRecord(ctx, rec);
+    if (rec.kind !== "lost") ctx.progress.running = ctx.progress.running.filter((r) => r.task !== rec.task);
+    ctx.opts.onProgress?.({ ...ctx.progress, done: Object.keys(state.final).length, last: rec });
+  }
+  state.cursor = len;
+  await ctx.store.writeJsonAtomic(ctx.stateFile, state);
+}
+
+/** One result into the run folder: an attempt's folder and summary, or a lost attempt's summary. Idempotent. */
+async function writeRecord(ctx: Ctx, rec: ResultRecord): Promise<void> {
+  const task = ctx.byKey.get(rec.task);
+  if (!task) return;
+  if (rec.kind === "lost") {
+    ctx.progress.lost++;
+    const dir = ctx.store.attemptDir(task.tool, task.id, rec.entry.attempt);
+    if (!existsSync(join(dir, "summary.json"))) await ctx.store.writeJsonAtomic(join(dir, "summary.json"), lostSummary(task, rec.entry));
+    return;
+  }
+  ctx.progress.byWorker[rec.worker] = (ctx.progress.byWorker[rec.worker] ?? 0) + 1;
+  const dir = ctx.store.attemptDir(task.tool, task.id, rec.attempt);
+  if (rec.kind === "error") {
+    if (!existsSync(join(dir, "summary.json"))) await ctx.store.writeJsonAtomic(join(dir, "summary.json"), erroredSummary(task, rec));
+  } else if (!existsSync(join(dir, "summary.json"))) {
+    const blob = await ctx.redis.getBuffer(rec.artifacts);
+    if (blob) await unpackFiles(blob, dir);
+    await ctx.store.writeJsonAtomic(join(dir, "summary.json"), rec.summary);
+  }
+  if (rec.kind === "attempt") await ctx.redis.del(rec.artifacts);
+  // The first final record counts (the fencing in Redis allows one; this keeps a run folder right if not).
+  if (rec.final && ctx.state.final[rec.task] === undefined) ctx.state.final[rec.task] = rec.attempt;
+}
+
+/**
+ * Tasks whose job failed for good without a final attempt (every attempt lost, a worker that could
+ * not read it): their last attempt becomes final, or one is written with the job's failure.
+ */
+async function finalizeFailedJobs(ctx: Ctx): Promise<void> {
+  const failed = new Map<string, Job<TaskJob>>();
+  for (const queue of ctx.queues.values()) {
+    for (const j of await queue.getJobs(["failed"], 0, -1)) if (j?.id?.startsWith(`${ctx.runId}/`)) failed.set(j.id, j);
+  }
+  for (const [taskKey, task] of ctx.byKey) {
+    if (ctx.state.final[taskKey] !== undefined) continue;
+    const job = failed.get(jobIdOf(ctx.runId, taskKey));
+    if (!job) continue;
+    // The results written before the job failed come first.
+    await readResults(ctx);
+    if (ctx.state.final[taskKey] !== undefined) continue;
+    const active = await ctx.redis.hget(ctx.keys.active, taskKey);
+    if (active) {
+      await writeRecord(ctx, { kind: "lost", task: taskKey, entry: JSON.parse(active) as ActiveAttempt });
+      await ctx.redis.hdel(ctx.keys.active, taskKey);
+    }
+    const done = await ctx.store.finishedAttempts(task.tool, task.id);
+    const last = done.at(-1);
+    if (last && isInfraState(last.summary.results.state)) {
+      ctx.state.final[taskKey] = last.attempt;
+    } else {
+      const n = (last?.attempt ?? 0) + 1;
+      const summary: Summary = failedSummary(task, n, job.failedReason ?? "the job failed");
+      await ctx.store.writeJsonAtomic(join(ctx.store.attemptDir(task.tool, task.id, n), "summary.json"), summary);
+      ctx.state.final[taskKey] = n;
+    }
+    await ctx.store.writeJsonAtomic(ctx.stateFile, ctx.state);
+  }
+}
+
+/** The queues with tasks left that no worker takes from. */
+async function unservedQueues(ctx: Ctx): Promise<QueueProgress["unserved"]> {
+  const out: QueueProgress["unserved"] = [];
+  for (const [name, queue] of ctx.queues) {
+    const left = ctx.opts.tasks.filter(
+      (t) => queueFor(ctx.opts.queueName ?? DEFAULT_QUEUE_NAME, t.environments) === name && ctx.state.final[taskKeyOf(t)] === undefined,
+    );
+    if (left.length > 0 && (await queue.getWorkersCount()) === 0) out.push({ queue: name, environments: [...left[0]!.environments].sort() });
+  }
+  return out;
+}
+
+/** Waits `ms`, or until `signal` aborts (its listener removed either way). */
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(t);
+      signal?.removeEventListener("abort", done);
+      resolve();
+    };
+    const t = setTimeout(done, ms);
+    signal?.addEventListener("abort", done, { once: true });
+  });
+}

@@ -1,0 +1,135 @@
+import type { AgentChoice } from "../agents/factory.js";
+import type { AccessibilityMode } from "../benchmark/screenObservation.js";
+import type { SettleOptions } from "../env/index.js";
+import type { Summary, TaskState } from "../runner/results.js";
+
+/**
+ * What a run on a queue keeps in Redis, and how the coordinator and its workers talk: one BullMQ
+ * job per task; the task's files as a bundle; per task an attempt counter and the attempt in
+ * progress; and per run a list of results the coordinator reads in order. No secret travels: the
+ * agent is named (its key is the worker's), machines and credentials are the workers' own.
+ */
+
+/** The BullMQ queue every run's tasks go to (`--queue-name` chooses another). */
+export const DEFAULT_QUEUE_NAME = "pincer-tasks";
+/**
+ * The queue of the tasks that need exactly these environments, `<base>.<names sorted, joined by +>`
+ * (`pincer-tasks.desktop`): a worker takes tasks from the queue of its machines' names.
+ */
+export function queueFor(base: string, environments: readonly string[]): string {
+  return `${base}.${[...environments].sort().join("+")}`.replace(/:/g, "_");
+}
+
+/** BullMQ's key prefix (its default). */
+export const BULL_PREFIX = "bull";
+
+/** How long Redis keeps a run's bundles, results and artifacts after the last write. @default 7 days */
+export const RUN_TTL_SECONDS = 7 * 24 * 3600;
+
+/** A task's key in a run: `<tool>/<id>`. */
+export const taskKeyOf = (t: { tool: string; id: string }) => `${t.tool}/${t.id}`;
+
+/** A task's BullMQ job id: the run and the task, one job per task and run (BullMQ refuses `:` in ids). */
+export const jobIdOf = (runId: string, taskKey: string) => `${runId}/${taskKey}`.replace(/:/g, "_");
+
+/** The Redis keys of a run. */
+export function runKeys(runId: string) {
+  const base = `pincer:run:${runId}`;
+  return {
+    /** List of {@link ResultRecord}s as JSON, in the order they were made. */
+    results: `${base}:results`,
+    /** Hash: task key → the attempt in progress ({@link ActiveAttempt} as JSON). */
+    active: `${base}:active`,
+    /** Hash: task key → the number of the last attempt begun. */
+    attempts: `${base}:attempts`,
+    /** Hash: task key → its final attempt (a task in it is never run again). */
+    done: `${base}:done`,
+    /** The task's files. */
+    bundle: (taskKey: string) => `${base}:bundle:${taskKey}`,
+    /** An attempt's folder (summary, trajectory, screenshots, recordings). */
+    artifacts: (taskKey: string, attempt: number) => `${base}:artifacts:${taskKey}:${attempt}`,
+  };
+}
+
+/** The run's settings every attempt of its tasks uses. */
+export interface QueuedSettings {
+  agent: AgentChoice;
+  maxSteps: number | "auto";
+  taskTimeoutMs: number;
+  screenshots: boolean;
+  settle: SettleOptions | false | "auto";
+  accessibility?: AccessibilityMode;
+  record: boolean;
+  /** Attempts per task; only infrastructure errors are retried. */
+  attempts: number;
+}
+
+/** The data of a task's job. */
+export interface TaskJob {
+  runId: string;
+  taskKey: string;
+  taskId: string;
+  /** The environments the task needs (its queue is theirs: {@link queueFor}). */
+  environments: string[];
+  /** The format that reads the task (the worker must have it). */
+  format: string;
+  /** Where the bundle of its files lies in Redis. */
+  bundle: string;
+  /** How its `.js`/`.ts` files load (the dataset's package.json "type"). */
+  moduleType: "module" | "commonjs";
+  settings: QueuedSettings;
+}
+
+/** The attempt a worker has begun and not finished. */
+export interface ActiveAttempt {
+  attempt: number;
+  worker: string;
+  /** Date.now() when it began. */
+  started: number;
+}
+
+/** What the coordinator reads of a task's progress. */
+export type ResultRecord =
+  /** An attempt a worker finished (its lock still held): its summary, and its folder in `artifacts`. */
+  | { kind: "attempt"; task: string; attempt: number; worker: string; state: TaskState; final: boolean; artifacts: string; summary: Summary }
+  /** An attempt whose worker stopped before finishing it (its lock lapsed; another worker began the task again). */
+  | { kind: "lost"; task: string; entry: ActiveAttempt }
+  /** An attempt the worker could not run (the task's files gone, the task not loading, its folder too large to send). */
+  | { kind: "error"; task: string; attempt: number; worker: string; started: number; error: string; final: boolean };
+
+/** {@link BEGIN_ATTEMPT}'s answer when the caller does not hold the job's lock. */
+export const LOCK_LOST = -1;
+/** {@link BEGIN_ATTEMPT}'s answer when the task has its final attempt already. */
+export const ALREADY_FINAL = -2;
+
+/**
+ * Begins an attempt, fenced by the job's lock: the attempt in progress of a worker that lost the
+ * task is recorded as lost, and a new number is drawn. Returns the attempt's number,
+ * {@link LOCK_LOST}, or {@link ALREADY_FINAL} (a job handed out again after its result was in: it
+ * is not run twice).
+ * KEYS: lock, attempts, active, results, done. ARGV: token, task key, worker, now.
+ */
+export const BEGIN_ATTEMPT = `
+if redis.call("GET", KEYS[1]) ~= ARGV[1] then return -1 end
+if redis.call("HEXISTS", KEYS[5], ARGV[2]) == 1 then return -2 end
+local prev = redis.call("HGET", KEYS[3], ARGV[2])
+if prev then redis.call("RPUSH", KEYS[4], '{"kind":"lost","task":' .. cjson.encode(ARGV[2]) .. ',"entry":' .. prev .. '}') end
+local n = redis.call("HINCRBY", KEYS[2], ARGV[2], 1)
+redis.call("HSET", KEYS[3], ARGV[2], cjson.encode({attempt = n, worker = ARGV[3], started = tonumber(ARGV[4])}))
+return n
+`;
+
+/**
+ * Finishes an attempt, fenced by the job's lock: its record joins the results and it is no longer
+ * in progress; a final one marks the task done. Returns 1, or 0 when the caller lost the lock (its
+ * result is refused).
+ * KEYS: lock, active, results, done. ARGV: token, task key, record JSON, attempt number, "1" if final.
+ */
+export const FINISH_ATTEMPT = `
+if redis.call("GET", KEYS[1]) ~= ARGV[1] then return 0 end
+local cur = redis.call("HGET", KEYS[2], ARGV[2])
+if cur and cjson.decode(cur).attempt == tonumber(ARGV[4]) then redis.call("HDEL", KEYS[2], ARGV[2]) end
+if ARGV[5] == "1" then redis.call("HSET", KEYS[4], ARGV[2], ARGV[4]) end
+redis.call("RPUSH", KEYS[3], ARGV[3])
+return 1
+`;

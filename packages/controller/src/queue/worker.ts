@@ -1,0 +1,264 @@
+import { mkdtemp, rm, symlink, writeFile } from "node:fs/promises";
+import { createRequire } from "node:module";
+import { hostname, tmpdir } from "node:os";
+import { join, sep } from "node:path";
+import { type Job, UnrecoverableError, Worker } from "bullmq";
+import type { Redis } from "ioredis";
+import { InvalidArgumentError } from "@pincer/shared";
+import { agentFactory } from "../agents/factory.js";
+import { loadDataset } from "../datasets/loader.js";
+import type { Registries } from "../datasets/registries.js";
+import type { MachinePool, MachineSlot } from "../machines/provider.js";
+import { isInfraState, ResultStore, type Summary } from "../runner/results.js";
+import { runOneAttempt } from "../runner/runner.js";
+import { packFiles, unpackFiles } from "./bundle.js";
+import {
+  ALREADY_FINAL,
+  BEGIN_ATTEMPT,
+  BULL_PREFIX,
+  DEFAULT_QUEUE_NAME,
+  FINISH_ATTEMPT,
+  LOCK_LOST,
+  queueFor,
+  RUN_TTL_SECONDS,
+  runKeys,
+  type ResultRecord,
+  type TaskJob,
+} from "./protocol.js";
+import { redisConnection } from "./redis.js";
+
+/** Options of {@link startWorker}. */
+export interface QueueWorkerOptions {
+  /** `redis://[:password@]host:port[/db]`, `rediss://…` (TLS) or `unix:/path/to/redis.sock`. */
+  url: string;
+  /** The machines this worker runs tasks on: one task per slot at a time. */
+  pool: MachinePool;
+  /** The dataset formats (built-in, OSWorld's, your own) that read the tasks this worker may get. */
+  registries: Registries;
+  /** How this worker is named in progress and results. @default <hostname>:<pid> */
+  name?: string;
+  /** The queue's name; the worker takes the tasks that need exactly its machines' environments (see queueFor). @default "pincer-tasks" */
+  queueName?: string;
+  /**
+   * How long a task's lock lasts without renewal (it is renewed every half of it): a worker that is
+   * stopped or cut off this long loses its task to another. @default 30_000
+   */
+  lockMs?: number;
+  /** Largest attempt folder sent back, in bytes. @default 256 MiB */
+  maxArtifactBytes?: number;
+  log?: (line: string) => void;
+}
+
+/** A running worker. */
+export interface QueueWorker {
+  readonly name: string;
+  /** The queue it takes tasks from. */
+  readonly queue: string;
+  /** Stops taking tasks and waits for those it runs (`force`: hands them back at once; another worker takes them after their locks lapse). */
+  close(force?: boolean): Promise<void>;
+}
+
+/**
+ * The node_modules folder this worker's Pincer is installed in (the one that holds zod and
+ * `@pincer/controller`): a task module unpacked on the worker imports its packages from there.
+ */
+function installedPackages(): string {
+  const zod = createRequire(import.meta.url).resolve("zod");
+  const at = zod.lastIndexOf(`${sep}node_modules${sep}`);
+  return zod.slice(0, at + `${sep}node_modules`.length);
+}
+
+/** The pool's free slots: a task takes one and gives it back. */
+function slotQueue(pool: MachinePool) {
+  const free = [...pool.slots];
+  const waiting: Array<(s: MachineSlot) => void> = [];
+  return {
+    take: () => new Promise<MachineSlot>((resolve) => (free.length > 0 ? resolve(free.shift()!) : waiting.push(resolve))),
+    give: (s: MachineSlot) => {
+      const next = waiting.shift();
+      if (next) next(s);
+      else free.push(s);
+    },
+  };
+}
+
+/**
+ * Takes tasks of any run from the queue and runs each like `pincer run` does, on this worker's
+ * machines, with the agent the run names (a model agent's key comes from this process's
+ * environment). Every attempt is fenced by the task's lock: a worker that lost its task (stopped,
+ * cut off) cannot have its attempt counted; and an attempt that ended in an infrastructure error is
+ * handed back to the queue, to be retried with backoff, here or elsewhere, while attempts are left.
+ */
+export async function startWorker(opts: QueueWorkerOptions): Promise<QueueWorker> {
+  const name = opts.name ?? `${hostname()}:${process.pid}`;
+  const environments = Object.keys(opts.pool.slots[0]?.envs ?? {});
+  if (environments.length === 0) throw new InvalidArgumentError("a worker needs machines: its pool has no slot");
+  const queueName = queueFor(opts.queueName ?? DEFAULT_QUEUE_NAME, environments);
+  const log = opts.log ?? (() => undefined);
+  const redis = redisConnection(opts.url);
+  redis.defineCommand("pincerBegin", { numberOfKeys: 5, lua: BEGIN_ATTEMPT });
+  redis.defineCommand("pincerFinish", { numberOfKeys: 4, lua: FINISH_ATTEMPT });
+  const slots = slotQueue(opts.pool);
+  const agents = new Map<string, ReturnType<typeof agentFactory>>();
+  const lockMs = opts.lockMs ?? 30_000;
+  const abort = new AbortController();
+  const processor = (job: Job<TaskJob>, token?: string) =>
+    runJob({ job, token: token ?? "", redis, name, queueName, registries: opts.registries, slots, agents, abort, maxBytes: opts.maxArtifactBytes, log });
+  // BullMQ leaves a connection it is given open: it is closed here, after the worker.
+  const connection = redisConnection(opts.url);
+  const worker = new Worker<TaskJob>(queueName, processor, {
+    connection,
+    concurrency: opts.pool.slots.length,
+    name,
+    lockDuration: lockMs,
+    stalledInterval: lockMs,
+    // A worker that dies (or is frozen) loses its task; one whose machines keep killing it fails after three.
+    maxStalledCount: 3,
+  });
+  worker.on("error", (err) => log(`worker: ${err.message}`));
+  await worker.waitUntilReady();
+  log(`worker ${name}: taking tasks from ${queueName} with ${opts.pool.slots.length} slot(s)`);
+  return {
+    name,
+    queue: queueName,
+    async close(force = false) {
+      if (force) abort.abort(new Error("the worker was stopped"));
+      await worker.close(force);
+      connection.disconnect();
+      redis.disconnect();
+    },
+  };
+}
+
+interface JobContext {
+  job: Job<TaskJob>;
+  token: string;
+  redis: Redis;
+  name: string;
+  queueName: string;
+  registries: Registries;
+  slots: ReturnType<typeof slotQueue>;
+  agents: Map<string, ReturnType<typeof agentFactory>>;
+  abort: AbortController;
+  maxBytes: number | undefined;
+  log: (line: string) => void;
+}
+
+type FencedRedis = Redis & {
+  pincerBegin(
+    lock: string,
+    attempts: string,
+    active: string,
+    results: string,
+    done: string,
+    token: string,
+    task: string,
+    worker: string,
+    now: number,
+  ): Promise<number>;
+  pincerFinish(
+    lock: string,
+    active: string,
+    results: string,
+    done: string,
+    token: string,
+    task: string,
+    record: string,
+    attempt: number,
+    final: "1" | "0",
+  ): Promise<number>;
+};
+
+/** An error that says the worker no longer holds its task: nothing of the attempt is recorded. */
+class LockLost extends Error {}
+
+/** One attempt of a task's job, fenced by the job's lock: begun, run on a free slot, its result and folder sent back. */
+async function runJob(c: JobContext): Promise<{ attempt: number; state: string }> {
+  const { job, redis, name } = c;
+  const data = job.data;
+  const keys = runKeys(data.runId);
+  const lock = `${BULL_PREFIX}:${c.queueName}:${job.id}:lock`;
+  const r = redis as FencedRedis;
+  if (!c.registries.formats.get(data.format)) {
+    throw new UnrecoverableError(
+      `${data.taskKey} is a task of the ${data.format} format, which worker ${name} does not read: start it with --format <its module>`,
+    );
+  }
+  const slot = await c.slots.take();
+  const work = await mkdtemp(join(tmpdir(), "pincer-worker-"));
+  const started = Date.now();
+  const finish = async (record: ResultRecord, attempt: number, final: boolean) => {
+    const ok = await r.pincerFinish(lock, keys.active, keys.results, keys.done, c.token, data.taskKey, JSON.stringify(record), attempt, final ? "1" : "0");
+    if (ok !== 1)
+      throw new LockLost(`worker ${name} lost ${data.taskKey} during attempt ${attempt} (its lock lapsed: it was stopped or cut off); its result is refused`);
+    await redis.expire(keys.results, RUN_TTL_SECONDS);
+  };
+  try {
+    const n = await r.pincerBegin(lock, keys.attempts, keys.active, keys.results, keys.done, c.token, data.taskKey, name, started);
+    if (n === LOCK_LOST) throw new LockLost(`worker ${name} lost ${data.taskKey} before it began (its lock lapsed)`);
+    if (n === ALREADY_FINAL) return { attempt: 0, state: "already final" };
+    const lastChance = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
+    try {
+      const { summary, artifacts } = await attempt(c, work, slot, n);
+      const state = summary.results.state;
+      const final = !isInfraState(state) || lastChance;
+      await finish({ kind: "attempt", task: data.taskKey, attempt: n, worker: name, state, final, artifacts, summary }, n, final);
+      // An infrastructure error with attempts left: back to the queue, retried with backoff.
+      if (!final) throw new Error(`attempt ${n} of ${data.taskKey} ended in ${state}: ${summary.results.error ?? "no reason recorded"}`);
+      return { attempt: n, state };
+    } catch (err) {
+      if (err instanceof LockLost || c.abort.signal.aborted || (err as Error).message.startsWith(`attempt ${n} of`)) throw err;
+      // The attempt could not run here: an env_error in the results, retried while attempts are left.
+      const final = err instanceof UnrecoverableError || lastChance;
+      const error = (err as Error).message;
+      await finish({ kind: "error", task: data.taskKey, attempt: n, worker: name, started, error, final }, n, final);
+      throw err;
+    }
+  } finally {
+    c.slots.give(slot);
+    await rm(work, { recursive: true, force: true });
+  }
+}
+
+/** Runs attempt `n` of the job's task in `work`; returns its summary and where its folder now lies in Redis. */
+async function attempt(c: JobContext, work: string, slot: MachineSlot, n: number): Promise<{ summary: Summary; artifacts: string }> {
+  const data = c.job.data;
+  const bundle = await c.redis.getBuffer(data.bundle);
+  if (!bundle) throw new UnrecoverableError(`the files of ${data.taskKey} are no longer in Redis (${data.bundle}); run the run again with --resume`);
+  await unpackFiles(bundle, join(work, "dataset"));
+  // Task modules import zod and @pincer/controller: the worker's own copies, found through this link.
+  await symlink(installedPackages(), join(work, "node_modules"), "dir");
+  await writeFile(join(work, "package.json"), JSON.stringify({ private: true, type: data.moduleType ?? "commonjs" }));
+  const dataset = await loadDataset(join(work, "dataset"), c.registries);
+  const task = dataset.tasks.find((t) => t.id === data.taskId);
+  if (!task) {
+    const why = dataset.problems.map((p) => p.message).join("; ") || "it is not among the tasks found";
+    throw new UnrecoverableError(`${data.taskKey} does not load on worker ${c.name}: ${why}`);
+  }
+  const agentKey = JSON.stringify(data.settings.agent);
+  if (!c.agents.has(agentKey)) c.agents.set(agentKey, agentFactory(data.settings.agent));
+  const s = data.settings;
+  const settings = {
+    registries: c.registries,
+    agentFor: c.agents.get(agentKey)!,
+    maxSteps: s.maxSteps,
+    taskTimeoutMs: s.taskTimeoutMs,
+    screenshots: s.screenshots,
+    settle: s.settle,
+    ...(s.accessibility ? { accessibility: s.accessibility } : {}),
+    record: s.record,
+  };
+  c.log(`${c.name}: ${data.taskKey} attempt ${n}`);
+  const store = new ResultStore(join(work, "run"));
+  const summary = await runOneAttempt(settings, store, slot, task, n, c.abort.signal);
+  const blob = await packFiles(store.attemptDir(task.tool, task.id, n), {
+    // summary.json travels in the record: the coordinator writes it last, when the folder is whole.
+    exclude: ["summary.json"],
+    maxBytes: c.maxBytes ?? 256 * 1024 * 1024,
+    what: `the folder of attempt ${n} of ${data.taskKey}`,
+    limitFlag: "the worker's --max-artifact-mib",
+  });
+  const artifacts = runKeys(data.runId).artifacts(data.taskKey, n);
+  await c.redis.set(artifacts, blob, "EX", RUN_TTL_SECONDS);
+  return { summary, artifacts };
+}

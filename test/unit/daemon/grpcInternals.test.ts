@@ -1,0 +1,180 @@
+import { once } from "node:events";
+import { readFileSync } from "node:fs";
+import http2 from "node:http2";
+import { createRequire } from "node:module";
+import { join, resolve } from "node:path";
+import * as grpc from "@grpc/grpc-js";
+import { afterEach, describe, expect, test } from "vitest";
+import { raiseConnectionWindow, raiseStreamWindow } from "../../../packages/daemon/src/flowControl.js";
+import { createLogger } from "../../../packages/daemon/src/logger.js";
+import { keepDuplicateAuthorization } from "../../../packages/daemon/src/security/auth.js";
+import { ConnectionGuard, DEFAULT_CONNECTION_LIMITS } from "../../../packages/daemon/src/security/connections.js";
+import { capEchoedHeaders } from "../../../packages/daemon/src/security/headers.js";
+
+// The daemon reaches past grpc-js's public API in four places (flowControl.ts, security/auth.ts,
+// security/connections.ts, security/headers.ts), so the packages pin grpc-js exactly. Each test here
+// names one internal the daemon relies on and fails when grpc-js moves, renames or stops using it:
+// run it after changing the pin. (The daemon itself only warns at startup when a patch finds nothing.)
+
+const ROOT = resolve(import.meta.dirname, "../../..");
+const ECHO_PATH = "/pincer.test.Echo/Echo";
+
+/** A unary method with raw bytes both ways; the handler answers with what it saw, as JSON. */
+const echoService: grpc.ServiceDefinition = {
+  Echo: {
+    path: ECHO_PATH,
+    requestStream: false,
+    responseStream: false,
+    requestSerialize: (b: Buffer) => b,
+    requestDeserialize: (b: Buffer) => b,
+    responseSerialize: (b: Buffer) => b,
+    responseDeserialize: (b: Buffer) => b,
+  },
+};
+
+/** What the echo handler saw of each call: the values of its x-seen metadata. */
+const echoHandler: grpc.handleUnaryCall<Buffer, Buffer> = (call, callback) => {
+  callback(null, Buffer.from(JSON.stringify(call.metadata.get("x-seen").map(String))));
+};
+
+const servers: grpc.Server[] = [];
+afterEach(() => {
+  for (const s of servers.splice(0)) s.forceShutdown();
+});
+
+/** A grpc-js server with the echo service; `beforeBind` runs on it before bindAsync. */
+async function startServer(beforeBind?: (s: grpc.Server) => void, options?: grpc.ServerOptions): Promise<{ server: grpc.Server; port: number }> {
+  const server = new grpc.Server(options);
+  servers.push(server);
+  server.addService(echoService, { Echo: echoHandler });
+  beforeBind?.(server);
+  const port = await new Promise<number>((res, rej) =>
+    server.bindAsync("127.0.0.1:0", grpc.ServerCredentials.createInsecure(), (err, p) => (err ? rej(err) : res(p))),
+  );
+  return { server, port };
+}
+
+/** One unary gRPC call over a plain HTTP/2 session, so that the test sees the client's socket and frames. */
+async function rawCall(port: number, path: string): Promise<{ status: string; message: string; body: string; localPort: number }> {
+  const session = http2.connect(`http://127.0.0.1:${port}`);
+  try {
+    await once(session, "connect");
+    const localPort = session.socket.localPort!;
+    const req = session.request({ ":method": "POST", ":path": path, "content-type": "application/grpc", te: "trailers" });
+    req.end(Buffer.alloc(5)); // one empty message, uncompressed
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    let end: http2.IncomingHttpHeaders = {};
+    req.on("response", (h) => (end = { ...end, ...h }));
+    req.on("trailers", (h) => (end = { ...end, ...h }));
+    await once(req, "close");
+    const body = Buffer.concat(chunks);
+    return {
+      status: String(end["grpc-status"]),
+      message: decodeURIComponent(String(end["grpc-message"] ?? "")),
+      body: body.length > 5 ? body.subarray(5).toString() : "",
+      localPort,
+    };
+  } finally {
+    session.close();
+  }
+}
+
+/** The named internal of a grpc-js server, or undefined. */
+const internal = (server: grpc.Server, name: string): unknown => (server as unknown as Record<string, unknown>)[name];
+
+describe("the grpc-js version", () => {
+  test("every package that depends on @grpc/grpc-js pins the same exact version, the one installed", () => {
+    const installed = (createRequire(join(ROOT, "packages/daemon/package.json"))("@grpc/grpc-js/package.json") as { version: string }).version;
+    const pins = Object.fromEntries(
+      ["shared", "daemon", "controller"].map((pkg) => {
+        const manifest = JSON.parse(readFileSync(join(ROOT, "packages", pkg, "package.json"), "utf8")) as { dependencies?: Record<string, string> };
+        return [pkg, manifest.dependencies?.["@grpc/grpc-js"]];
+      }),
+    );
+    expect(pins).toEqual({ shared: installed, daemon: installed, controller: installed });
+    expect(installed).toMatch(/^\d+\.\d+\.\d+$/);
+  });
+});
+
+describe("grpc-js internals the daemon patches", () => {
+  test("Server#commonServerOptions: the options bindAsync hands to http2.createServer (raiseStreamWindow sets the stream window there)", async () => {
+    const bytes = 3 * 1024 * 1024;
+    const { port } = await startServer((s) => {
+      expect(typeof internal(s, "commonServerOptions")).toBe("object");
+      expect(raiseStreamWindow(s, bytes)).toBe(true);
+    });
+    const session = http2.connect(`http://127.0.0.1:${port}`);
+    try {
+      const [settings] = (await once(session, "remoteSettings")) as [http2.Settings];
+      expect(settings.initialWindowSize).toBe(bytes);
+    } finally {
+      session.close();
+    }
+  });
+
+  test("Server#http2Servers: a Map whose keys are the listening HTTP/2 servers bindAsync made (each patch walks it)", async () => {
+    const { server, port } = await startServer();
+    const map = internal(server, "http2Servers");
+    expect(map).toBeInstanceOf(Map);
+    const listening = [...(map as Map<http2.Http2Server, unknown>).keys()];
+    expect(listening.map((s) => (s.address() as { port: number }).port)).toEqual([port]);
+    expect(listening[0]!.listenerCount("stream")).toBeGreaterThan(0);
+  });
+
+  test("raiseConnectionWindow: each new session of those servers gets the larger connection window", async () => {
+    const bytes = 5 * 1024 * 1024;
+    const { server, port } = await startServer();
+    expect(raiseConnectionWindow(server, bytes)).toBe(true);
+    const session = http2.connect(`http://127.0.0.1:${port}`);
+    try {
+      await once(session, "remoteSettings");
+      // The WINDOW_UPDATE is sent when the session starts; a ping's answer comes after it.
+      await new Promise<void>((res, rej) => session.ping((err) => (err ? rej(err) : res())));
+      expect(session.state.remoteWindowSize).toBe(bytes);
+    } finally {
+      session.close();
+    }
+  });
+
+  test("a call's path and metadata are read from the headers object of the server's 'stream' event, after listeners prepended to it", async () => {
+    // What keepDuplicateAuthorization (auth.ts) and capEchoedHeaders (headers.ts) do: change the
+    // headers in a listener that runs before grpc-js's own.
+    const { server, port } = await startServer();
+    for (const http2Server of (internal(server, "http2Servers") as Map<http2.Http2Server, unknown>).keys()) {
+      http2Server.prependListener("stream", (_stream: unknown, headers: http2.IncomingHttpHeaders) => {
+        if (headers[":path"] === "/pincer.test.Echo/Renamed") headers[":path"] = ECHO_PATH;
+        (headers as Record<string, string | string[]>)["x-seen"] = ["first", "second"];
+      });
+    }
+    const r = await rawCall(port, "/pincer.test.Echo/Renamed");
+    expect(r).toMatchObject({ status: "0", body: JSON.stringify(["first", "second"]) });
+  });
+
+  test("a call's connection info names the peer its socket names (ConnectionGuard admits connections by it)", async () => {
+    const seen: Array<{ remoteAddress?: string; remotePort?: number }> = [];
+    const interceptor: grpc.ServerInterceptor = (_method, call) => {
+      seen.push(call.getConnectionInfo());
+      return new grpc.ServerInterceptingCall(call);
+    };
+    const { port } = await startServer(undefined, { interceptors: [interceptor] });
+    const r = await rawCall(port, ECHO_PATH);
+    expect(r.status).toBe("0");
+    expect(seen).toEqual([expect.objectContaining({ remoteAddress: "127.0.0.1", remotePort: r.localPort })]);
+  });
+
+  test("the daemon's patches all take on a bound server, and a long unknown method comes back cut", async () => {
+    const { server, port } = await startServer();
+    const guard = new ConnectionGuard(DEFAULT_CONNECTION_LIMITS, createLogger({ quiet: true }));
+    expect({
+      keepDuplicateAuthorization: keepDuplicateAuthorization(server),
+      connectionGuard: guard.attach(server),
+      capEchoedHeaders: capEchoedHeaders(server),
+    }).toEqual({ keepDuplicateAuthorization: true, connectionGuard: true, capEchoedHeaders: true });
+    const long = `/pincer.test.Echo/${"x".repeat(20_000)}`;
+    const r = await rawCall(port, long);
+    expect(r.status).toBe(String(grpc.status.UNIMPLEMENTED));
+    expect(r.message.length).toBeLessThan(1_000);
+    expect(r.message).toContain(`(${long.length} bytes)`);
+  });
+});
