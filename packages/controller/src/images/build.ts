@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { existsSync } from "node:fs";
-import { mkdir, mkdtemp, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, rename, rm, symlink, writeFile } from "node:fs/promises";
 import { homedir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { FailedPreconditionError, InvalidArgumentError } from "@pincer/shared";
@@ -146,6 +146,11 @@ async function debootstrap(m: ImageManifest, inputs: BuildInputs, target: string
     await mkdir(dirname(join(files, name)), { recursive: true });
     await writeFile(join(files, name), text);
   }
+  // The customize script copies home/ with `cp -a`, which keeps these links as links.
+  for (const [path, target] of Object.entries(profileOf(m.profile).userLinks ?? {})) {
+    await mkdir(dirname(join(files, "home", path)), { recursive: true });
+    await symlink(target, join(files, "home", path));
+  }
   const hook = join(scratch, "customize.sh");
   await writeFile(hook, customizeScript(bundle, files));
   const { hooks, debs } = await prepareHooks(inputs, scratch);
@@ -203,6 +208,7 @@ async function imageKey(packages: string[], suite: string, mirror: string, profi
     mirror,
     packages,
     files: guestFiles(profile, {}),
+    ...(profileOf(profile).userLinks ? { links: profileOf(profile).userLinks } : {}),
     customize: customizeScript("B", "F"),
     args: mmdebstrapArgs({ suite, mirror, packages, target: "T", hook: "H", ...(extras ? { debs: extras.debs.map((d) => `D/${d.package}.deb`) } : {}) }),
     daemon: await daemonDigest(src),

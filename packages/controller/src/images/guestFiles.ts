@@ -34,8 +34,18 @@ done
 # A D-Bus session bus where the image has one (the desktop profiles), with the accessibility bus
 # (at-spi2-core) on it: the session, the daemon and the programs it starts find them through
 # DBUS_SESSION_BUS_ADDRESS, and GTK 3 programs (LibreOffice, Thunderbird, Chromium) publish their widgets.
+# The bus listens where a systemd login session's does, $XDG_RUNTIME_DIR/bus, when the image has
+# /run/user/<uid> (containers; a VM's /run is a fresh tmpfs): programs and scripts that name that
+# address, as OSWorld's tasks do, reach it.
 if command -v dbus-launch >/dev/null 2>&1; then
-  eval "$(dbus-launch --sh-syntax)"
+  runtime="/run/user/$(id -u)"
+  if [ -d "$runtime" ] && [ -w "$runtime" ]; then
+    export XDG_RUNTIME_DIR="$runtime" DBUS_SESSION_BUS_ADDRESS="unix:path=$runtime/bus"
+    rm -f "$runtime/bus"
+    dbus-daemon --session --address="$DBUS_SESSION_BUS_ADDRESS" --fork --nopidfile >/dev/null
+  else
+    eval "$(dbus-launch --sh-syntax)"
+  fi
   export QT_ACCESSIBILITY=1 QT_LINUX_ACCESSIBILITY_ALWAYS_ON=1
   if [ -x /usr/libexec/at-spi-bus-launcher ]; then /usr/libexec/at-spi-bus-launcher --launch-immediately >/tmp/pincer-a11y.log 2>&1 & fi
 fi
@@ -100,6 +110,8 @@ chroot "$root" useradd --create-home --uid 1000 --user-group --shell /bin/bash -
 echo 'user:password' | chroot "$root" chpasswd
 # A D-Bus machine id (libdbus refuses to connect without one; /etc/machine-id is left to systemd).
 if [ -x "$root/usr/bin/dbus-uuidgen" ]; then chroot "$root" dbus-uuidgen --ensure=/var/lib/dbus/machine-id; fi
+# The user's runtime folder, as systemd-logind makes it for a login session (the session bus is there).
+install -d -o 1000 -g 1000 -m 0700 "$root/run/user/1000"
 # The user's folders, as on OSWorld's machines (its tasks write to ~/Desktop and ~/Documents).
 chroot "$root" runuser -u user -- mkdir -p /home/user/Desktop /home/user/Documents /home/user/Downloads /home/user/Music /home/user/Pictures /home/user/Videos
 # The profile's files in the user's home (application settings).

@@ -19,6 +19,8 @@ export interface Profile {
   session?: string;
   /** Files written into /home/user (paths relative to it), owned by `user`: application settings. */
   userFiles?: Readonly<Record<string, string>>;
+  /** Symbolic links made in /home/user: path relative to it → the link's target (relative to the link's folder). */
+  userLinks?: Readonly<Record<string, string>>;
 }
 
 /** Office documents open in LibreOffice (OSWorld's `open` step runs xdg-open), not in the browser. */
@@ -102,7 +104,24 @@ const OFFICE = [
   // OSWorld's tasks run `python`, and forward Chrome's debugging port with socat.
   "python-is-python3",
   "socat",
+  // Its os tasks set and read GNOME's settings with gsettings (kept by dconf; GNOME Shell's schemas
+  // name the dock's favourite apps), and compare numbers with bc.
+  "libglib2.0-bin",
+  "gnome-shell-common",
+  "bc",
+  // Its chrome tasks edit Chrome's Preferences with jq in their setup (installing it first, which
+  // needs the internet; here it is installed already).
+  "jq",
 ] as const;
+
+/**
+ * Chromium's profile as on OSWorld's machines, where Chrome has run before: "First Run" is there (a
+ * profile without it is new, and Chromium replaces the Preferences it finds with its initial ones),
+ * Default/Preferences exists (tasks edit it with jq before they start the browser), and
+ * ~/.config/google-chrome, where OSWorld's tasks write Chrome's Preferences, is Chromium's profile.
+ */
+const CHROMIUM_PROFILE_FILES = { ".config/chromium/First Run": "", ".config/chromium/Default/Preferences": "{}\n" };
+const CHROMIUM_PROFILE_LINKS = { ".config/google-chrome": "chromium" };
 
 const DESKTOP_SESSION = "openbox --startup 'tint2' & exec pcmanfm --desktop";
 
@@ -124,7 +143,12 @@ export const PROFILES: Readonly<Record<ProfileName, Profile>> = {
     description: "desktop plus LibreOffice (Calc, Writer, Impress), Chromium, GIMP, VLC, Thunderbird and Python with openpyxl and python-docx",
     packages: OFFICE,
     session: DESKTOP_SESSION,
-    userFiles: { ".config/libreoffice/4/user/registrymodifications.xcu": LIBREOFFICE_SETTINGS, ".config/mimeapps.list": OFFICE_MIME_DEFAULTS },
+    userFiles: {
+      ".config/libreoffice/4/user/registrymodifications.xcu": LIBREOFFICE_SETTINGS,
+      ".config/mimeapps.list": OFFICE_MIME_DEFAULTS,
+      ...CHROMIUM_PROFILE_FILES,
+    },
+    userLinks: CHROMIUM_PROFILE_LINKS,
   },
 };
 
