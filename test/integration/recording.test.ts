@@ -8,6 +8,7 @@ import type { Agent, AgentTurn } from "@pincer/controller/agents";
 import { createRegistries, defineTask } from "@pincer/controller/datasets";
 import { remotePool } from "@pincer/controller/machines";
 import { runTasks, type Summary } from "@pincer/controller/runner";
+import { startRecordings } from "../../packages/controller/src/runner/recording.js";
 import { spawnDaemon, type RunningDaemon } from "../fixtures/daemon.js";
 import { moduleTask } from "../fixtures/tasks.js";
 import { startXvfb, type XServer } from "../fixtures/xvfb.js";
@@ -107,6 +108,16 @@ describe("screen recordings of a run", () => {
     // Three turns 0.4 s apart at 5 frames a second.
     expect(Number(probe.streams[0].nb_read_frames)).toBeGreaterThanOrEqual(3);
     expect(readdirSync("/tmp").filter((f) => f.startsWith("pincer-recording-"))).toEqual([]);
+    expect(await daemon.env.process.list()).toEqual([]);
+  });
+
+  test("a recording stopped as soon as it started still ends with a file (ffmpeg is let start before it is told to stop)", async () => {
+    const dir = join(work, "at-once");
+    mkdirSync(dir);
+    const recording = await startRecordings({ desktop: daemon.env }, dir, { lifetimeMs: 60_000, signal: new AbortController().signal });
+    const results = await recording.stop();
+    expect(results).toEqual({ desktop: { file: "recording-desktop.mp4" } });
+    expect(readFileSync(join(dir, "recording-desktop.mp4")).length).toBeGreaterThan(0);
     expect(await daemon.env.process.list()).toEqual([]);
   });
 

@@ -45,10 +45,30 @@ async function startOne(name: string, env: Env, lifetimeMs: number, signal: Abor
   return { name, env, remote, handle, pid: await handle.pid, stderr: () => err.trim() };
 }
 
+/** How long ffmpeg gets to start writing before it is stopped anyway. */
+const START_GRACE_MS = 10_000;
+
+/**
+ * Waits until ffmpeg writes its file (or has ended): a SIGINT that comes while it still starts,
+ * before its own handler is in place, kills it with no file at all (a task that ends at once, a
+ * busy machine).
+ */
+async function untilWriting(r: Running): Promise<void> {
+  let ended = false;
+  void r.handle.wait().then(
+    () => (ended = true),
+    () => (ended = true),
+  );
+  for (const until = Date.now() + START_GRACE_MS; !ended && Date.now() < until; await new Promise((res) => setTimeout(res, 50))) {
+    if (await r.env.files.exists(r.remote).catch(() => false)) return;
+  }
+}
+
 /** Ends one recording (SIGINT: ffmpeg finishes the file) and fetches it into the attempt folder. */
 async function stopOne(r: Running, dir: string): Promise<{ file: string } | { error: string }> {
   const file = `recording-${r.name}.mp4`;
   try {
+    await untilWriting(r);
     await r.env.process.signal(r.pid, "SIGINT").catch(() => undefined);
     const exit = await Promise.race([r.handle.wait(), new Promise<null>((res) => setTimeout(() => res(null), STOP_GRACE_MS).unref())]);
     if (exit === null) r.handle.kill();
