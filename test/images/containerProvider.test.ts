@@ -3,6 +3,7 @@ import { hostname } from "node:os";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import type { RemoteEnv } from "../../packages/controller/src/env/index.js";
 import { containerProvider, type ContainerProvider } from "../../packages/controller/src/machines/containerProvider.js";
+import { importContainerImage } from "../../packages/controller/src/images/containerImage.js";
 import { openEngine, onPath } from "../../packages/controller/src/machines/dockerEngine.js";
 import { openPool, type MachinePool } from "../../packages/controller/src/machines/provider.js";
 import { probeMachine, startHostBait } from "../fixtures/hostileProbe.js";
@@ -42,12 +43,14 @@ const TITLE = "left-open-by-task-1";
 
 describe.skipIf(!onPath("podman") && !onPath("docker"))("the container provider", () => {
   let tag: string;
+  let rootfs: string;
   let provider: ContainerProvider | undefined;
   let pool: MachinePool | undefined;
 
   beforeAll(async () => {
     const image = await minimalImage(["container"]);
     tag = image.container!.tag;
+    rootfs = image.rootfs;
   }, IMAGE_BUILD_TIMEOUT_MS);
   afterAll(async () => {
     await pool?.close();
@@ -129,6 +132,27 @@ describe.skipIf(!onPath("podman") && !onPath("docker"))("the container provider"
       await bait.close();
     }
   }, 60_000);
+
+  test(
+    "an image import leaves no temporary copy on this computer once the engine is closed",
+    async () => {
+      // Read-only probe of /var/tmp: Podman 4.3's API keeps each imported image's tar there by default.
+      const before = new Set(readdirSync("/var/tmp"));
+      const engine = await openEngine();
+      const probeTag = `localhost/pincer-import-probe:${process.pid}`;
+      try {
+        await importContainerImage(engine, { rootfs, tag: probeTag });
+      } finally {
+        await engine.docker
+          .getImage(probeTag)
+          .remove({ force: true })
+          .catch(() => undefined);
+        await engine.close();
+      }
+      expect(readdirSync("/var/tmp").filter((f) => f.startsWith("api_load") && !before.has(f))).toEqual([]);
+    },
+    5 * 60_000,
+  );
 
   test("closing the pool removes every container it made and stops the Podman service Pincer started", async () => {
     // The slot's machine and its spare (the container its next reset hands out).

@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { accessSync, constants, existsSync } from "node:fs";
-import { mkdtemp, readdir, rm } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, rm } from "node:fs/promises";
 import { hostname, tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
 import { FailedPreconditionError, InvalidArgumentError } from "@pincer/shared";
@@ -100,7 +100,11 @@ async function startPodmanService(podman: string, log: (line: string) => void): 
   const socket = join(dir, "podman.sock");
   const setpriv = onPath("setpriv");
   const argv = [...(setpriv ? [setpriv, "--pdeathsig", "KILL"] : []), podman, "system", "service", "--time=0", `unix://${socket}`];
-  const child = spawn(argv[0]!, argv.slice(1), { stdio: ["ignore", "ignore", "pipe"] });
+  // Its temporary files in the private folder, removed with it: Podman 4.3 leaves a copy of every
+  // image imported through the API (api_load.tar*, gigabytes each) in $TMPDIR, /var/tmp by default.
+  const tmp = join(dir, "tmp");
+  await mkdir(tmp);
+  const child = spawn(argv[0]!, argv.slice(1), { stdio: ["ignore", "ignore", "pipe"], env: { ...process.env, TMPDIR: tmp } });
   let stderr = "";
   child.stderr!.on("data", (d: Buffer) => (stderr = (stderr + d.toString()).slice(-4000)));
   const exited = new Promise<void>((resolve) => child.once("close", () => resolve()));
