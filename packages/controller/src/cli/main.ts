@@ -1,5 +1,5 @@
 #!/usr/bin/env -S node --single-threaded-gc
-import { join, relative, resolve } from "node:path";
+import { join } from "node:path";
 import { Command, InvalidArgumentError as CliArgumentError, Option } from "commander";
 import { PINCER_VERSION } from "@pincer/shared";
 import { agentFactory, type AgentChoice, parseMaxHistory, PROVIDER_AGENTS } from "../agents/factory.js";
@@ -9,8 +9,8 @@ import { addCredentialOptions } from "./credentials.js";
 import { addProviderOptions, openCliPool, type MachineCliOptions } from "./pools.js";
 import { reportMarkdown, type Report } from "../runner/report.js";
 import { isInfraState } from "../runner/results.js";
-import { newRunId, runTasks, type RunnerOptions } from "../runner/runner.js";
-import { coverageOf, formatProblems, type Dataset, type DatasetTask } from "../datasets/loader.js";
+import { newRunId, runDirOf, runTasks, type RunnerOptions } from "../runner/runner.js";
+import { coverageOf, formatProblems, shownPath, type Dataset, type DatasetTask } from "../datasets/loader.js";
 import { checkTasks, type TaskCheck } from "../runner/check.js";
 import { addDatasetOptions, type DatasetCliOptions, loadCliDataset } from "./datasetOptions.js";
 import { checkTasksBuild } from "./buildCheck.js";
@@ -94,6 +94,8 @@ async function runCommand(dir: string, o: RunCliOptions): Promise<number> {
   }
   const maxSteps: number | "auto" = o.maxSteps === "auto" ? "auto" : Number(o.maxSteps);
   if (maxSteps !== "auto" && (!Number.isInteger(maxSteps) || maxSteps < 1)) throw new CliArgumentError("--max-steps must be a whole number ≥ 1 or auto");
+  // Before any machine starts: a run to resume must be named and exist.
+  runDirOf({ outDir: o.out, resume: o.resume, ...(o.runId ? { runId: o.runId } : {}) });
   if (o.agent === "scripted") {
     const without = dataset.tasks.filter((t) => !t.solution).map((t) => t.id);
     if (without.length) process.stderr.write(`warning: no solution.json for ${without.join(", ")}: the scripted agent takes no action there\n`);
@@ -162,10 +164,8 @@ async function runCommand(dir: string, o: RunCliOptions): Promise<number> {
 /** Prints where a finished run's results are and its figures; returns the exit code. */
 function finishRun({ runDir, report }: { runDir: string; report: Report }, o: { printReport: boolean; strict: boolean }): number {
   if (o.printReport) process.stdout.write(`\n${reportMarkdown(report)}`);
-  // Below the working folder: a short relative path; elsewhere the absolute one (not ../../…).
-  const shown = (p: string) => (relative(process.cwd(), p).startsWith("..") ? resolve(p) : relative(process.cwd(), p) || ".");
-  process.stdout.write(`\nresults: ${shown(runDir)}\n`);
-  process.stdout.write(`viewer: ${shown(join(runDir, "report.html"))} (each task step by step, in a browser)\n`);
+  process.stdout.write(`\nresults: ${shownPath(runDir)}\n`);
+  process.stdout.write(`viewer: ${shownPath(join(runDir, "report.html"))} (each task step by step, in a browser)\n`);
   process.stdout.write(
     `tasks ${report.tasks}: passed ${report.passed}, failed ${report.failed}, errors ${report.errors}; success rate ` +
       `${(report.successRate * 100).toFixed(1)}%, mean score ${report.meanScore.toFixed(3)}\n`,

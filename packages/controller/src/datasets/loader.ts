@@ -1,6 +1,6 @@
 import { existsSync } from "node:fs";
 import { readdir, readFile, stat } from "node:fs/promises";
-import { basename, extname, join, relative, resolve } from "node:path";
+import { basename, extname, isAbsolute, join, relative, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { type DatasetFormat, type DatasetTask, type FormatContext, isUnsupported, type TaskFile, type UnsupportedTask } from "./format.js";
 import type { Registries } from "./registries.js";
@@ -180,7 +180,13 @@ export function coverageOf(dataset: Dataset): Coverage {
   };
 }
 
+/** A path as a person reads it: relative below `cwd`, absolute elsewhere (not ../../…). */
+export function shownPath(path: string, cwd = process.cwd()): string {
+  const rel = relative(cwd, path);
+  return rel.startsWith("..") || isAbsolute(rel) ? resolve(cwd, path) : rel || ".";
+}
+
 /** Formats problems one per line: `file:path: severity: message`. */
 export function formatProblems(problems: readonly DatasetProblem[], cwd = process.cwd()): string {
-  return problems.map((p) => `${relative(cwd, p.file) || p.file}${p.path ? `:${p.path}` : ""}: ${p.severity}: ${p.message}`).join("\n");
+  return problems.map((p) => `${shownPath(p.file, cwd)}${p.path ? `:${p.path}` : ""}: ${p.severity}: ${p.message}`).join("\n");
 }

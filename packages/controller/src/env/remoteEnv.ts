@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import * as grpc from "@grpc/grpc-js";
-import { TimeoutError, UnavailableError } from "@pincer/shared";
+import { InvalidArgumentError, TimeoutError, UnavailableError } from "@pincer/shared";
 import { createClipboardApi, type ClipboardApi } from "./clipboard.js";
 import { createFilesApi, type FilesApi } from "./files.js";
 import { createKeyboardApi, type KeyboardApi } from "./keyboard.js";
@@ -190,6 +190,7 @@ export class RemoteEnv implements Env {
     readonly address: string,
     opts: ConnectOptions = {},
   ) {
+    checkAddress(address);
     this.#defaultTimeoutMs = opts.defaultTimeoutMs ?? 30_000;
     // One client and one HTTP/2 connection for every service of this daemon.
     const newClient = () => new grpc.Client(address, channelCredentials(opts.tls), channelOptions(opts));
@@ -266,6 +267,20 @@ export class RemoteEnv implements Env {
     clearInterval(this.#watchdog);
     this.#stopWatchingLink();
     this.#client.close();
+  }
+}
+
+/**
+ * Refuses an address without a port: gRPC would dial port 443 and fail, or worse, reach another
+ * server. Target schemes that grpc-js knows (unix:, dns:, ipv4:, ipv6:, …) pass as they are.
+ */
+function checkAddress(address: string): void {
+  if (/^(unix|unix-abstract|dns|ipv4|ipv6|vsock):/.test(address)) return;
+  if (!/^(\[[^\]]+\]|[^:[\]\s]+):\d+$/.test(address)) {
+    const example = `${address.replace(/:$/, "") || "127.0.0.1"}:50051`;
+    throw new InvalidArgumentError(
+      `${JSON.stringify(address)} is not host:port: give the daemon's port, e.g. ${JSON.stringify(example)} (pincer-daemon's default)`,
+    );
   }
 }
 

@@ -3,8 +3,8 @@ import * as tls from "node:tls";
 import { dirname, isAbsolute, resolve } from "node:path";
 import { InvalidArgumentError } from "@pincer/shared";
 import { parse as parseYaml } from "yaml";
-import { z } from "zod";
 import type { ConnectOptions, TlsConnectOptions } from "../env/index.js";
+import { machinesFileProblems, machinesFileSchema } from "./machinesFileSchema.js";
 
 /** How to reach one machine: its daemon's address and the credentials that daemon asks for. */
 export interface MachineSpec {
@@ -57,21 +57,6 @@ export function connectOptionsOf(m: MachineSpec, env: NodeJS.ProcessEnv = proces
   };
 }
 
-const tlsSchema = z.union([
-  z.literal(true),
-  z.strictObject({ ca: z.string().optional(), cert: z.string().optional(), key: z.string().optional(), serverName: z.string().optional() }),
-]);
-const machineSchema = z.strictObject({
-  address: z.string().regex(/^\S+:\d+$/, "write host:port, e.g. 10.0.0.5:50051"),
-  tokenFile: z.string().optional(),
-  tls: tlsSchema.optional(),
-  reset: z.string().optional(),
-});
-const machinesFileSchema = z.record(
-  z.string().regex(/^[A-Za-z0-9-]+(?:_[A-Za-z0-9-]+)*$/, "an environment name: letters, digits, - and _"),
-  z.union([machineSchema, z.array(machineSchema).min(1)]),
-);
-
 /**
  * Reads a machines file (JSON, or YAML by its .yaml/.yml extension): per environment name, one
  * machine or a list of them (slot i uses the i-th of each name), each with its address, token file,
@@ -97,8 +82,7 @@ export function loadMachinesFile(path: string, flags: DefaultCredentials = {}): 
   }
   const parsed = machinesFileSchema.safeParse(raw);
   if (!parsed.success) {
-    const issues = parsed.error.issues.map((i) => `${i.path.join(".") || "(top)"}: ${i.message}`).join("; ");
-    throw new InvalidArgumentError(`--machines ${path}: ${issues}`);
+    throw new InvalidArgumentError(`--machines ${path}: ${machinesFileProblems(raw).join("; ")}`);
   }
   const base = dirname(resolve(path));
   const file = (p: string | undefined) => (p === undefined ? undefined : isAbsolute(p) ? p : resolve(base, p));

@@ -21,6 +21,12 @@ export function machinesOfEnvFlags(specs: readonly string[], flags: DefaultCrede
       .split(",")
       .map((a) => a.trim())
       .filter(Boolean);
+    const portless = addresses.find((a) => !/:\d+$/.test(a) && !a.startsWith("unix:"));
+    if (portless) {
+      throw new InvalidArgumentError(
+        `--env ${spec}: ${JSON.stringify(portless)} has no port; write ${m[1]}=${portless.replace(/:$/, "")}:50051 (pincer-daemon's default port)`,
+      );
+    }
     byName.set(
       m[1]!,
       addresses.map((a) => machineSpecOf(a, flags)),

@@ -1,4 +1,4 @@
-import { existsSync } from "node:fs";
+import { existsSync, readdirSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { InvalidArgumentError } from "@pincer/shared";
@@ -127,18 +127,36 @@ async function cleanSlot(slot: MachineSlot): Promise<void> {
   );
 }
 
-/** The run's folder, checked against `resume` and `runId`, and created. */
-export async function openRunDir(opts: Pick<RunnerOptions, "outDir" | "runId" | "resume">): Promise<{ runId: string; runDir: string }> {
+/**
+ * The run's folder, checked against `resume` and `runId` without touching anything: a run to
+ * resume must be named and exist, a new run must not overwrite one. Throws InvalidArgumentError
+ * naming the runs there are. Call it before starting machines.
+ */
+export function runDirOf(opts: Pick<RunnerOptions, "outDir" | "runId" | "resume">): { runId: string; runDir: string } {
   const outDir = resolve(opts.outDir ?? "results");
-  if (opts.resume && !opts.runId) throw new InvalidArgumentError("resume: name the run to continue (runId)");
+  const runs = () => {
+    const names = existsSync(outDir)
+      ? readdirSync(outDir)
+          .filter((n) => existsSync(join(outDir, n, "manifest.json")))
+          .sort()
+      : [];
+    return names.length ? `the runs in ${outDir}: ${names.slice(-5).join(", ")}${names.length > 5 ? ", …" : ""}` : `${outDir} holds no run`;
+  };
+  if (opts.resume && !opts.runId) throw new InvalidArgumentError(`resume: name the run to continue with --run-id (runId); ${runs()}`);
   const runId = opts.runId ?? newRunId();
   const runDir = join(outDir, runId);
-  if (opts.resume && !existsSync(runDir)) throw new InvalidArgumentError(`resume: ${runDir} does not exist`);
+  if (opts.resume && !existsSync(runDir)) throw new InvalidArgumentError(`resume: ${runDir} does not exist; ${runs()}`);
   if (!opts.resume && existsSync(join(runDir, "manifest.json"))) {
     throw new InvalidArgumentError(`${runDir} already holds a run; pass --resume to continue it or choose another --run-id`);
   }
-  await mkdir(runDir, { recursive: true });
   return { runId, runDir };
+}
+
+/** The run's folder, checked as {@link runDirOf} checks it, and created. */
+export async function openRunDir(opts: Pick<RunnerOptions, "outDir" | "runId" | "resume">): Promise<{ runId: string; runDir: string }> {
+  const dir = runDirOf(opts);
+  await mkdir(dir.runDir, { recursive: true });
+  return dir;
 }
 
 /** Task ids are unique, and every task's environments exist in every slot. */

@@ -1,0 +1,88 @@
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, test } from "vitest";
+import { runPincer } from "../fixtures/cli.js";
+
+// A new user's wrong turns: each ends at once with what happened and what to do, before any
+// machine starts (no "starting … slot(s)" line) and without leaving a run folder behind.
+
+const out = mkdtempSync(join(tmpdir(), "pincer-cli-errors-"));
+afterAll(() => rmSync(out, { recursive: true, force: true }));
+
+/** Runs pincer with --out in a folder of its own; returns what it printed and the folder's entries after. */
+async function pincerIn(name: string, args: string[]) {
+  const dir = join(out, name);
+  mkdirSync(dir);
+  const r = await runPincer([...args, "--out", dir]);
+  return { ...r, left: readdirSync(dir) };
+}
+
+function expectNothingStarted(r: { stderr: string; left: string[] }, left: string[] = []) {
+  expect(r.stderr).not.toMatch(/starting \d+ local slot/);
+  expect(r.left).toEqual(left);
+}
+
+describe("pincer run: wrong turns end before any machine starts", () => {
+  test("--resume without --run-id names the flag and the runs there are", async () => {
+    const dir = join(out, "resume");
+    mkdirSync(join(dir, "run-20260101-000000"), { recursive: true });
+    writeFileSync(join(dir, "run-20260101-000000", "manifest.json"), "{}");
+    const r = await runPincer(["run", "examples", "--resume", "--out", dir]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/resume: name the run to continue with --run-id .*the runs in .*resume: run-20260101-000000/);
+    expectNothingStarted({ stderr: r.stderr, left: readdirSync(dir) }, ["run-20260101-000000"]);
+  });
+
+  test("--resume of a run that does not exist", async () => {
+    const r = await pincerIn("resume-missing", ["run", "examples", "--resume", "--run-id", "run-nope"]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/resume: .*run-nope does not exist; .*holds no run/);
+    expectNothingStarted(r);
+  });
+
+  test("a machines file with a misspelt key says which key was meant", async () => {
+    const file = join(out, "machines.json");
+    writeFileSync(file, JSON.stringify({ desktop: { adress: "127.0.0.1:50051" } }));
+    const r = await pincerIn("machines", ["run", "examples", "--machines", file]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain("desktop: address is missing");
+    expect(r.stderr).toContain('desktop: unknown key "adress" (did you mean "address"?); a machine has address, tokenFile, tls, reset');
+    expect(r.stderr).not.toMatch(/Invalid input/);
+    expectNothingStarted(r);
+  });
+
+  test("a machines file's tls with a misspelt file key, and a list with a bad address", async () => {
+    const file = join(out, "machines-tls.json");
+    writeFileSync(file, JSON.stringify({ desktop: [{ address: "10.0.0.2:50051", tls: { cax: "ca.pem" } }, { address: "10.0.0.3" }] }));
+    const r = await pincerIn("machines-tls", ["run", "examples", "--machines", file]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('desktop.0.tls: unknown key "cax" (did you mean "ca"?)');
+    expect(r.stderr).toContain("desktop.1.address: write host:port");
+    expectNothingStarted(r);
+  });
+
+  test("--env without a port is refused, not dialled on port 443", async () => {
+    const r = await pincerIn("env-port", ["run", "examples", "--env", "desktop=localhost", "--env", "server=localhost:50051"]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('--env desktop=localhost: "localhost" has no port; write desktop=localhost:50051');
+    expect(r.stderr).not.toMatch(/443/);
+    expectNothingStarted(r);
+  });
+});
+
+describe("a dataset that is not there", () => {
+  test("validate shows the absolute path, not ../../", async () => {
+    const r = await runPincer(["validate", "/nonexistent/ds"]);
+    expect(r.code).toBe(1);
+    expect(r.stdout + r.stderr).toMatch(/^\/nonexistent\/ds: error: no such file or directory$/m);
+  });
+
+  test("check ends with exit 2 and starts no machine", async () => {
+    const r = await runPincer(["check", "/nonexistent/ds"]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^\/nonexistent\/ds: error: no such file or directory$/m);
+    expect(r.stderr).toMatch(/no runnable tasks to check/);
+    expect(r.stderr).not.toMatch(/starting \d+ local slot/);
+  });
+});
