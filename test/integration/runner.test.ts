@@ -51,7 +51,7 @@ const fileIs = (path: string, expected = "expected.txt") => ({ func: "compare_te
 
 async function run(
   root: string,
-  opts: { agentFor?: (t: DatasetTask) => Agent; attempts?: number; maxSteps?: number; taskTimeoutMs?: number; address?: string } = {},
+  opts: { agentFor?: (t: DatasetTask) => Agent; attempts?: number; maxSteps?: number; taskTimeoutMs?: number; address?: string; resume?: boolean } = {},
 ) {
   const regs = registries();
   const ds = await loadDataset(root, regs);
@@ -69,6 +69,7 @@ async function run(
       ...(opts.attempts ? { attempts: opts.attempts } : {}),
       ...(opts.maxSteps ? { maxSteps: opts.maxSteps } : {}),
       ...(opts.taskTimeoutMs ? { taskTimeoutMs: opts.taskTimeoutMs } : {}),
+      ...(opts.resume ? { resume: true } : {}),
     });
   } finally {
     await pool.close();
@@ -277,6 +278,33 @@ describe("module tasks", () => {
 });
 
 describe("resume", () => {
+  test("a task that ended in an infrastructure error runs again on --resume once its cause is fixed; verdicts are kept", async () => {
+    const marker = join(work, "resume-infra-fixed");
+    const root = dataset("resume-infra", [
+      {
+        id: "needs-fix",
+        json: {
+          config: [{ func: "upload_script_and_execute", arguments: { local_path: "init.sh", remote_path: `${work}/resume-infra/init.sh` } }],
+          evaluation: fileIs(marker),
+        },
+        solution: [rc("true")],
+        files: { "init.sh": `#!/bin/sh\ntest -f ${marker} || { echo 'the data set is missing' >&2; exit 3; }\n`, "expected.txt": "fixed\n" },
+      },
+      { id: "verdict", json: { config: [], evaluation: fileIs("/nonexistent/file") }, solution: [rc("true")], files: { "expected.txt": "x" } },
+    ]);
+    const first = await run(root);
+    expect(first.report).toMatchObject({ tasks: 2, failed: 1, errors: 1, errorsByState: { setup_error: 1 } });
+    const verdict = readFileSync(join(first.runDir, "t", "verdict", "attempt-1", "summary.json"), "utf8");
+    writeFileSync(marker, "fixed\n"); // the cause, fixed
+    const second = await run(root, { resume: true });
+    expect(summary(second.runDir, "needs-fix", 1).results.state).toBe("setup_error");
+    expect(summary(second.runDir, "needs-fix", 2).results).toMatchObject({ state: "passed", attempt: 2 });
+    // The task with a verdict is not run again.
+    expect(readdirSync(join(second.runDir, "t", "verdict"))).toEqual(["attempt-1"]);
+    expect(readFileSync(join(second.runDir, "t", "verdict", "attempt-1", "summary.json"), "utf8")).toBe(verdict);
+    expect(second.report).toMatchObject({ tasks: 2, passed: 1, failed: 1, errors: 0 });
+  });
+
   test("a run killed mid-way continues without losing or duplicating results", async () => {
     const out = join(work, "resume-out");
     const tasks = Array.from({ length: 6 }, (_, i) => ({

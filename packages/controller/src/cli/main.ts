@@ -1,5 +1,5 @@
 #!/usr/bin/env -S node --single-threaded-gc
-import { join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import { Command, InvalidArgumentError as CliArgumentError, Option } from "commander";
 import { PINCER_VERSION } from "@pincer/shared";
 import { agentFactory, type AgentChoice, parseMaxHistory, PROVIDER_AGENTS } from "../agents/factory.js";
@@ -170,16 +170,17 @@ function finishRun({ runDir, report }: { runDir: string; report: Report }, o: { 
     `tasks ${report.tasks}: passed ${report.passed}, failed ${report.failed}, errors ${report.errors}; success rate ` +
       `${(report.successRate * 100).toFixed(1)}%, mean score ${report.meanScore.toFixed(3)}\n`,
   );
-  return exitCode(report, o.strict);
+  return exitCode(report, o.strict, runDir);
 }
 
 /** Exit code of a finished run: 3 when tasks ended in infrastructure errors (each printed with its reason), else 1 under --strict unless all passed. */
-function exitCode(report: Report, strict: boolean): number {
+function exitCode(report: Report, strict: boolean, runDir: string): number {
   const infra = report.perTask.filter((t) => isInfraState(t.state));
   if (infra.length > 0) {
     process.stderr.write(`\n${infra.length} task(s) ended in an infrastructure error, not a verdict on the agent:\n`);
     for (const t of infra) process.stderr.write(`  ${t.tool}/${t.id}: ${t.state} after ${t.attempts} attempt(s): ${t.error ?? "no reason recorded"}\n`);
-    process.stderr.write("fix the cause and run them again with --resume (and --attempts N to retry such errors)\n");
+    const again = `--resume --run-id ${basename(runDir)} --out ${shownPath(dirname(runDir))}`;
+    process.stderr.write(`fix the cause and run them again with ${again} (tasks with a verdict are kept)\n`);
     return 3;
   }
   return strict && report.passed !== report.tasks ? 1 : 0;

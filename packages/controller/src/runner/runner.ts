@@ -190,16 +190,27 @@ function manifestOf(opts: RunnerOptions, runId: string, attempts: number) {
   };
 }
 
-/** The tasks still to run: all but those an earlier run finished (a verdict, or no attempts left). */
-async function pendingTasks(opts: RunnerOptions, store: ResultStore, attempts: number, progress: ProgressTracker): Promise<DatasetTask[]> {
+/**
+ * The tasks still to run: all but those an earlier run ended with a verdict. A task whose last
+ * attempt ended in an infrastructure error runs again (see {@link lastAttemptOf}).
+ */
+async function pendingTasks(opts: RunnerOptions, store: ResultStore, progress: ProgressTracker): Promise<DatasetTask[]> {
   const queue: DatasetTask[] = [];
   for (const task of opts.tasks) {
-    const finished = await store.finishedAttempts(task.tool, task.id);
-    const last = finished.at(-1)?.summary;
-    if (last && (!isInfraState(last.results.state) || finished.length >= attempts)) progress.skipped(last.results.state);
+    const last = (await store.finishedAttempts(task.tool, task.id)).at(-1)?.summary;
+    if (last && !isInfraState(last.results.state)) progress.skipped(last.results.state);
     else queue.push(task);
   }
   return queue;
+}
+
+/**
+ * The last attempt number a task may use in this run, after `previous` attempts an earlier run of
+ * it finished: an interrupted task finishes its `attempts`; one whose attempts were all used up by
+ * infrastructure errors (the cause since fixed, as the run's exit message asks) gets `attempts` more.
+ */
+function lastAttemptOf(previous: number, attempts: number): number {
+  return previous < attempts ? attempts : previous + attempts;
 }
 
 /** What every task of a run shares. */
@@ -269,12 +280,13 @@ export async function runOneAttempt(
 async function runTaskAttempts(ctx: RunContext, slot: MachineSlot, task: DatasetTask): Promise<Summary | undefined> {
   const { store, signal } = ctx;
   let final: Summary | undefined;
-  const previous = await store.finishedAttempts(task.tool, task.id);
-  for (let n = (previous.at(-1)?.attempt ?? 0) + 1; n <= ctx.attempts; n++) {
+  const previous = (await store.finishedAttempts(task.tool, task.id)).at(-1)?.attempt ?? 0;
+  const last = lastAttemptOf(previous, ctx.attempts);
+  for (let n = previous + 1; n <= last; n++) {
     final = await runOneAttempt(ctx.opts, store, slot, task, n, signal);
     if (!isInfraState(final.results.state)) break;
     // A machine that just failed often needs a moment (a link coming back, a daemon restarting).
-    if (n < ctx.attempts) await backoff(n, signal);
+    if (n < last) await backoff(n - previous, signal);
   }
   return final;
 }
@@ -318,7 +330,7 @@ export async function runTasks(opts: RunnerOptions): Promise<{ runDir: string; r
   await store.writeJsonAtomic(join(runDir, "manifest.json"), manifest);
 
   const progress = new ProgressTracker(opts.tasks.length, opts.pool.slots.length, opts.onProgress);
-  const queue = await pendingTasks(opts, store, attempts, progress);
+  const queue = await pendingTasks(opts, store, progress);
   progress.report();
   const ctx: RunContext = { opts, store, attempts, signal };
   await Promise.all(opts.pool.slots.map((slot) => runSlot(ctx, slot, queue, progress)));
