@@ -86,3 +86,28 @@ describe("a dataset that is not there", () => {
     expect(r.stderr).not.toMatch(/starting \d+ local slot/);
   });
 });
+
+describe("a task module without an evaluator", () => {
+  test("validate, check and run name what is missing, and run starts no machine", async () => {
+    const dir = join(out, "no-evaluator", "m");
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(
+      join(dir, "noeval.task.ts"),
+      [
+        'import { defineTask } from "@pincer/controller/datasets";',
+        'export default defineTask({ id: "noeval", instruction: "x", environments: ["desktop"], build: () => ({ setup: [] }) as never });',
+      ].join("\n"),
+    );
+    const expected = /noeval\.task\.ts:build: error: the task cannot be built: task noeval: evaluator is missing: give one made with evaluator\(/;
+    const validate = await runPincer(["validate", join(out, "no-evaluator")]);
+    expect(validate.code).toBe(1);
+    expect(validate.stdout).toMatch(expected);
+    expect(validate.stdout).not.toMatch(/Cannot read properties/);
+    for (const cmd of ["run", "check"]) {
+      const r = await runPincer([cmd, join(out, "no-evaluator"), ...(cmd === "run" ? ["--out", join(out, "no-evaluator-out")] : [])]);
+      expect(r.code, cmd).toBe(2);
+      expect(r.stderr).toMatch(expected);
+      expect(r.stderr).not.toMatch(/starting \d+ local slot/);
+    }
+  });
+});

@@ -60,6 +60,23 @@ describe("pincer-daemon CLI", () => {
     expect(result.stderr).toMatch(/--port.*must be an integer in 0\.\.65535/);
   });
 
+  test("a port in use is named as such, with what to do (not grpc-js's 'No address added')", async () => {
+    const { createServer } = await import("node:net");
+    const taken = createServer();
+    await new Promise<void>((r) => taken.listen(0, "127.0.0.1", r));
+    const port = (taken.address() as { port: number }).port;
+    try {
+      const result = await daemonCli(["--port", String(port), "--display", ":0"]);
+      expect(result.code).not.toBe(0);
+      expect(result.stderr).toContain(
+        `cannot listen on 127.0.0.1:${port}: the port is in use (another pincer-daemon?): choose another with --port, or --port 0`,
+      );
+      expect(result.stderr).not.toMatch(/pincer-daemon: cannot start: No address added/);
+    } finally {
+      taken.close();
+    }
+  });
+
   test("--help documents the options", async () => {
     const result = await daemonCli(["--help"]);
     expect(result.code).toBe(0);

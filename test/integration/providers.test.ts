@@ -98,4 +98,11 @@ describe("the remote provider's reset", () => {
     }
     expect(report).toMatchObject({ tasks: 2, passed: 0, errorsByState: { env_error: 2 } });
   });
+
+  test("a reset command that fails silently is named, with what it printed on stdout or that it printed nothing", async () => {
+    const silent = await runOn("silent-reset", { reset: "exit 7" }, 1);
+    expect(silent.summary("a-leaves").results.error).toMatch(/the reset command of \S+ \("exit 7"\) exited with 7: it printed nothing$/);
+    const stdout = await runOn("stdout-reset", { reset: "echo no snapshot named clean; exit 7" }, 1);
+    expect(stdout.summary("a-leaves").results.error).toMatch(/exited with 7: no snapshot named clean$/);
+  });
 });

@@ -210,7 +210,7 @@ async function serve(opts: DaemonOptions, r: Resolved): Promise<Daemon> {
   const bindHost = host.includes(":") && !host.startsWith("[") ? `[${host}]` : host;
   const target = opts.socket ? `unix:${opts.socket}` : `${bindHost}:${opts.port ?? 50051}`;
   const bound = await new Promise<number>((resolve, reject) =>
-    server.bindAsync(target, serverCredentials(sec.tls), (err, p) => (err ? reject(err) : resolve(p))),
+    server.bindAsync(target, serverCredentials(sec.tls), (err, p) => (err ? reject(listenError(err, target)) : resolve(p))),
   );
   const port = opts.socket ? 0 : bound;
   const address = opts.socket ? target : `${bindHost}:${port}`;
@@ -360,4 +360,16 @@ function securitySummary(r: Resolved, bind: string): SecuritySummary {
     connections: r.connections,
     warnings: r.warnings,
   };
+}
+
+/** Why the daemon cannot listen on `target`, in words, from grpc-js's "No address added …" error. */
+function listenError(err: Error, target: string): Error {
+  const code = /\b(EADDRINUSE|EACCES|EADDRNOTAVAIL|ENOENT)\b/.exec(err.message)?.[1];
+  const what: Record<string, string> = {
+    EADDRINUSE: "the port is in use (another pincer-daemon?): choose another with --port, or --port 0 for any free one",
+    EACCES: "not allowed (a port below 1024 needs privileges, or the socket's folder is not writable): choose another --port or --socket",
+    EADDRNOTAVAIL: "that address is not one of this machine's: give one of its own with --host (0.0.0.0 for all)",
+    ENOENT: "the socket's folder does not exist: create it or choose another --socket",
+  };
+  return new Error(`cannot listen on ${target}: ${code ? what[code] : err.message}`);
 }

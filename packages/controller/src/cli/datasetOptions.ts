@@ -6,6 +6,7 @@ import { osworldFormat } from "../datasets/osworld/format.js";
 import { createRegistries } from "../datasets/registries.js";
 import { selectTasks } from "../datasets/select.js";
 import { importTaskModule } from "./taskModules.js";
+import { checkTasksBuild } from "./buildCheck.js";
 
 /** What every command that reads a dataset takes: `--format`, and `--task`, `--tag`, `--app` to pick tasks. */
 export interface DatasetCliOptions {
@@ -68,7 +69,8 @@ export async function cliRegistries(formats: readonly string[]) {
 
 /**
  * Loads a dataset with the built-in formats, OSWorld's and those of `--format`; task modules may
- * live in any folder (see taskModules.ts). `--task`, `--tag` and `--app` then pick its tasks.
+ * live in any folder (see taskModules.ts). `--task`, `--tag` and `--app` then pick its tasks, and
+ * each picked task is built as a run builds it (a task that cannot be built leaves with its problem).
  */
 export async function loadCliDataset(dir: string, o: DatasetCliOptions = {}) {
   const registries = await cliRegistries(o.format ?? []);
@@ -80,5 +82,6 @@ export async function loadCliDataset(dir: string, o: DatasetCliOptions = {}) {
       throw new CliArgumentError((err as Error).message);
     }
   }
-  return { registries, dataset };
+  // A task that cannot be built is refused here, with its problem, before any machine starts.
+  return { registries, dataset: checkTasksBuild(dataset, registries) };
 }

@@ -13,7 +13,6 @@ import { newRunId, runDirOf, runTasks, type RunnerOptions } from "../runner/runn
 import { coverageOf, formatProblems, shownPath, type Dataset, type DatasetTask } from "../datasets/loader.js";
 import { checkTasks, type TaskCheck } from "../runner/check.js";
 import { addDatasetOptions, type DatasetCliOptions, loadCliDataset } from "./datasetOptions.js";
-import { checkTasksBuild } from "./buildCheck.js";
 import { registerMcpCommand } from "./mcp.js";
 import { addQueueOptions, registerWorkerCommand, runQueueCommand } from "./queueCommands.js";
 import { registerReportCommand } from "./reportCommand.js";
@@ -273,8 +272,7 @@ const validateCommandCli = program
   .description("check a dataset: schema, the functions its tasks name and their arguments, local files, solutions, counterparts")
   .argument("<tasks>", "folder of tasks or one task file")
   .action(async (dir: string, o: DatasetCliOptions) => {
-    const loaded = await loadCliDataset(dir, o);
-    const dataset = checkTasksBuild(loaded.dataset, loaded.registries);
+    const { dataset } = await loadCliDataset(dir, o);
     if (dataset.problems.length) process.stdout.write(`${formatProblems(dataset.problems)}\n`);
     const errors = dataset.problems.filter((p) => p.severity === "error").length;
     const warnings = dataset.problems.length - errors;

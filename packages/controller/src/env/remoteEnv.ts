@@ -79,17 +79,22 @@ function pem(value: string | Buffer | undefined, what: string): Buffer | null {
   try {
     return readFileSync(value);
   } catch (err) {
-    throw new Error(`connect: tls.${what}: cannot read ${value}: ${(err as Error).message}`);
+    throw new InvalidArgumentError(
+      `connect: tls.${what}: cannot read ${value} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}): give a PEM file, or its contents`,
+    );
   }
 }
 
 function connectToken(opts: ConnectOptions): string | undefined {
-  if (opts.token !== undefined && opts.tokenFile !== undefined) throw new Error("connect: give token or tokenFile, not both");
+  if (opts.token !== undefined && opts.tokenFile !== undefined) throw new InvalidArgumentError("connect: give token or tokenFile, not both");
   if (opts.tokenFile === undefined) return opts.token;
   try {
     return readFileSync(opts.tokenFile, "utf8").trim();
   } catch (err) {
-    throw new Error(`connect: tokenFile: cannot read ${opts.tokenFile}: ${(err as Error).message}`);
+    const code = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
+    throw new InvalidArgumentError(
+      `connect: tokenFile: cannot read ${opts.tokenFile} (${code}): give the file that holds the daemon's token (pincer-daemon --token-file), or the token itself as token`,
+    );
   }
 }
 

@@ -1,4 +1,4 @@
-import type { wire } from "@pincer/shared";
+import { InvalidArgumentError, type wire } from "@pincer/shared";
 import type { PromiseClient } from "./rpc.js";
 import type { CallOptions, Point, Region, Size } from "./types.js";
 
@@ -115,10 +115,31 @@ function toScreenshot(r: wire.ScreenshotResponse__Output): Screenshot {
   };
 }
 
+/**
+ * Refuses sizes the wire cannot carry before they are sent: a negative number in an unsigned field
+ * would arrive as 4294967291, and the daemon's error would name that number instead of the caller's.
+ */
+function checkScreenshotOptions(o: ScreenshotOptions): void {
+  const fields: [string, number | undefined][] = [
+    ["maxWidth", o.maxWidth],
+    ["maxHeight", o.maxHeight],
+    ["quality", o.quality],
+    ["pngCompressionLevel", o.pngCompressionLevel],
+    ["region.width", o.region?.width],
+    ["region.height", o.region?.height],
+  ];
+  for (const [name, v] of fields) {
+    if (v !== undefined && !(Number.isInteger(v) && v >= 0 && v <= 0xffff_ffff)) {
+      throw new InvalidArgumentError(`Screen/Screenshot: ${name} must be a whole number ≥ 0, not ${v}${name.startsWith("max") ? " (0: no limit)" : ""}`);
+    }
+  }
+}
+
 /** `env.screen` over the Screen service. */
 export function createScreenApi(screen: PromiseClient<"Screen">): ScreenApi {
   return {
     screenshot: async (o = {}) => {
+      checkScreenshotOptions(o);
       const req: wire.ScreenshotRequest = {
         format: WIRE_FORMAT[o.format ?? "png"],
         quality: o.quality ?? 0,

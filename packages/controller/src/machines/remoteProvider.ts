@@ -95,7 +95,10 @@ async function resetRemote(machine: ProvidedMachine, signal?: AbortSignal): Prom
   const { env } = machine;
   try {
     const r = await env.process.run(command, { commandTimeoutMs: 600_000, ...(signal ? { signal } : {}) });
-    if (r.exitCode !== 0) throw new Error(`the reset command of ${machine.address} exited with ${r.exitCode ?? r.signal}: ${r.stderr.trim().slice(-500)}`);
+    if (r.exitCode !== 0) {
+      const output = (r.stderr.trim() || r.stdout.trim()).slice(-500) || "it printed nothing";
+      throw new Error(`the reset command of ${machine.address} (${JSON.stringify(command)}) exited with ${r.exitCode ?? r.signal}: ${output}`);
+    }
   } catch (err) {
     if (!(err instanceof UnavailableError)) throw err;
   }

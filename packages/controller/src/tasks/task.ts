@@ -99,6 +99,12 @@ export function createTask(opts: TaskOptions): Task {
   if (typeof opts.description !== "string" || opts.description.trim() === "") {
     throw new ActionDefinitionError(`task ${id}: description (the agent's instruction) must not be empty`);
   }
+  if (!(opts.evaluator instanceof GraphEvaluator || opts.evaluator instanceof Action)) {
+    throw new ActionDefinitionError(
+      `task ${id}: evaluator is ${opts.evaluator === undefined ? "missing" : "not an evaluator"}: give one made with evaluator({ … }) or createGraphEvaluator({ … })` +
+        " (a task module returns it from build(): { evaluator, setup, teardown })",
+    );
+  }
   const graph = opts.evaluator instanceof GraphEvaluator ? opts.evaluator : singleNodeGraph(opts.evaluator);
   const extraActions: Record<string, AnyAction[]> = {};
   for (const [env, actions] of Object.entries(opts.extraActions ?? {})) {
