@@ -86,9 +86,13 @@ export interface AttemptRecordOnDisk {
 /** Fields a machine chooses anew each time (a process id): not compared. */
 const VOLATILE = new Set(["pid"]);
 
-/** JSON with sorted keys and without the volatile fields, to compare two values. */
-function canonical(v: unknown): string {
+/**
+ * JSON with sorted keys and without the volatile fields, to compare two values; `dir`, the
+ * attempt's own folder (where a step's local files go), is written as `<attempt>` in strings.
+ */
+function canonical(v: unknown, dir?: string): string {
   const norm = (x: unknown): unknown => {
+    if (typeof x === "string" && dir) return x.split(dir).join("<attempt>");
     if (Array.isArray(x)) return x.map(norm);
     if (x && typeof x === "object") {
       return Object.fromEntries(
@@ -110,8 +114,8 @@ const short = (v: unknown, max = 160) => {
 const errorText = (e: TrajectoryLine["error"]) => (e ? `${e.type ? `${e.type}: ` : ""}${e.message ?? ""}` : "");
 const clip = (v: unknown) => clipStrings(v, 2_000);
 
-/** What differs between two recorded lines of the same step, the screens left out. */
-function lineDifferences(o: TrajectoryLine, r: TrajectoryLine): StepDifference[] {
+/** What differs between two recorded lines of the same step (each of an attempt in `dirs`), the screens left out. */
+function lineDifferences(o: TrajectoryLine, r: TrajectoryLine, dirs: { original: string; replay: string }): StepDifference[] {
   const out: StepDifference[] = [];
   if (o.tool !== r.tool || canonical(o.args) !== canonical(r.args)) {
     out.push({
@@ -126,14 +130,14 @@ function lineDifferences(o: TrajectoryLine, r: TrajectoryLine): StepDifference[]
       ? `the action failed in the replay: ${errorText(r.error)}`
       : `the action succeeded in the replay; it failed in the original: ${errorText(o.error)}`;
     out.push({ kind: "ok", detail, original: clip(o.ok ? o.result : o.error), replay: clip(r.ok ? r.result : r.error) });
-  } else if (!o.ok && errorText(o.error) !== errorText(r.error)) {
+  } else if (!o.ok && canonical(errorText(o.error), dirs.original) !== canonical(errorText(r.error), dirs.replay)) {
     out.push({
       kind: "error",
       detail: `another error: ${short(errorText(o.error))} → ${short(errorText(r.error))}`,
       original: clip(o.error),
       replay: clip(r.error),
     });
-  } else if (o.ok && canonical(o.result) !== canonical(r.result)) {
+  } else if (o.ok && canonical(o.result, dirs.original) !== canonical(r.result, dirs.replay)) {
     out.push({ kind: "result", detail: `another result: ${short(o.result)} → ${short(r.result)}`, original: clip(o.result), replay: clip(r.result) });
   }
   const oe = { nodes: o.evaluation?.nodes ?? {}, success: o.evaluation?.success ?? false };
@@ -185,7 +189,7 @@ async function divergingSteps(o: AttemptRecordOnDisk, r: AttemptRecordOnDisk, th
       differences = [
         { kind: "extra", detail: `the original ended before this step (${o.summary.results.state}, ${o.summary.results.end_reason ?? "no end reason"})` },
       ];
-    else differences = [...lineDifferences(ol, rl), ...(await screenDifferences(o, ol, r, rl, threshold))];
+    else differences = [...lineDifferences(ol, rl, { original: o.dir, replay: r.dir }), ...(await screenDifferences(o, ol, r, rl, threshold))];
     if (differences.length > 0) out.push({ step, tool: (ol ?? rl)!.tool ?? "", differences });
   }
   return out;
