@@ -69,7 +69,7 @@ export interface RunDataset {
 }
 
 /** The SHA-256 of a task's file, so that a later reader can tell that it changed; undefined when it cannot be read. */
-function taskFileHash(file: string): string | undefined {
+export function taskFileHash(file: string): string | undefined {
   try {
     return createHash("sha256").update(readFileSync(file)).digest("hex");
   } catch {

@@ -163,7 +163,7 @@ async function screenDifferences(o: AttemptRecordOnDisk, ol: TrajectoryLine, r: 
     if (!other || !existsSync(join(o.dir, file)) || !existsSync(join(r.dir, other))) continue;
     const d = await screenDifference(join(o.dir, file), join(r.dir, other));
     if (d.fraction <= threshold) continue;
-    const what = d.sizes ? `its size differs (${d.sizes.original} → ${d.sizes.replay})` : `${(d.fraction * 100).toFixed(1)}% of its pixels differ`;
+    const what = d.sizes ? `its size differs (${d.sizes.original} → ${d.sizes.replay})` : `${(d.fraction * 100).toFixed(2)}% of its pixels differ`;
     out.push({ kind: "screen", env, fraction: d.fraction, detail: `the screen of ${env} before the step: ${what}`, original: file, replay: other });
   }
   return out;
