@@ -15,6 +15,7 @@ const COMPARE_STYLE = `
 .differences { background: #fff4f4; border: 1px solid var(--fail); border-radius: 6px; padding: 6px 10px; margin-bottom: 10px; }
 .differences.none { background: #f1faf3; border-color: var(--pass); }
 .differences ul { margin: 4px 0 0; padding-left: 18px; }
+td.divergence { white-space: normal; overflow-wrap: anywhere; min-width: 320px; }
 .outcome { display: inline-block; padding: 0 6px; border-radius: 8px; font-size: 12px; color: #fff; background: var(--pass); }
 .outcome-different { background: var(--fail); }
 #step-list button.diverged { border-left-color: var(--err); }

@@ -55,7 +55,8 @@ function renderTable() {
   $("run-id").textContent = r.run_id;
   $("original-id").textContent = r.replay_of.run_id;
   $("run-summary").textContent = r.tasks + " tasks: " + r.same_outcome + " with the same outcome, " + (r.tasks - r.same_outcome) + " different; " +
-    r.diverged + " diverged at some step · a screen differs when over " + num(r.screen_threshold * 100, 1) + "% of its pixels do · written " + data.generatedAt;
+    r.diverged + " diverged at some step · a screen differs when over " + num(r.screen_threshold * 100, 1) + "% of its pixels do · written " +
+    data.generatedAt;
   var body = document.querySelector("#tasks tbody");
   clear(body);
   tasks.forEach(function (t) {
@@ -105,7 +106,8 @@ function renderStepList(t) {
   var first = firstIndex(t);
   t.frames.forEach(function (f, i) {
     var cls = i === first ? "first" : f.differences.length ? "diverged" : "";
-    var b = el("button", { type: "button", "class": cls, "data-index": i, "data-divergence": i === first ? "first" : f.differences.length ? "yes" : null }, [f.label]);
+    var mark = i === first ? "first" : f.differences.length ? "yes" : null;
+    var b = el("button", { type: "button", "class": cls, "data-index": i, "data-divergence": mark }, [f.label]);
     if (i === first) b.appendChild(el("span", { "class": "first-badge", text: "first divergence" }));
     b.addEventListener("click", function () { showStep(i); });
     list.appendChild(el("li", {}, [b]));
@@ -135,11 +137,13 @@ function errorText(e) { return e && typeof e.message === "string" ? (e.type ? e.
 
 function sideView(name, runId, dir, line) {
   var parts = [el("h2", { text: name + " · " + runId })];
-  if (!line) return el("div", { "class": "side", "data-side": name.toLowerCase() }, parts.concat([el("p", { "class": "empty", text: "no such step in this run" })]));
+  var attrs = { "class": "side", "data-side": name.toLowerCase() };
+  if (!line) return el("div", attrs, parts.concat([el("p", { "class": "empty", text: "no such step in this run" })]));
   parts.push(shotsOf({ dir: dir }, line));
   if (typeof line.step === "number") {
     parts.push(el("h3", { text: "Tool call" }), el("pre", { "class": "call", text: line.tool + " " + json(line.args || {}) }));
-    if (line.ok) parts.push(el("h3", { text: "Result" }), el("pre", { "class": "result", text: line.result === undefined ? "nothing returned" : json(line.result) }));
+    var result = line.result === undefined ? "nothing returned" : json(line.result);
+    if (line.ok) parts.push(el("h3", { text: "Result" }), el("pre", { "class": "result", text: result }));
     else parts.push(el("h3", { text: "Error" }), el("pre", { "class": "error", text: errorText(line.error) }));
     var e = line.evaluation;
     if (e && e.nodes) {
@@ -151,7 +155,7 @@ function sideView(name, runId, dir, line) {
     if (line.reason) facts.push("episode ended: " + line.reason);
     parts.push(el("p", { "class": "meta", text: facts.join(" · ") }));
   } else if (line.agent_error) parts.push(el("pre", { "class": "error", text: line.agent_error }));
-  return el("div", { "class": "side", "data-side": name.toLowerCase() }, parts);
+  return el("div", attrs, parts);
 }
 
 function renderStep(t, f) {
