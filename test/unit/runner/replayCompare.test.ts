@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import type { AgentObservation } from "@pincer/controller/agents";
 import { recordedTurns, ReplayAgent, type Summary, type TrajectoryLine } from "@pincer/controller/runner";
 import { compareTask, type AttemptRecordOnDisk } from "../../../packages/controller/src/runner/replay/compare.js";
 
@@ -85,10 +86,11 @@ describe("comparing a replay with its original", () => {
 
 describe("the replay agent", () => {
   const lines: TrajectoryLine[] = [
-    { ...step(1, {}), at_ms: 10, model_ms: 5 },
-    { ...step(2, {}), turn: 2, at_ms: 260, model_ms: 5 },
-    { ...step(3, {}), turn: 2, at_ms: 300 },
-    { turn: 3, done: true, at_ms: 320 },
+    // Turn 2 acted 250 ms after turn 1's step (and its evaluation) ended; turn 3 at once after turn 2's.
+    { ...step(1, {}), at_ms: 10, duration_ms: 20, model_ms: 5 },
+    { ...step(2, {}), turn: 2, at_ms: 280, duration_ms: 10, model_ms: 5 },
+    { ...step(3, {}), turn: 2, at_ms: 290, duration_ms: 10 },
+    { turn: 3, done: true, at_ms: 300 },
   ];
 
   test("plays the recorded turns, their calls in order, then says done", async () => {
@@ -98,11 +100,12 @@ describe("the replay agent", () => {
     const signal = new AbortController().signal;
     agent.start({ taskId: "t", instruction: "", tools: [], maxSteps: 10, signal });
     const obs = { step: 0, screenshots: {}, lastResults: [], signal };
-    const t0 = performance.now();
     expect((await agent.act(obs)).calls).toEqual([{ tool: "desktop__run_command", args: { command: "step 1" } }]);
-    const second = await agent.act(obs);
-    // The second turn acted no sooner after the first than it was recorded to (250 ms).
-    expect(performance.now() - t0).toBeGreaterThanOrEqual(245);
+    // Turn 1's step took 100 ms here: turn 2 comes 250 ms after it ended, 350 ms after turn 1 was handed over.
+    const t0 = performance.now();
+    const lastResults = [{ ok: true, step: 1, tool: "desktop__run_command", durationMs: 100 }] as unknown as AgentObservation["lastResults"];
+    const second = await agent.act({ ...obs, lastResults });
+    expect(performance.now() - t0).toBeGreaterThanOrEqual(340);
     expect(second.calls.map((c) => ("tool" in c ? c.tool : ""))).toEqual(["desktop__run_command", "desktop__run_command"]);
     expect(await agent.act(obs)).toMatchObject({ calls: [], done: true });
   });

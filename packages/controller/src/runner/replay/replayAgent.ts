@@ -9,6 +9,8 @@ export interface RecordedTurn {
   calls: StepCall[];
   /** When the turn's first action began (or the agent said done, or failed), in ms since the agent's part began; absent in older runs. */
   atMs?: number;
+  /** When the turn's last action and its evaluation ended (its `at_ms` + `duration_ms`); absent in older runs and for turns without steps. */
+  endMs?: number;
   /** The model's time for the turn, in ms (0 when none was recorded). */
   modelMs: number;
   /** The agent said it was done. */
@@ -18,9 +20,10 @@ export interface RecordedTurn {
 }
 
 /**
- * How a replay keeps the recorded waits: `recorded`, every turn acts at the same time after the
- * first as in the recorded attempt (its lines' `at_ms`); `model_ms`, for runs written before Pincer
- * recorded `at_ms`, every turn waits its recorded model time before acting.
+ * How a replay keeps the recorded waits: `recorded`, every turn acts as long after the previous
+ * turn's last step ended (its action and evaluation) as it did in the recorded attempt (from its
+ * lines' `at_ms` and `duration_ms`), the first turn after its model time; `model_ms`, for runs
+ * written before Pincer recorded `at_ms`, every turn waits its recorded model time before acting.
  */
 export type ReplayTiming = "recorded" | "model_ms";
 
@@ -34,7 +37,10 @@ export function recordedTurns(lines: readonly TrajectoryLine[]): RecordedTurn[] 
       turn = { turn: line.turn, calls: [], modelMs: line.model_ms ?? 0, ...(line.at_ms !== undefined ? { atMs: line.at_ms } : {}) };
       turns.push(turn);
     }
-    if (typeof line.step === "number" && line.tool) turn.calls.push({ tool: line.tool, args: line.args ?? {} });
+    if (typeof line.step === "number" && line.tool) {
+      turn.calls.push({ tool: line.tool, args: line.args ?? {} });
+      if (line.at_ms !== undefined && line.duration_ms !== undefined) turn.endMs = line.at_ms + line.duration_ms;
+    }
     if (line.done) turn.done = true;
     if (line.agent_error) turn.agentError = line.agent_error;
   }
@@ -56,8 +62,8 @@ export class ReplayAgent implements Agent {
   readonly model = "";
   readonly wantsScreenshots = false;
   #next = 0;
-  /** `performance.now()` at which the recorded attempt's clock (at_ms 0) falls in this one. */
-  #origin: number | undefined;
+  /** `performance.now()` when the previous turn's calls were handed over. */
+  #handedAt = 0;
 
   constructor(
     private readonly turns: readonly RecordedTurn[],
@@ -66,26 +72,29 @@ export class ReplayAgent implements Agent {
 
   start(_ctx: AgentTaskContext): void {
     this.#next = 0;
-    this.#origin = undefined;
   }
 
   async act(observation: AgentObservation): Promise<AgentTurn> {
     const turn = this.turns[this.#next];
     if (!turn) return { calls: [], done: true };
+    const previous = this.turns[this.#next - 1];
     this.#next += 1;
-    await sleep(this.#waitMs(turn), undefined, { signal: observation.signal });
+    await sleep(this.#waitMs(turn, previous, observation), undefined, { signal: observation.signal });
+    this.#handedAt = performance.now();
     if (turn.agentError) throw new Error(`the recorded attempt's agent failed at this turn: ${turn.agentError}`);
     if (turn.done || turn.calls.length === 0) return { calls: [], done: true };
     return { calls: turn.calls.map((c) => ({ ...c })) };
   }
 
-  /** How long to wait before this turn acts: its model time, or until its recorded time after the first turn's. */
-  #waitMs(turn: RecordedTurn): number {
-    if (this.timing === "model_ms" || turn.atMs === undefined) return turn.modelMs;
-    const now = performance.now();
-    // The first turn is asked after the first observation, as it was: it waits its model time, and
-    // the turns after it keep their recorded distance from it.
-    this.#origin ??= now + turn.modelMs - turn.atMs;
-    return Math.max(0, this.#origin + turn.atMs - now);
+  /**
+   * How long to wait before this turn acts: its model time (the first turn, and older runs), or until
+   * it is as long after the previous turn's steps ended as it was in the recorded attempt.
+   */
+  #waitMs(turn: RecordedTurn, previous: RecordedTurn | undefined, observation: AgentObservation): number {
+    if (this.timing === "model_ms" || turn.atMs === undefined || previous?.endMs === undefined) return turn.modelMs;
+    const recordedGap = turn.atMs - previous.endMs;
+    // The previous turn's steps ran back to back from when they were handed over.
+    const ended = this.#handedAt + observation.lastResults.reduce((sum, r) => sum + r.durationMs, 0);
+    return Math.max(0, ended + recordedGap - performance.now());
   }
 }
