@@ -171,8 +171,12 @@ describe("package boundaries", () => {
   test("only daemon drivers import nut-js, sharp, execa, x11 or screenshot-desktop (but for the exceptions named)", () => {
     const native = ["@nut-tree-fork/nut-js", "sharp", "execa", "x11", "screenshot-desktop"];
     // The compare_images evaluation helper decodes images on the controller, and set-of-marks draws
-    // on screenshots there; both load sharp on first use.
-    const drawers = ["/controller/src/datasets/evaluationHelpers/images.ts", "/controller/src/benchmark/marks.ts"];
+    // on screenshots there, and a replay compares two runs' screenshots; each loads sharp on first use.
+    const drawers = [
+      "/controller/src/datasets/evaluationHelpers/images.ts",
+      "/controller/src/benchmark/marks.ts",
+      "/controller/src/runner/replay/screenDiff.ts",
+    ];
     // Image builds and the container and qemu providers run host tools (mmdebstrap, tar, qemu-img, podman).
     const hostTools = ["/controller/src/images/", "/controller/src/machines/"];
     // The Python-compatibility code decodes images as Pillow does, for OSWorld's image metrics.

@@ -5,7 +5,16 @@
 export { DEFAULT_SETTLE, maxStepsFor, newRunId, runTasks } from "./runner/runner.js";
 export { checkTasks, whySolutionFailed } from "./runner/check.js";
 export type { CheckOptions, TaskCheck } from "./runner/check.js";
-export type { RunnerOptions, RunProgress } from "./runner/runner.js";
+export type { RunDataset, RunnerOptions, RunProgress } from "./runner/runner.js";
+/** Replays a finished run's recorded actions on fresh machines and names where each task diverges (what `pincer replay` does). */
+export { replayRun, writeReplayComparison } from "./runner/replay/replay.js";
+export type { ReplayOptions } from "./runner/replay/replay.js";
+export { loadReplaySource, readRunManifest } from "./runner/replay/source.js";
+export type { ReplaySource, ReplaySourceOptions, ReplayTask, RunManifest } from "./runner/replay/source.js";
+export { ReplayAgent, recordedTurns } from "./runner/replay/replayAgent.js";
+export type { RecordedTurn, ReplayTiming } from "./runner/replay/replayAgent.js";
+export { DEFAULT_SCREEN_THRESHOLD } from "./runner/replay/compare.js";
+export type { CompareOptions, ComparedAttempt, DifferenceKind, ReplayReport, StepComparison, StepDifference, TaskComparison } from "./runner/replay/compare.js";
 export { buildReport, reportMarkdown } from "./runner/report.js";
 export type { Report } from "./runner/report.js";
 /** Rebuilds report.json, report.md and report.html of an existing run folder (what `pincer report RUN_DIR` does). */

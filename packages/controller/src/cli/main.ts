@@ -1,5 +1,5 @@
 #!/usr/bin/env -S node --single-threaded-gc
-import { basename, dirname, join } from "node:path";
+import { basename, dirname, join, resolve } from "node:path";
 import { Command, InvalidArgumentError as CliArgumentError, Option } from "commander";
 import { PINCER_VERSION } from "@pincer/shared";
 import { agentFactory, type AgentChoice, parseMaxHistory, PROVIDER_AGENTS } from "../agents/factory.js";
@@ -19,6 +19,8 @@ import { registerReportCommand } from "./reportCommand.js";
 import { registerCacheCommand } from "./cacheCommand.js";
 import { registerImageCommand } from "./imageCommand.js";
 import { createProgressPrinter } from "./progress.js";
+import { envOption, machinesOption, screenOption } from "./machineOptions.js";
+import { registerReplayCommand } from "./replayCommand.js";
 import { parseSettle } from "./settleOption.js";
 import type { SettleOptions } from "../env/index.js";
 
@@ -27,13 +29,6 @@ const positiveInt = (name: string) => (v: string) => {
   if (!Number.isInteger(n) || n < 1) throw new CliArgumentError(`${name} must be a whole number ≥ 1`);
   return n;
 };
-const collect = (v: string, prev: string[]) => [...prev, v];
-
-function parseScreen(v: string): { width: number; height: number } {
-  const m = /^(\d+)x(\d+)$/.exec(v);
-  if (!m) throw new CliArgumentError("write WIDTHxHEIGHT, e.g. 1280x800");
-  return { width: Number(m[1]), height: Number(m[2]) };
-}
 
 /** Options of the model-provider agents on `pincer run`. */
 interface AgentCliOptions {
@@ -139,6 +134,7 @@ async function runCommand(dir: string, o: RunCliOptions): Promise<number> {
       outDir: o.out,
       runId,
       resume: o.resume,
+      dataset: { root: dataset.root, formats: (o.format ?? []).map((f) => resolve(f)) },
       ...settings,
       signal: controller.signal,
       onProgress: (p) => printer.update(p),
@@ -209,14 +205,6 @@ async function checkCommand(
 }
 
 const program = new Command("pincer").description("Run computer-use agent benchmarks on machines running pincer-daemon.").version(PINCER_VERSION);
-const envOption = () =>
-  new Option("--env <name=host:port>", "a machine by environment name (repeat for several; name=a:1,b:2 gives slots); default: local Xvfb + daemon per slot")
-    .argParser(collect)
-    .default([]);
-const machinesOption = () =>
-  new Option("--machines <file>", "machines by environment name, with their token and TLS files and reset commands (JSON, or YAML by extension)");
-const screenOption = () =>
-  new Option("--screen <WxH>", "screen size of local machines").argParser(parseScreen).default({ width: 1280, height: 800 }, "1280x800");
 
 const runCommandCli = program
   .command("run")
@@ -318,6 +306,7 @@ addCredentialOptions(checkCommandCli);
 addProviderOptions(checkCommandCli);
 
 registerReportCommand(program);
+registerReplayCommand(program);
 registerImageCommand(program);
 registerCacheCommand(program);
 registerMcpCommand(program);

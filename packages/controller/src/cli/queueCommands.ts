@@ -103,6 +103,7 @@ export async function runQueueCommand(
       tasks: run.tasks,
       registries: run.registries,
       datasetRoot: dir,
+      datasetFormats: Array.isArray(o.format) ? o.format.filter((f): f is string => typeof f === "string") : [],
       settings: { ...run.settings, agent },
       outDir: o.out,
       runId,

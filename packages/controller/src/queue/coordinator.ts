@@ -6,7 +6,7 @@ import type { DatasetTask } from "../datasets/format.js";
 import type { Registries } from "../datasets/registries.js";
 import type { Report } from "../runner/report.js";
 import { isInfraState, ResultStore, type Summary } from "../runner/results.js";
-import { newRunId, openRunDir } from "../runner/runner.js";
+import { newRunId, openRunDir, taskFileHash } from "../runner/runner.js";
 import { writeRunReport } from "../runner/runReport.js";
 import { packFiles, unpackFiles } from "./bundle.js";
 import { erroredSummary, failedSummary, lostSummary } from "./lostAttempts.js";
@@ -35,6 +35,8 @@ export interface QueueRunOptions {
   registries: Registries;
   /** The dataset's root folder: a task's files travel with their paths relative to it. */
   datasetRoot: string;
+  /** Modules of extra dataset formats the tasks were loaded with, recorded in manifest.json for `pincer replay`. @default [] */
+  datasetFormats?: readonly string[];
   settings: QueuedSettings;
   /** Folder that holds run folders. @default "results" */
   outDir?: string;
@@ -121,7 +123,11 @@ export async function runOnQueue(opts: QueueRunOptions): Promise<{ runDir: strin
     max_steps: opts.settings.maxSteps,
     task_timeout_ms: opts.settings.taskTimeoutMs,
     agent: opts.settings.agent,
-    tasks: opts.tasks.map((t) => ({ id: t.id, tool: t.tool, file: t.file })),
+    dataset: { root: resolve(opts.datasetRoot), formats: (opts.datasetFormats ?? []).map((f) => resolve(f)) },
+    tasks: opts.tasks.map((t) => {
+      const sha256 = taskFileHash(t.file);
+      return { id: t.id, tool: t.tool, file: t.file, ...(sha256 ? { sha256 } : {}) };
+    }),
   };
   await store.writeJsonAtomic(join(runDir, "manifest.json"), manifest);
   try {

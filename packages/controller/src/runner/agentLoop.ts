@@ -28,6 +28,12 @@ export interface AgentLoopInput {
   signal: AbortSignal;
 }
 
+/** The loop's input and `performance.now()` when the agent's part began: lines carry `at_ms` from it. */
+type LoopRun = AgentLoopInput & { startedAt: number };
+
+/** Milliseconds since the agent's part began, for a trajectory line's `at_ms`. */
+const sinceStart = (run: LoopRun, t = performance.now()) => Math.round(t - run.startedAt);
+
 interface Observation {
   screenshots: Record<string, Screenshot>;
   settle: Record<string, SettleRecord>;
@@ -90,14 +96,15 @@ function summarizeResult(value: unknown): unknown {
 }
 
 /** The agent said it is done: a final evaluation decides between success and a plain agent_complete. */
-async function finishByAgent(input: AgentLoopInput, turn: number, seen: TurnScreens, model: TurnModelRecord, tokens: number): Promise<void> {
+async function finishByAgent(input: LoopRun, turn: number, seen: TurnScreens, model: TurnModelRecord, tokens: number): Promise<void> {
   const { bench, signal } = input;
   if (tokens > 0) bench.addTokens(tokens);
   const e0 = performance.now();
+  const at = sinceStart(input, e0);
   await bench.evaluate({ signal });
   input.usage.addEnvTime(performance.now() - e0);
   if (!bench.state().ended) bench.end("agent_complete");
-  await input.store.appendTrajectory(input.dir, { turn, ...seen, ...model, done: true, evaluation: bench.state() });
+  await input.store.appendTrajectory(input.dir, { turn, ...seen, ...model, done: true, at_ms: at, evaluation: bench.state() });
 }
 
 const EXTENSIONS: Record<string, string> = { "image/png": "png", "image/jpeg": "jpg", "image/webp": "webp" };
@@ -123,7 +130,7 @@ async function recordResult(input: AgentLoopInput, r: StepResult & { ok: true })
  * `onLastActed` runs when the turn's last action has finished, while its step is being evaluated.
  */
 async function runCalls(
-  input: AgentLoopInput,
+  input: LoopRun,
   turn: number,
   seen: TurnScreens,
   { turn: agentTurn, model }: { turn: AgentTurn; model: TurnModelRecord },
@@ -149,6 +156,7 @@ async function runCalls(
       evaluation: r.evaluation,
       reason: r.reason,
       duration_ms: Math.round(r.durationMs),
+      at_ms: sinceStart(input, e0),
       ...seen,
       ...(i === 0 ? model : {}),
     });
@@ -159,7 +167,7 @@ async function runCalls(
 
 /** Asks the agent for its turn; a failure of the agent ends the episode with agent_error and gives its message. */
 async function act(
-  input: AgentLoopInput,
+  input: LoopRun,
   turn: number,
   seen: TurnScreens,
   observation: AgentObservation,
@@ -172,7 +180,7 @@ async function act(
     input.usage.addTurn(undefined, performance.now() - m0);
     input.bench.end("agent_error", err);
     const error = `agent: ${(err as Error).message}`;
-    await input.store.appendTrajectory(input.dir, { turn, ...seen, agent_error: error });
+    await input.store.appendTrajectory(input.dir, { turn, ...seen, agent_error: error, at_ms: sinceStart(input) });
     return { error };
   }
   const modelMs = performance.now() - m0;
@@ -196,7 +204,8 @@ async function act(
  * agent's own failure is agent_error; anything else thrown here is classified (a machine that
  * failed is env_error). Cancellation (the signal fired) throws.
  */
-export async function runAgentLoop(input: AgentLoopInput): Promise<string | null> {
+export async function runAgentLoop(loopInput: AgentLoopInput): Promise<string | null> {
+  const input: LoopRun = { ...loopInput, startedAt: performance.now() };
   const { bench, signal } = input;
   let lastResults: StepResult[] = [];
   let turn = 0;

@@ -1,4 +1,5 @@
-import { existsSync, readdirSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { InvalidArgumentError } from "@pincer/shared";
@@ -48,8 +49,32 @@ export interface RunnerOptions {
   accessibility?: AccessibilityMode;
   /** Record each machine's screen while the agent works (ffmpeg on the machine), into each attempt's `recording-<env>.mp4`. @default false */
   record?: boolean;
+  /**
+   * Where the tasks were loaded from, recorded in manifest.json so that `pincer replay` can load
+   * them again: the dataset folder (or task file) and the `--format` modules, as absolute paths.
+   */
+  dataset?: RunDataset;
+  /** The run this run replays (`pincer replay`), recorded in manifest.json as `replay_of`. */
+  replayOf?: { runId: string; runDir: string };
   signal?: AbortSignal;
   onProgress?(p: RunProgress): void;
+}
+
+/** Where a run's tasks came from (see {@link RunnerOptions.dataset}). */
+export interface RunDataset {
+  /** The folder (or single task file) the dataset was loaded from. */
+  root: string;
+  /** Modules of extra dataset formats it was loaded with. */
+  formats: string[];
+}
+
+/** The SHA-256 of a task's file, so that a later reader can tell that it changed; undefined when it cannot be read. */
+export function taskFileHash(file: string): string | undefined {
+  try {
+    return createHash("sha256").update(readFileSync(file)).digest("hex");
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -186,7 +211,14 @@ function manifestOf(opts: RunnerOptions, runId: string, attempts: number) {
     attempts,
     max_steps: opts.maxSteps ?? "auto",
     task_timeout_ms: opts.taskTimeoutMs ?? 600_000,
-    tasks: opts.tasks.map((t) => ({ id: t.id, tool: t.tool, file: t.file })),
+    screenshots: opts.screenshots ?? true,
+    settle: opts.settle ?? "auto",
+    ...(opts.dataset ? { dataset: opts.dataset } : {}),
+    ...(opts.replayOf ? { replay_of: { run_id: opts.replayOf.runId, run_dir: opts.replayOf.runDir } } : {}),
+    tasks: opts.tasks.map((t) => {
+      const sha256 = taskFileHash(t.file);
+      return { id: t.id, tool: t.tool, file: t.file, ...(sha256 ? { sha256 } : {}) };
+    }),
   };
 }
 

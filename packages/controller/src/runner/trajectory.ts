@@ -55,10 +55,10 @@ export interface TurnModelRecord {
  * One line of trajectory.jsonl. Every line has the turn and what the agent saw before it
  * (`screenshots`, `screenshot_geometry`); then one of:
  * - a step: `step`, `tool`, `args`, `ok`, `result` or `error`, `evaluation` (the evaluator graph's
- *   state after the step), `reason` (why the episode ended, or null), `duration_ms`; the turn's
- *   first step also carries its {@link TurnModelRecord};
- * - `done: true`: the agent said it was done (with `evaluation` and the turn's model record);
- * - `agent_error`: the agent failed;
+ *   state after the step), `reason` (why the episode ended, or null), `duration_ms`, `at_ms`; the
+ *   turn's first step also carries its {@link TurnModelRecord};
+ * - `done: true`: the agent said it was done (with `evaluation`, `at_ms` and the turn's model record);
+ * - `agent_error`: the agent failed (with `at_ms`);
  * - `final: true`: the screens after the last action (the turn is one past the last).
  */
 export interface TrajectoryLine extends Partial<TurnScreens>, Partial<TurnModelRecord> {
@@ -72,6 +72,12 @@ export interface TrajectoryLine extends Partial<TurnScreens>, Partial<TurnModelR
   evaluation?: { nodes?: Record<string, string>; completionRatio?: number; success?: boolean; errors?: unknown[] };
   reason?: string | null;
   duration_ms?: number;
+  /**
+   * When the step's action began (on a `done` or `agent_error` line: when the agent said so), in
+   * milliseconds since the agent's part of the attempt began. `pincer replay` keeps these times.
+   * Absent in runs written before Pincer recorded it.
+   */
+  at_ms?: number;
   done?: boolean;
   agent_error?: string;
   final?: boolean;
