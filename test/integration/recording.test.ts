@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
@@ -19,6 +19,7 @@ import { startXvfb, type XServer } from "../fixtures/xvfb.js";
 let xs: XServer;
 let daemon: RunningDaemon;
 let noFfmpeg: RunningDaemon;
+let slowFfmpeg: RunningDaemon;
 let work: string;
 
 const moved = evaluator({
@@ -62,13 +63,20 @@ beforeAll(async () => {
   mkdirSync(bin);
   symlinkSync("/bin/sh", join(bin, "sh"));
   noFfmpeg = await spawnDaemon({ display: xs.display, env: { PATH: bin } });
+  // A machine whose ffmpeg takes 2 s to start capturing, as on a busy host.
+  const slowBin = join(work, "slow-bin");
+  mkdirSync(slowBin);
+  writeFileSync(join(slowBin, "ffmpeg"), '#!/bin/sh\nsleep 2\nexec /usr/bin/ffmpeg "$@"\n', { mode: 0o755 });
+  slowFfmpeg = await spawnDaemon({ display: xs.display, env: { PATH: `${slowBin}:${process.env.PATH}` } });
   await daemon.env.waitUntilReady({ timeoutMs: 20_000 });
   await noFfmpeg.env.waitUntilReady({ timeoutMs: 20_000 });
+  await slowFfmpeg.env.waitUntilReady({ timeoutMs: 20_000 });
 });
 
 afterAll(async () => {
   await daemon?.close();
   await noFfmpeg?.close();
+  await slowFfmpeg?.close();
   await xs?.close();
   if (work) rmSync(work, { recursive: true, force: true });
 });
@@ -109,6 +117,23 @@ describe("screen recordings of a run", () => {
     expect(Number(probe.streams[0].nb_read_frames)).toBeGreaterThanOrEqual(3);
     expect(readdirSync("/tmp").filter((f) => f.startsWith("pincer-recording-"))).toEqual([]);
     expect(await daemon.env.process.list()).toEqual([]);
+  });
+
+  test("a machine whose ffmpeg is slow to start: the recording still covers the agent's whole part", async () => {
+    const t0 = Date.now();
+    const { summary, attemptDir } = await runRecorded(slowFfmpeg.address, "slow");
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(2_000);
+    expect(summary.results.recordings).toEqual({ desktop: { file: "recording-desktop.mp4" } });
+    const probe = JSON.parse(
+      execFileSync(
+        "ffprobe",
+        ["-v", "error", "-count_frames", "-show_entries", "stream=nb_read_frames:format=duration", "-of", "json", join(attemptDir, "recording-desktop.mp4")],
+        { encoding: "utf8" },
+      ),
+    );
+    // The agent's three moves, 0.4 s apart, take at least 1.2 s: 5 frames a second of them.
+    expect(Number(probe.format.duration)).toBeGreaterThanOrEqual(1.2);
+    expect(Number(probe.streams[0].nb_read_frames)).toBeGreaterThanOrEqual(6);
   });
 
   test("a recording stopped as soon as it started still ends with a file (ffmpeg is let start before it is told to stop)", async () => {

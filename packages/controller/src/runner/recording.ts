@@ -18,14 +18,22 @@ interface Running {
   handle: ProcessHandle;
   pid: number;
   stderr: () => string;
+  /** Frames ffmpeg has written so far, from its progress reports. */
+  frames: () => number;
+  /** When ffmpeg reported its first frame (performance.now()), once it has. */
+  firstFrameAt?: number;
+  ended: boolean;
 }
 
 /** The ffmpeg command that records the machine's whole X screen (its DISPLAY) into a fragmented MP4. */
 function ffmpegCommand(width: number, height: number, remote: string): string {
   // Fragmented: a file cut short (a machine that died) still plays up to the last fragment.
+  // Constant frame rate: a grab that came late on a busy machine is repeated, so the video keeps
+  // time with the task. Progress ("frame=N") goes to stdout five times a second.
   return (
     `exec ffmpeg -hide_banner -loglevel error -nostdin -y -f x11grab -draw_mouse 1 -framerate ${FPS} -video_size ${width}x${height} ` +
-    `-i "$DISPLAY" -c:v libx264 -preset ultrafast -tune zerolatency -pix_fmt yuv420p -movflags +frag_keyframe+empty_moov '${remote}'`
+    `-i "$DISPLAY" -c:v libx264 -preset ultrafast -tune zerolatency -pix_fmt yuv420p -fps_mode cfr -progress pipe:1 -stats_period 0.2 ` +
+    `-movflags +frag_keyframe+empty_moov '${remote}'`
   );
 }
 
@@ -35,40 +43,70 @@ async function startOne(name: string, env: Env, lifetimeMs: number, signal: Abor
   // Even sizes: libx264 with yuv420p refuses odd ones.
   const handle = env.process.start(["sh", "-c", ffmpegCommand(width - (width % 2), height - (height % 2), remote)], { commandTimeoutMs: lifetimeMs });
   let err = "";
+  let out = "";
+  let frames = 0;
+  const running: Running = { name, env, remote, handle, pid: 0, stderr: () => err.trim(), frames: () => frames, ended: false };
   void (async () => {
     try {
-      for await (const ev of handle) if (ev.type === "stderr") err = (err + Buffer.from(ev.data).toString()).slice(-2000);
+      for await (const ev of handle) {
+        if (ev.type === "stderr") err = (err + Buffer.from(ev.data).toString()).slice(-2000);
+        if (ev.type !== "stdout") continue;
+        out += Buffer.from(ev.data).toString();
+        const lines = out.split("\n");
+        out = lines.pop() ?? "";
+        for (const line of lines) {
+          const m = /^frame=(\d+)/.exec(line);
+          if (m && Number(m[1]) > frames) {
+            frames = Number(m[1]);
+            running.firstFrameAt ??= performance.now();
+          }
+        }
+      }
     } catch {
       // the end is read through wait()
     }
   })();
-  return { name, env, remote, handle, pid: await handle.pid, stderr: () => err.trim() };
+  void handle.wait().then(
+    () => (running.ended = true),
+    () => (running.ended = true),
+  );
+  running.pid = await handle.pid;
+  return running;
 }
 
-/** How long ffmpeg gets to start writing before it is stopped anyway. */
+/** How long ffmpeg gets to start capturing, and to catch up before it is stopped, before it is stopped anyway. */
 const START_GRACE_MS = 10_000;
+const CATCH_UP_MS = 3_000;
+
+/** Polls `done` every 50 ms until it holds, the recording ended, or `ms` passed. */
+async function until(r: Running, ms: number, done: () => boolean): Promise<void> {
+  for (const end = Date.now() + ms; !r.ended && !done() && Date.now() < end; ) await new Promise((res) => setTimeout(res, 50));
+}
 
 /**
- * Waits until ffmpeg writes its file (or has ended): a SIGINT that comes while it still starts,
- * before its own handler is in place, kills it with no file at all (a task that ends at once, a
- * busy machine).
+ * Waits until ffmpeg has captured its first frame (or has ended): then its SIGINT handler is in
+ * place (a SIGINT while it still starts kills it with no file) and the video covers what follows.
  */
-async function untilWriting(r: Running): Promise<void> {
-  let ended = false;
-  void r.handle.wait().then(
-    () => (ended = true),
-    () => (ended = true),
-  );
-  for (const until = Date.now() + START_GRACE_MS; !ended && Date.now() < until; await new Promise((res) => setTimeout(res, 50))) {
-    if (await r.env.files.exists(r.remote).catch(() => false)) return;
-  }
+function untilCapturing(r: Running): Promise<void> {
+  return until(r, START_GRACE_MS, () => r.frames() > 0);
+}
+
+/**
+ * Waits until ffmpeg's frames reach the present (a frame per 1/FPS s since its first), so the video
+ * covers the agent's part to its end: a busy machine's ffmpeg may lag behind the clock.
+ */
+function untilCaughtUp(r: Running): Promise<void> {
+  if (r.firstFrameAt === undefined) return Promise.resolve();
+  const due = Math.floor(((performance.now() - r.firstFrameAt) * FPS) / 1000);
+  return until(r, CATCH_UP_MS, () => r.frames() >= due);
 }
 
 /** Ends one recording (SIGINT: ffmpeg finishes the file) and fetches it into the attempt folder. */
 async function stopOne(r: Running, dir: string): Promise<{ file: string } | { error: string }> {
   const file = `recording-${r.name}.mp4`;
   try {
-    await untilWriting(r);
+    await untilCapturing(r);
+    await untilCaughtUp(r);
     await r.env.process.signal(r.pid, "SIGINT").catch(() => undefined);
     const exit = await Promise.race([r.handle.wait(), new Promise<null>((res) => setTimeout(() => res(null), STOP_GRACE_MS).unref())]);
     if (exit === null) r.handle.kill();
@@ -105,6 +143,8 @@ export async function startRecordings(
       ),
     ),
   );
+  // The agent starts once every recording captures: the videos cover its part from the start.
+  await Promise.all(started.map((s) => ("r" in s ? untilCapturing(s.r) : undefined)));
   return {
     async stop() {
       const results: RecordingResults = {};
