@@ -5,6 +5,10 @@
 export { DEFAULT_SETTLE, maxStepsFor, newRunId, runTasks } from "./runner/runner.js";
 export { checkTasks, whySolutionFailed } from "./runner/check.js";
 export type { CheckOptions, TaskCheck } from "./runner/check.js";
+export { checkHealth, healthRunFolders } from "./runner/health.js";
+export type { HealthOptions } from "./runner/health.js";
+export { taskHealth } from "./runner/taskHealth.js";
+export type { HealthFinding, HealthFindingKind, HealthReason, HealthReport, HealthRun, HealthStatus, TaskHealth } from "./runner/taskHealth.js";
 export type { RunnerOptions, RunProgress } from "./runner/runner.js";
 export { buildReport, reportMarkdown } from "./runner/report.js";
 export type { Report } from "./runner/report.js";
