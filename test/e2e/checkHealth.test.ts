@@ -91,6 +91,15 @@ describe("pincer check --repeat 5, on local sandboxes", () => {
     expect(res.stderr).toMatch(/--out .*full is not empty: check writes its runs into a new or empty folder; choose another/);
     expect(readdirSync(full)).toEqual(["keep.txt"]);
   });
+
+  test("without --repeat, check prints as before; --out keeps its two runs", async () => {
+    const kept = join(work, "kept");
+    const res = await runPincer(["check", DATASET, "--task", "t/good", "--out", kept]);
+    expect(res.code, res.stderr).toBe(0);
+    expect(res.stdout).toMatch(/^ok {3}t\/good\n1 of 1 tasks check out\n$/m);
+    expect(readdirSync(kept).sort()).toEqual(["no-actions", "with-solution"]);
+    expect(existsSync(join(kept, "with-solution", "t", "good", "attempt-1", "summary.json"))).toBe(true);
+  });
 });
 
 describe("health.html in headless Chromium", () => {
