@@ -92,6 +92,22 @@ describe("pincer check --repeat 5, on local sandboxes", () => {
     expect(readdirSync(full)).toEqual(["keep.txt"]);
   });
 
+  test("a machine that dies in one run is its machine's failure, not the task's: unmeasured, never flaky; exit 3", async () => {
+    // test/fixtures/health-machine: a sound task whose setup kills its own sandbox's daemon in its second run.
+    const dir = join(work, "dies");
+    const res = await runPincer(["check", "test/fixtures/health-machine", "--repeat", "3", "--out", dir]);
+    expect(res.code, res.stderr + res.stdout).toBe(3);
+    expect(res.stdout).toMatch(/^UNMEASURED {2}t\/dies: solution passed 2\/2 \(of 3 runs\) \(scores 1 machine-failed 1\), no actions 0/m);
+    expect(res.stdout).toMatch(
+      /^ {2}machine: its machine failed in 1 of 3 run\(s\) with its solution \(1× machine failed: .*unreachable.*\): not the task's fault/m,
+    );
+    expect(res.stdout).not.toMatch(/flaky/i);
+    const report = JSON.parse(readFileSync(join(dir, "health.json"), "utf8")) as HealthReport;
+    expect(report.counts).toMatchObject({ unmeasured: 1, flaky: 0 });
+    expect(report.perTask[0]).toMatchObject({ status: "unmeasured", passes: 2, verdicts: 2, machineFailures: 1, scores: [1, null, 1] });
+    expect(report.perTask[0]!.solutionRuns.map((x) => x.state)).toEqual(["passed", "env_error", "passed"]);
+  });
+
   test("without --repeat, check prints as before; --out keeps its two runs", async () => {
     const kept = join(work, "kept");
     const res = await runPincer(["check", DATASET, "--task", "t/good", "--out", kept]);

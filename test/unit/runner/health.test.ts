@@ -62,7 +62,7 @@ describe("a task's health over repeated runs", () => {
   test("a machine that failed is not the task's fault: left out of the counts, reported apart, never flaky", () => {
     const died = run(2, "env_error", 0, "machine failed: the daemon is unreachable");
     const h = taskHealth(task, [pass(1), died, pass(3)], idle);
-    expect(h).toMatchObject({ status: "unmeasured", runs: 3, verdicts: 2, passes: 2, machineFailures: 1, medianMs: 1000 });
+    expect(h).toMatchObject({ status: "unmeasured", runs: 3, verdicts: 2, passes: 2, machineFailures: 1, medianMs: 1000, scores: [1, null, 1] });
     expect(h.findings).toEqual([
       {
         kind: "machine_failure",
@@ -118,7 +118,7 @@ describe("the health report", () => {
     expect(text).toMatch(/^healthy {5}t\/good: solution passed 2\/2 \(scores 1 1\), no actions 0, median 1\.00 s$/m);
     expect(text).toMatch(/^FLAKY {7}t\/flaky: solution passed 1\/2 \(scores 1 0\)/m);
     expect(text).toMatch(/^ {2}reasons: 1× the file exists \| 1× the file does not exist$/m);
-    expect(text).toMatch(/^UNMEASURED {2}t\/lost: solution passed 1\/1 \(of 2 runs\)/m);
+    expect(text).toMatch(/^UNMEASURED {2}t\/lost: solution passed 1\/1 \(of 2 runs\) \(scores 1 machine-failed\)/m);
     expect(text).toMatch(/^ {2}machine: its machine failed in 1 of 2 run\(s\)/m);
     expect(text).toMatch(/^1 of 3 tasks healthy over 2 run\(s\) each; flaky 1: t\/flaky; unmeasured 1: t\/lost$/m);
     expect(text).toContain("report: /tmp/h/health.json\n");

@@ -45,7 +45,7 @@ function taskLines(t: TaskHealth): string[] {
   const noActions = t.noActions.state === "env_error" ? "machine failed" : String(t.noActions.score);
   const head = `${LABEL[t.status].padEnd(11)} ${t.key}: solution passed ${t.passes}/${t.verdicts}${
     t.verdicts < t.runs ? ` (of ${t.runs} runs)` : ""
-  } (scores ${t.scores.join(" ")}), no actions ${noActions}, ${median}`;
+  } (scores ${t.scores.map((s) => s ?? "machine-failed").join(" ")}), no actions ${noActions}, ${median}`;
   if (t.status === "healthy") return [head];
   const reasons = t.reasons.length > 1 ? [`  reasons: ${t.reasons.map((r) => `${r.count}× ${r.reason}`).join(" | ")}`] : [];
   return [head, ...t.findings.map((f) => `  ${f.kind === "machine_failure" ? "machine" : LABEL[f.kind].toLowerCase()}: ${f.message}`), ...reasons];

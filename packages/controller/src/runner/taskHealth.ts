@@ -62,8 +62,8 @@ export interface TaskHealth {
   passes: number;
   /** Runs (with its solution or with none) whose machine failed (env_error). */
   machineFailures: number;
-  /** Scores of the runs with its solution, in run order (a machine failure's 0 included; see `solutionRuns`). */
-  scores: number[];
+  /** Scores of the runs with its solution, in run order; null for a run whose machine failed. */
+  scores: Array<number | null>;
   /** Median wall time of the runs with its solution that reached a verdict, in ms; null when none did. */
   medianMs: number | null;
   /** The distinct reasons of its runs with its solution, most frequent first. */
@@ -160,7 +160,7 @@ export function taskHealth(task: { tool: string; id: string; hasSolution: boolea
     verdicts: verdictRuns.length,
     passes: verdictRuns.filter((r) => r.score === 1).length,
     machineFailures: failed.length + (noActions.state === "env_error" ? 1 : 0),
-    scores: solutionRuns.map((r) => r.score),
+    scores: solutionRuns.map((r) => (r.state === "env_error" ? null : r.score)),
     medianMs: median(verdictRuns.map((r) => r.ms)),
     reasons: distinctReasons(solutionRuns),
     solutionRuns: [...solutionRuns],
