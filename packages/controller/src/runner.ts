@@ -5,6 +5,10 @@
 export { DEFAULT_SETTLE, maxStepsFor, newRunId, runTasks } from "./runner/runner.js";
 export { checkTasks, whySolutionFailed } from "./runner/check.js";
 export type { CheckOptions, TaskCheck } from "./runner/check.js";
+export { checkHealth, healthRunFolders } from "./runner/health.js";
+export type { HealthOptions } from "./runner/health.js";
+export { taskHealth } from "./runner/taskHealth.js";
+export type { HealthFinding, HealthFindingKind, HealthReason, HealthReport, HealthRun, HealthStatus, TaskHealth } from "./runner/taskHealth.js";
 export type { RunDataset, RunnerOptions, RunProgress } from "./runner/runner.js";
 /** Replays a finished run's recorded actions on fresh machines and names where each task diverges (what `pincer replay` does). */
 export { replayRun, writeReplayComparison } from "./runner/replay/replay.js";

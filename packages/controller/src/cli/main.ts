@@ -13,6 +13,7 @@ import { newRunId, runDirOf, runTasks, type RunnerOptions } from "../runner/runn
 import { coverageOf, formatProblems, shownPath, type Dataset, type DatasetTask } from "../datasets/loader.js";
 import { checkTasks, type TaskCheck } from "../runner/check.js";
 import { addDatasetOptions, type DatasetCliOptions, loadCliDataset } from "./datasetOptions.js";
+import { checkOutFolder, defaultHealthFolder, parseRepeat, runHealthCheck } from "./healthCommand.js";
 import { registerMcpCommand } from "./mcp.js";
 import { addQueueOptions, registerWorkerCommand, runQueueCommand } from "./queueCommands.js";
 import { registerReportCommand } from "./reportCommand.js";
@@ -183,7 +184,7 @@ function exitCode(report: Report, strict: boolean, runDir: string): number {
 
 async function checkCommand(
   dir: string,
-  o: MachineCliOptions & DatasetCliOptions & { concurrency: number; screen: { width: number; height: number } },
+  o: MachineCliOptions & DatasetCliOptions & { concurrency: number; screen: { width: number; height: number }; repeat?: number; out?: string },
 ): Promise<number> {
   const { registries, dataset } = await loadCliDataset(dir, o);
   if (dataset.problems.length) process.stderr.write(`${formatProblems(dataset.problems)}\n`);
@@ -191,10 +192,16 @@ async function checkCommand(
     process.stderr.write("no runnable tasks to check; fix the problems above (pincer validate lists them)\n");
     return 2;
   }
+  const out = o.out === undefined ? undefined : checkOutFolder(o.out);
   const pool = await openCliPool(dataset.tasks, o, o.concurrency, o.screen);
+  if (o.repeat !== undefined) {
+    const errors = dataset.problems.some((p) => p.severity === "error");
+    const health = { tasks: dataset.tasks, registries, pool, repeat: o.repeat, out: out ?? defaultHealthFolder() };
+    return runHealthCheck(health, errors).finally(() => pool.close());
+  }
   let checks: TaskCheck[];
   try {
-    checks = await checkTasks({ tasks: dataset.tasks, registries, pool });
+    checks = await checkTasks({ tasks: dataset.tasks, registries, pool, ...(out ? { outDir: out } : {}) });
   } finally {
     await pool.close();
   }
@@ -296,6 +303,8 @@ const checkCommandCli = program
   .addOption(envOption())
   .addOption(machinesOption())
   .option("--concurrency <n>", "tasks at once", positiveInt("--concurrency"), 1)
+  .option("--repeat <n>", "measure each task's health: run its solution N times (and no actions once), each on a clean machine", parseRepeat)
+  .option("--out <dir>", "a new or empty folder to keep the runs in (with --repeat: and health.json, health.html; default results/health-<UTC time>)")
   .addOption(screenOption())
   .action(async (dir: string, o) => {
     process.exitCode = await checkCommand(dir, o);
