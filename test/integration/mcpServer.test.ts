@@ -32,7 +32,19 @@ beforeAll(async () => {
   // The SDK's own client spawns `pincer mcp` and talks to it over stdio.
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: ["--conditions=@pincer/source", "--import", "tsx", CLI, "mcp", "--env", daemon.address, "--token-file", tokenFile, "--computer-use", "anthropic"],
+    args: [
+      "--conditions=@pincer/source",
+      "--import",
+      "tsx",
+      CLI,
+      "mcp",
+      "--env",
+      `desktop=${daemon.address}`,
+      "--token-file",
+      tokenFile,
+      "--computer-use",
+      "anthropic",
+    ],
     cwd: ROOT,
     stderr: "pipe",
   });

@@ -33,7 +33,8 @@ test("a token file that cannot be read is the caller's error, naming the file an
   })();
   expect(err).toBeInstanceOf(InvalidArgumentError);
   expect((err as Error).message).toBe(
-    "connect: tokenFile: cannot read /nonexistent/pincer.token (ENOENT): give the file that holds the daemon's token (pincer-daemon --token-file), or the token itself as token",
+    "connect: tokenFile: cannot read /nonexistent/pincer.token (ENOENT): " +
+      "give the file that holds the daemon's token (pincer-daemon --token-file), or the token itself as token",
   );
 });
 

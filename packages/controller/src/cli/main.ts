@@ -24,6 +24,7 @@ import { envOption, machinesOption, screenOption } from "./machineOptions.js";
 import { registerReplayCommand } from "./replayCommand.js";
 import { parseSettle } from "./settleOption.js";
 import type { SettleOptions } from "../env/index.js";
+import { addExamples, configureHelp } from "./help.js";
 
 const positiveInt = (name: string) => (v: string) => {
   const n = Number(v);
@@ -212,6 +213,7 @@ async function checkCommand(
 }
 
 const program = new Command("pincer").description("Run computer-use agent benchmarks on machines running pincer-daemon.").version(PINCER_VERSION);
+configureHelp(program);
 
 const runCommandCli = program
   .command("run")
@@ -320,6 +322,7 @@ registerImageCommand(program);
 registerCacheCommand(program);
 registerMcpCommand(program);
 registerWorkerCommand(program);
+addExamples(program);
 
 program.parseAsync().catch((err: unknown) => {
   process.stderr.write(`pincer: ${(err as Error).message}\n`);

@@ -9,7 +9,7 @@ import { createMcpServer } from "../mcp/server.js";
 
 /** Options of `pincer mcp`. */
 export interface McpCommandOptions {
-  /** "host:port" of the daemon. */
+  /** "host:port" of the daemon, or "name=host:port" as `run` and `check` take it (the name is not used). */
   env: string;
   /** File holding the daemon's bearer token. */
   tokenFile?: string;
@@ -33,10 +33,12 @@ async function unusableMachine(err: Error, spec: MachineSpec, address: string): 
  * which option fixes it, and works once the daemon accepts.
  */
 export async function runMcpServer(o: McpCommandOptions & DefaultCredentials): Promise<void> {
-  const spec = machineSpecOf(o.env, o);
-  const env = connect(o.env, connectOptionsOf(spec));
+  // name=host:port, as run and check take --env; a bare host:port still works.
+  const address = o.env.replace(/^[A-Za-z0-9-]+(?:_[A-Za-z0-9-]+)*=/, "");
+  const spec = machineSpecOf(address, o);
+  const env = connect(address, connectOptionsOf(spec));
   try {
-    const explainFailure = (err: Error) => unusableMachine(err, spec, o.env);
+    const explainFailure = (err: Error) => unusableMachine(err, spec, address);
     const server = createMcpServer({
       env,
       explainFailure,
@@ -48,12 +50,12 @@ export async function runMcpServer(o: McpCommandOptions & DefaultCredentials): P
       process.stdin.once("end", resolve);
     });
     await server.connect(new StdioServerTransport());
-    process.stderr.write(`pincer mcp: serving ${o.env} over stdio\n`);
+    process.stderr.write(`pincer mcp: serving ${address} over stdio\n`);
     env.system.info({ timeoutMs: 5_000, waitForReady: false }).then(
-      (info) => process.stderr.write(`pincer mcp: ${o.env} is ${info.hostname}, display ${info.display || "none"}\n`),
+      (info) => process.stderr.write(`pincer mcp: ${address} is ${info.hostname}, display ${info.display || "none"}\n`),
       async (err: unknown) => {
         const why = err instanceof Error ? await explainFailure(err) : undefined;
-        process.stderr.write(`${why ?? `pincer mcp: ${o.env}: ${String(err)}`} (tool calls will say so until it is fixed)\n`);
+        process.stderr.write(`${why ?? `pincer mcp: ${address}: ${String(err)}`} (tool calls will say so until it is fixed)\n`);
       },
     );
     await closed;
@@ -68,7 +70,7 @@ export function registerMcpCommand(program: Command): void {
   const cmd = program
     .command("mcp")
     .description("serve one machine's actions (and a screenshot tool and resource) to an MCP client over stdio")
-    .requiredOption("--env <host:port>", "the machine's pincer-daemon")
+    .requiredOption("--env <name=host:port>", "the machine's pincer-daemon, as run takes it (a bare host:port works too)")
     .option("--local-root <dir>", "controller folder for upload_file and download_file (left out without it)")
     .addOption(new Option("--computer-use <vocabulary>", "add a computer tool in this computer-use vocabulary").choices(["anthropic", "openai"]))
     .action(async (o: McpCommandOptions & Record<string, unknown>) => {

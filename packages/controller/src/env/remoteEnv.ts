@@ -93,7 +93,8 @@ function connectToken(opts: ConnectOptions): string | undefined {
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
     throw new InvalidArgumentError(
-      `connect: tokenFile: cannot read ${opts.tokenFile} (${code}): give the file that holds the daemon's token (pincer-daemon --token-file), or the token itself as token`,
+      `connect: tokenFile: cannot read ${opts.tokenFile} (${code}): ` +
+        "give the file that holds the daemon's token (pincer-daemon --token-file), or the token itself as token",
     );
   }
 }

@@ -101,7 +101,8 @@ export function createTask(opts: TaskOptions): Task {
   }
   if (!(opts.evaluator instanceof GraphEvaluator || opts.evaluator instanceof Action)) {
     throw new ActionDefinitionError(
-      `task ${id}: evaluator is ${opts.evaluator === undefined ? "missing" : "not an evaluator"}: give one made with evaluator({ … }) or createGraphEvaluator({ … })` +
+      `task ${id}: evaluator is ${opts.evaluator === undefined ? "missing" : "not an evaluator"}: ` +
+        "give one made with evaluator({ … }) or createGraphEvaluator({ … })" +
         " (a task module returns it from build(): { evaluator, setup, teardown })",
     );
   }
