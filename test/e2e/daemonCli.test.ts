@@ -1,4 +1,4 @@
-import { spawn } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { resolve } from "node:path";
 import { describe, expect, test } from "vitest";
 import { connect } from "@pincer/controller";
@@ -52,6 +52,33 @@ describe("pincer-daemon CLI", () => {
     } finally {
       await xs.close();
     }
+  });
+
+  test("a daemon killed with SIGKILL takes its own --xvfb server with it", async () => {
+    let xvfbPid: number | undefined;
+    const result = await daemonCli(["--xvfb", "640x480x24", "--port", "0"], (out, child) => {
+      if (xvfbPid !== undefined || !/listening on/.test(out)) return;
+      // The daemon's children: its Xvfb among them.
+      const children = execFileSync("ps", ["-o", "pid=,comm=", "--ppid", String(child.pid)], { encoding: "utf8" });
+      xvfbPid = Number(/^\s*(\d+)\s+Xvfb$/m.exec(children)?.[1]);
+      child.kill("SIGKILL");
+    });
+    expect(result.signal).toBe("SIGKILL");
+    expect(xvfbPid).toBeGreaterThan(0);
+    const gone = async () => {
+      for (let i = 0; i < 100; i++) {
+        try {
+          process.kill(xvfbPid!, 0);
+        } catch {
+          return true;
+        }
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      return false;
+    };
+    const wasGone = await gone();
+    if (!wasGone) process.kill(xvfbPid!, "SIGKILL");
+    expect(wasGone).toBe(true);
   });
 
   test("a bad port is refused with a clear message", async () => {

@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import { spawn, type ChildProcess } from "node:child_process";
 import type { Readable } from "node:stream";
 
@@ -56,7 +57,10 @@ export async function startXvfb(opts: XvfbOptions = {}): Promise<XvfbServer> {
   if (opts.displayNumber !== undefined) args.unshift(`:${opts.displayNumber}`);
   if (opts.blackRoot) args.push("-br");
   if (opts.abstractSocket === false) args.push("-nolisten", "local");
-  const child: ChildProcess = spawn("Xvfb", args, { stdio: ["ignore", "ignore", "pipe", "pipe"] });
+  // The server dies with the process that started it, even one killed with SIGKILL (no handler
+  // runs then): setpriv sets the parent-death signal and becomes Xvfb, keeping its pid and fds.
+  const [file, argv] = withParentDeathSignal("Xvfb", args);
+  const child: ChildProcess = spawn(file, argv, { stdio: ["ignore", "ignore", "pipe", "pipe"] });
   let stderr = "";
   child.stderr!.on("data", (d: Buffer) => (stderr = (stderr + d.toString()).slice(-4000)));
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
@@ -99,4 +103,10 @@ export async function startXvfb(opts: XvfbOptions = {}): Promise<XvfbServer> {
       clearTimeout(timer);
     },
   };
+}
+
+/** `file args` run so that it gets SIGKILL when its parent dies (Linux with util-linux's setpriv), else as it is. */
+function withParentDeathSignal(file: string, args: string[]): [string, string[]] {
+  const setpriv = ["/usr/bin/setpriv", "/bin/setpriv"].find((p) => process.platform === "linux" && existsSync(p));
+  return setpriv ? [setpriv, ["--pdeathsig", "KILL", "--", file, ...args]] : [file, args];
 }
