@@ -81,6 +81,32 @@ describe("pincer-daemon CLI", () => {
     expect(wasGone).toBe(true);
   });
 
+  test("a display that cannot be used is warned of at start, with how to get one; the daemon still serves", async () => {
+    const child = spawn(process.execPath, ["--conditions=@pincer/source", "--import", "tsx", MAIN, "--port", "0", "--display", ":93"], {
+      cwd: ROOT,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stderr = "";
+    const warned = new Promise<void>((res) =>
+      child.stderr!.on("data", (d: Buffer) => {
+        stderr += d.toString();
+        if (stderr.includes("no usable display")) res();
+      }),
+    );
+    const exited = new Promise((res) => child.once("exit", res));
+    try {
+      await Promise.race([warned, exited, new Promise((r) => setTimeout(r, 15_000))]);
+      expect(stderr).toMatch(
+        /"level":"warn","msg":"no usable display \(input, screen, windows and clipboard calls fail until there is one\): cannot open X display :93/,
+      );
+      expect(stderr).toMatch(/pincer-daemon --display :93/);
+      expect(child.exitCode).toBeNull();
+    } finally {
+      child.kill("SIGTERM");
+      await exited;
+    }
+  });
+
   test("a bad port is refused with a clear message", async () => {
     const result = await daemonCli(["--port", "70000"]);
     expect(result.code).not.toBe(0);

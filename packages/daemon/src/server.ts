@@ -225,6 +225,11 @@ async function serve(opts: DaemonOptions, r: Resolved): Promise<Daemon> {
     log.warn("could not raise the HTTP/2 flow-control window (grpc-js internals changed); file transfers will be slower");
   }
   for (const w of r.warnings) log.warn(w);
+  // A display that cannot be used is said at start, not only by each input or screen call.
+  void desktop.connection().then(
+    () => undefined,
+    (err: unknown) => log.warn(`no usable display (input, screen, windows and clipboard calls fail until there is one): ${(err as Error).message}`),
+  );
 
   let closed = false;
   return {
