@@ -277,6 +277,47 @@ describe("module tasks", () => {
   });
 });
 
+describe("a machine the run does not own", () => {
+  test("after each task the runner stops what the task started, and nothing its user started through the same daemon", async () => {
+    const users = daemon.env.process.start(["sleep", "300"]);
+    const userPid = await users.pid;
+    try {
+      // A task whose setup starts a process that outlives the task (a program it opens, say).
+      const startSleep = action({
+        name: "start_sleep",
+        description: "Starts sleep 301.",
+        params: z.object({}),
+        run: async (_a, { env }) => {
+          await env.process.start(["sleep", "301"]).pid;
+        },
+      });
+      const never = evaluator({ name: "never", description: "Fails.", run: async () => false });
+      const task = defineTask({ id: "starts-one", instruction: "Nothing.", build: () => ({ evaluator: never, setup: [{ action: startSleep, args: {} }] }) });
+      const pool = await remotePool([`desktop=${daemon.address}`]);
+      let runDir: string;
+      try {
+        ({ runDir } = await runTasks({
+          tasks: [moduleTask(task, work, "t")],
+          registries: createRegistries(),
+          pool,
+          agentFor: () => new ScriptedAgent([]),
+          outDir: join(work, "own-processes"),
+          runId: "r",
+          screenshots: false,
+        }));
+      } finally {
+        await pool.close();
+      }
+      expect(summary(runDir, "starts-one").results.state).toBe("failed");
+      const after = await daemon.env.process.list();
+      expect(after.map((p) => p.pid)).toContain(userPid);
+      expect(after.map((p) => p.argv.join(" "))).not.toContain("sleep 301");
+    } finally {
+      await daemon.env.process.signal(userPid, "SIGKILL").catch(() => undefined);
+    }
+  });
+});
+
 describe("resume", () => {
   test("a task that ended in an infrastructure error runs again on --resume once its cause is fixed; verdicts are kept", async () => {
     const marker = join(work, "resume-infra-fixed");

@@ -14,6 +14,7 @@ import { ProgressTracker, type RunProgress } from "./progress.js";
 import type { Report } from "./report.js";
 import { isInfraState, ResultStore, type Summary } from "./results.js";
 import { writeRunReport } from "./runReport.js";
+import { ownProcesses } from "./ownProcesses.js";
 
 export type { RunProgress } from "./progress.js";
 
@@ -142,16 +143,6 @@ async function resetSlot(
   }
 }
 
-/** Stops what the daemons started for the last task, so the next task on the slot starts clean. */
-async function cleanSlot(slot: MachineSlot): Promise<void> {
-  await Promise.all(
-    Object.values(slot.envs).map(async (env) => {
-      const running = await env.process.list({ timeoutMs: 5_000 }).catch(() => []);
-      await Promise.all(running.map((p) => env.process.signal(p.pid, "SIGKILL", { timeoutMs: 5_000 }).catch(() => undefined)));
-    }),
-  );
-}
-
 /**
  * The run's folder, checked against `resume` and `runId` without touching anything: a run to
  * resume must be named and exist, a new run must not overwrite one. Throws InvalidArgumentError
@@ -277,12 +268,13 @@ export async function runOneAttempt(
   // A clean machine for every attempt; a failed reset is the machine's failure (env_error, retried).
   const reset = await resetSlot(slot, environmentsOf(task), signal);
   const agent = settings.agentFor(task);
+  // Only the machines the task names: no tools, screenshots or version checks for the others.
+  const own = ownProcesses(only(slot.envs, environmentsOf(task)));
   const results = await runAttempt(
     {
       task,
       attempt: n,
-      // Only the machines the task names: no tools, screenshots or version checks for the others.
-      envs: only(slot.envs, environmentsOf(task)),
+      envs: own.envs,
       addresses: only(slot.addresses, environmentsOf(task)),
       ...(reset.ok ? { reset: reset.machines } : { resetError: reset.error }),
       registries: settings.registries,
@@ -301,7 +293,8 @@ export async function runOneAttempt(
   signal.throwIfAborted();
   const summary = { ...taskFields(task), id: task.id, results } as Summary;
   await store.writeJsonAtomic(join(dir, "summary.json"), summary);
-  await cleanSlot(slot);
+  // What the attempt started is stopped, so the next task on the slot starts clean; nothing else.
+  await own.stop();
   return summary;
 }
 
