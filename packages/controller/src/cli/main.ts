@@ -221,7 +221,7 @@ const runCommandCli = program
   .argument("<tasks>", "folder of tasks (<tool>/<id>/<id>.json, *.task.ts) or one task file")
   .addOption(envOption())
   .addOption(machinesOption())
-  .addOption(new Option("--agent <agent>", `who acts: scripted (replays solution.json), or a model: ${PROVIDER_AGENTS.join(", ")}`).default("scripted"))
+  .addOption(new Option("--agent <agent>", `who acts: scripted (replays solution.json), none (takes no action), or a model: ${PROVIDER_AGENTS.join(", ")}`).default("scripted"))
   .option("--model <name>", "model name, for the model agents")
   .option("--base-url <url>", "model API endpoint, e.g. http://localhost:8000/v1 (default: OPENAI_BASE_URL / ANTHROPIC_BASE_URL, else the provider's)")
   .option("--max-history <turns[:screenshots]>", "turns resent to the model, and how many of the newest screenshots (default 50:3)", (v: string) =>
