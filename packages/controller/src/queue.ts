@@ -6,6 +6,9 @@
  */
 export { runOnQueue } from "./queue/coordinator.js";
 export type { QueueProgress, QueueRunOptions } from "./queue/coordinator.js";
+/** Runs a health check's runs through the queue: `measureHealth({ …, execute: queueHealthExecutor({ … }) })` is `pincer check --repeat N --queue`. */
+export { queueHealthExecutor } from "./queue/healthRuns.js";
+export type { QueueHealthOptions } from "./queue/healthRuns.js";
 export { startWorker } from "./queue/worker.js";
 export type { QueueWorker, QueueWorkerOptions } from "./queue/worker.js";
 export { DEFAULT_QUEUE_NAME, queueFor } from "./queue/protocol.js";

@@ -5,8 +5,8 @@
 export { DEFAULT_SETTLE, maxStepsFor, newRunId, runTasks } from "./runner/runner.js";
 export { checkTasks, whySolutionFailed } from "./runner/check.js";
 export type { CheckOptions, TaskCheck } from "./runner/check.js";
-export { checkHealth, healthRunFolders } from "./runner/health.js";
-export type { HealthOptions } from "./runner/health.js";
+export { checkHealth, healthRunFolders, measureHealth, poolHealthExecutor } from "./runner/health.js";
+export type { HealthOptions, HealthRunExecutor, HealthRunSpec, MeasureHealthOptions } from "./runner/health.js";
 export { taskHealth } from "./runner/taskHealth.js";
 export type { HealthFinding, HealthFindingKind, HealthReason, HealthReport, HealthRun, HealthStatus, TaskHealth } from "./runner/taskHealth.js";
 export type { RunDataset, RunnerOptions, RunProgress } from "./runner/runner.js";

@@ -55,7 +55,14 @@ export function parseMaxHistory(spec: string): HistoryOptions {
 }
 
 /**
- * Which agent a run uses: `scripted` (replays each task's solution) or a model agent of
+ * The agents that need no model, by the name `pincer run --agent` takes: `scripted` replays each
+ * task's solution; `none` takes no action at all (what `pincer check` runs to see that a task does
+ * not pass by itself).
+ */
+export const SCRIPTED_AGENTS = ["scripted", "none"] as const;
+
+/**
+ * Which agent a run uses: one of {@link SCRIPTED_AGENTS} or a model agent of
  * {@link PROVIDER_AGENTS}, with its model and how to reach it. Serializable, and holds no secret: a
  * model agent's key comes from the environment of the process that creates it (a worker host's).
  */
@@ -76,8 +83,8 @@ export interface AgentChoice {
  */
 export function portableAgentChoice(choice: AgentChoice): AgentChoice {
   const { kind } = choice;
-  if (kind === "scripted") return { kind };
-  if (!isProviderAgent(kind)) throw new InvalidArgumentError(`--agent ${kind}: use scripted, ${PROVIDER_AGENTS.join(", ")}`);
+  if ((SCRIPTED_AGENTS as readonly string[]).includes(kind)) return { kind };
+  if (!isProviderAgent(kind)) throw new InvalidArgumentError(`--agent ${kind}: use scripted, ${PROVIDER_AGENTS.join(", ")}, or none (takes no action)`);
   if (!choice.model) throw new InvalidArgumentError(`--agent ${kind} needs --model (the model name the endpoint knows)`);
   return { ...choice, ...(typeof choice.price === "string" ? { price: parsePrice(choice.price) } : {}) };
 }
@@ -90,6 +97,7 @@ export function portableAgentChoice(choice: AgentChoice): AgentChoice {
 export function agentFactory(choice: AgentChoice): (task: { solution?: readonly StepCall[] | undefined }) => Agent {
   const checked = portableAgentChoice(choice);
   if (checked.kind === "scripted") return (task) => new ScriptedAgent([...(task.solution ?? [])]);
+  if (checked.kind === "none") return () => new ScriptedAgent([]);
   const kind = checked.kind as ProviderAgentKind;
   const opts = {
     model: checked.model!,

@@ -4,8 +4,8 @@ import { InvalidArgumentError as CliArgumentError } from "commander";
 import type { Registries } from "../datasets/registries.js";
 import type { DatasetTask } from "../datasets/loader.js";
 import type { MachinePool } from "../machines/provider.js";
-import { checkHealth, type HealthReport, type TaskHealth } from "../runner/health.js";
-import { newRunId } from "../runner/runner.js";
+import { type HealthReport, type HealthRunExecutor, measureHealth, poolHealthExecutor, type TaskHealth } from "../runner/health.js";
+import { newRunId, type RunProgress } from "../runner/runner.js";
 import { HEALTH_STATUSES, type HealthStatus } from "../runner/taskHealth.js";
 import { createProgressPrinter } from "./progress.js";
 
@@ -84,12 +84,35 @@ export function healthExitCode(report: HealthReport): number {
   return unmeasured > 0 ? 3 : 0;
 }
 
+/** How `pincer check --repeat` runs its runs: given the signal that interrupts them, an executor of runs that prints their progress. */
+export type HealthRunsVia = (signal: AbortSignal) => HealthRunExecutor;
+
+/** The runs on a pool of this host's machines, with a progress line per run. */
+export function poolHealthRuns(input: { tasks: readonly DatasetTask[]; registries: Registries; pool: MachinePool }): HealthRunsVia {
+  return (signal) => {
+    let printer: ReturnType<typeof createProgressPrinter> | undefined;
+    const onProgress = (_run: string, p: RunProgress) => {
+      printer ??= createProgressPrinter();
+      printer.update(p);
+    };
+    const execute = poolHealthExecutor({ ...input, signal, onProgress });
+    return async (run) => {
+      try {
+        await execute(run);
+      } finally {
+        printer?.end();
+        printer = undefined;
+      }
+    };
+  };
+}
+
 /**
- * `pincer check --repeat N`: measures each task's health on the pool, prints the report and
- * returns the exit code (130 when interrupted).
+ * `pincer check --repeat N`: measures each task's health with runs made `via` a pool or a queue,
+ * prints the report and returns the exit code (130 when interrupted).
  */
 export async function runHealthCheck(
-  input: { tasks: readonly DatasetTask[]; registries: Registries; pool: MachinePool; repeat: number; out: string },
+  input: { tasks: readonly DatasetTask[]; repeat: number; out: string; via: HealthRunsVia },
   datasetHasErrors: boolean,
 ): Promise<number> {
   const controller = new AbortController();
@@ -99,29 +122,21 @@ export async function runHealthCheck(
   };
   process.once("SIGINT", onSignal);
   process.once("SIGTERM", onSignal);
-  let printer: ReturnType<typeof createProgressPrinter> | undefined;
-  let current = "";
+  const execute = input.via(controller.signal);
   try {
-    const report = await checkHealth({
-      ...input,
+    const report = await measureHealth({
+      tasks: input.tasks,
+      repeat: input.repeat,
       outDir: input.out,
-      signal: controller.signal,
-      onProgress: (run, p) => {
-        if (run !== current) {
-          printer?.end();
-          process.stderr.write(`${run}: ${run === "no-actions" ? "each task with no actions" : "each task with its solution"}\n`);
-          printer = createProgressPrinter();
-          current = run;
-        }
-        printer!.update(p);
+      execute: async (run) => {
+        process.stderr.write(`${run.runId}: ${run.agent === "none" ? "each task with no actions" : "each task with its solution"}\n`);
+        await execute(run);
       },
     });
-    printer?.end();
     process.stdout.write(healthConsole(report, input.out));
     const code = healthExitCode(report);
     return code === 0 && datasetHasErrors ? 1 : code;
   } catch (err) {
-    printer?.end();
     if (controller.signal.aborted) return 130;
     throw err;
   } finally {

@@ -22,7 +22,11 @@ const EXAMPLES: Record<string, string[]> = {
     "pincer run examples --resume --run-id run-20261127-101500   # continue, or retry errors",
   ],
   validate: ["pincer validate examples", "pincer validate osworld/evaluation_examples/examples --app chrome"],
-  check: ["pincer check examples", "pincer check examples --repeat 5 --out health   # flaky, broken, too lenient"],
+  check: [
+    "pincer check examples",
+    "pincer check examples --repeat 5 --out health   # flaky, broken, too lenient",
+    "pincer check examples --repeat 5 --queue redis://queue-host:6379   # the runs on pincer workers",
+  ],
   report: ["pincer report results/run-20261127-101500"],
   replay: ["pincer replay results/run-20261127-101500", "pincer replay results/run-20261127-101500 --task 'terminal/*' --provider container"],
   image: ["pincer image build --profile office --format container", "pincer image list"],

@@ -13,9 +13,9 @@ import { newRunId, runDirOf, runTasks, type RunnerOptions } from "../runner/runn
 import { coverageOf, formatProblems, shownPath, type Dataset, type DatasetTask } from "../datasets/loader.js";
 import { checkTasks, type TaskCheck } from "../runner/check.js";
 import { addDatasetOptions, type DatasetCliOptions, loadCliDataset } from "./datasetOptions.js";
-import { checkOutFolder, defaultHealthFolder, parseRepeat, runHealthCheck } from "./healthCommand.js";
+import { checkOutFolder, defaultHealthFolder, parseRepeat, poolHealthRuns, runHealthCheck } from "./healthCommand.js";
 import { registerMcpCommand } from "./mcp.js";
-import { addQueueOptions, registerWorkerCommand, runQueueCommand } from "./queueCommands.js";
+import { addQueueOptions, queueHealthRuns, registerWorkerCommand, runQueueCommand } from "./queueCommands.js";
 import { registerReportCommand } from "./reportCommand.js";
 import { registerCacheCommand } from "./cacheCommand.js";
 import { registerImageCommand } from "./imageCommand.js";
@@ -183,10 +183,35 @@ function exitCode(report: Report, strict: boolean, runDir: string): number {
   return strict && report.passed !== report.tasks ? 1 : 0;
 }
 
-async function checkCommand(
-  dir: string,
-  o: MachineCliOptions & DatasetCliOptions & { concurrency: number; screen: { width: number; height: number }; repeat?: number; out?: string },
-): Promise<number> {
+/** The options of `pincer check`. */
+interface CheckCliOptions extends MachineCliOptions, DatasetCliOptions {
+  concurrency: number;
+  screen: { width: number; height: number };
+  repeat?: number;
+  out?: string;
+  queue?: string;
+  queueName: string;
+}
+
+/**
+ * `check --queue` is a health check on workers: it needs --repeat, and refuses what sets this
+ * host's machines (`given`: the options given on the command line).
+ */
+function checkQueueOptions(o: CheckCliOptions, given: (name: string) => boolean): void {
+  if (o.repeat === undefined) {
+    throw new CliArgumentError(
+      "--queue measures task health on `pincer worker`s and needs --repeat N (--repeat 1: each task's solution once and no actions once, " +
+        "with health.json); a check without --repeat runs on this host's machines: leave --queue off",
+    );
+  }
+  const local = ["concurrency", "screen"].filter(given).map((n) => `--${n}`);
+  if (local.length > 0) {
+    throw new CliArgumentError(`${local.join(", ")} set this host's machines, which check --queue does not use: give them to \`pincer worker\``);
+  }
+}
+
+async function checkCommand(dir: string, o: CheckCliOptions, given: (name: string) => boolean): Promise<number> {
+  if (o.queue) checkQueueOptions(o, given);
   const { registries, dataset } = await loadCliDataset(dir, o);
   if (dataset.problems.length) process.stderr.write(`${formatProblems(dataset.problems)}\n`);
   if (dataset.tasks.length === 0) {
@@ -194,10 +219,19 @@ async function checkCommand(
     return 2;
   }
   const out = o.out === undefined ? undefined : checkOutFolder(o.out);
+  const errors = dataset.problems.some((p) => p.severity === "error");
+  if (o.queue && o.repeat !== undefined) {
+    const via = await queueHealthRuns(dir, { ...o, queue: o.queue }, { tasks: dataset.tasks, registries });
+    return runHealthCheck({ tasks: dataset.tasks, repeat: o.repeat, out: out ?? defaultHealthFolder(), via }, errors);
+  }
   const pool = await openCliPool(dataset.tasks, o, o.concurrency, o.screen);
   if (o.repeat !== undefined) {
-    const errors = dataset.problems.some((p) => p.severity === "error");
-    const health = { tasks: dataset.tasks, registries, pool, repeat: o.repeat, out: out ?? defaultHealthFolder() };
+    const health = {
+      tasks: dataset.tasks,
+      repeat: o.repeat,
+      out: out ?? defaultHealthFolder(),
+      via: poolHealthRuns({ tasks: dataset.tasks, registries, pool }),
+    };
     return runHealthCheck(health, errors).finally(() => pool.close());
   }
   let checks: TaskCheck[];
@@ -209,7 +243,7 @@ async function checkCommand(
   for (const c of checks) process.stdout.write(`${c.ok ? "ok  " : "FAIL"} ${c.tool}/${c.id}${c.ok ? "" : `: ${c.issues.join("; ")}`}\n`);
   const good = checks.filter((c) => c.ok).length;
   process.stdout.write(`${good} of ${checks.length} tasks check out\n`);
-  return good < checks.length || dataset.problems.some((p) => p.severity === "error") ? 1 : 0;
+  return good < checks.length || errors ? 1 : 0;
 }
 
 const program = new Command("pincer").description("Run computer-use agent benchmarks on machines running pincer-daemon.").version(PINCER_VERSION);
@@ -221,7 +255,11 @@ const runCommandCli = program
   .argument("<tasks>", "folder of tasks (<tool>/<id>/<id>.json, *.task.ts) or one task file")
   .addOption(envOption())
   .addOption(machinesOption())
-  .addOption(new Option("--agent <agent>", `who acts: scripted (replays solution.json), or a model: ${PROVIDER_AGENTS.join(", ")}`).default("scripted"))
+  .addOption(
+    new Option("--agent <agent>", `who acts: scripted (replays solution.json), none (takes no action), or a model: ${PROVIDER_AGENTS.join(", ")}`).default(
+      "scripted",
+    ),
+  )
   .option("--model <name>", "model name, for the model agents")
   .option("--base-url <url>", "model API endpoint, e.g. http://localhost:8000/v1 (default: OPENAI_BASE_URL / ANTHROPIC_BASE_URL, else the provider's)")
   .option("--max-history <turns[:screenshots]>", "turns resent to the model, and how many of the newest screenshots (default 50:3)", (v: string) =>
@@ -308,13 +346,14 @@ const checkCommandCli = program
   .option("--repeat <n>", "measure each task's health: run its solution N times (and no actions once), each on a clean machine", parseRepeat)
   .option("--out <dir>", "a new or empty folder to keep the runs in (with --repeat: and health.json, health.html; default results/health-<UTC time>)")
   .addOption(screenOption())
-  .action(async (dir: string, o) => {
-    process.exitCode = await checkCommand(dir, o);
+  .action(async (dir: string, o: CheckCliOptions, cmd: Command) => {
+    process.exitCode = await checkCommand(dir, o, (name) => cmd.getOptionValueSource(name) === "cli");
   });
 addDatasetOptions(validateCommandCli);
 addDatasetOptions(checkCommandCli);
 addCredentialOptions(checkCommandCli);
 addProviderOptions(checkCommandCli);
+addQueueOptions(checkCommandCli);
 
 registerReportCommand(program);
 registerReplayCommand(program);

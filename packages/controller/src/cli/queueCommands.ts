@@ -6,6 +6,7 @@ import type { QueuedSettings } from "../queue/protocol.js";
 import type { QueueProgress } from "../queue/coordinator.js";
 import type { Report } from "../runner/report.js";
 import { addCredentialOptions } from "./credentials.js";
+import type { HealthRunsVia } from "./healthCommand.js";
 import { cliRegistries } from "./datasetOptions.js";
 import { addProviderOptions, openMachinePool, type MachineCliOptions } from "./pools.js";
 
@@ -16,7 +17,7 @@ const positiveInt = (name: string) => (v: string) => {
 };
 const collect = (v: string, prev: string[]) => [...prev, v];
 
-/** Adds `--queue` and `--queue-name` to `pincer run`. */
+/** Adds `--queue` and `--queue-name` to `pincer run` and `pincer check`. */
 export function addQueueOptions(cmd: Command): Command {
   return cmd
     .option(
@@ -38,14 +39,14 @@ export interface QueueRunCliOptions extends MachineCliOptions {
   printReport: boolean;
 }
 
-/** Refuses `pincer run --queue` options that choose machines: a queue's workers have their own. */
-export function refuseMachineOptions(o: MachineCliOptions): void {
+/** Refuses `pincer run --queue` (or `check --queue`) options that choose machines: a queue's workers have their own. */
+export function refuseMachineOptions(o: MachineCliOptions, command: "run" | "check" = "run"): void {
   const given = [o.env.length > 0 && "--env", o.machines && "--machines", o.provider && "--provider", o.image && "--image", o.network && "--network"].filter(
     Boolean,
   );
   if (given.length > 0) {
     throw new CliArgumentError(
-      `${given.join(", ")} choose machines, which a queue's workers bring: give them to \`pincer worker\` (leave them off \`pincer run --queue\`)`,
+      `${given.join(", ")} choose machines, which a queue's workers bring: give them to \`pincer worker\` (leave them off \`pincer ${command} --queue\`)`,
     );
   }
 }
@@ -72,6 +73,52 @@ function queueProgressPrinter(stream: NodeJS.WriteStream = process.stderr) {
       .map(([w, n]) => `${w} ${n}`)
       .join(", ");
     stream.write(`${rec ? " — " : ""}${p.done}/${p.total} done, ${p.running.length} running${workers ? ` (${workers})` : ""}, ${p.lost} lost\n`);
+  };
+}
+
+/** What `pincer check --repeat N --queue` needs of its options. */
+export interface QueueCheckCliOptions extends MachineCliOptions {
+  queue: string;
+  queueName: string;
+}
+
+/**
+ * The runs of `pincer check --repeat N --queue`: each a queue run taken by `pincer worker`s, its
+ * progress printed as `pincer run --queue` prints it. Refuses the options that choose machines.
+ */
+export async function queueHealthRuns(
+  dir: string,
+  o: QueueCheckCliOptions,
+  input: { tasks: readonly DatasetTask[]; registries: Registries },
+): Promise<HealthRunsVia> {
+  refuseMachineOptions(o, "check");
+  const { queueHealthExecutor } = await import("../queue/healthRuns.js");
+  return (signal) => {
+    let printer: ReturnType<typeof queueProgressPrinter> | undefined;
+    let current = "";
+    const execute = queueHealthExecutor({
+      url: o.queue,
+      queueName: o.queueName,
+      ...input,
+      datasetRoot: dir,
+      datasetFormats: Array.isArray(o.format) ? o.format.filter((f): f is string => typeof f === "string") : [],
+      signal,
+      onProgress: (run, p) => {
+        // A printer per run: each run's tasks are new to the queue.
+        if (run !== current) [printer, current] = [queueProgressPrinter(), run];
+        printer!(p);
+      },
+    });
+    return async (run) => {
+      try {
+        await execute(run);
+      } catch (err) {
+        if (signal.aborted) {
+          process.stderr.write(`the workers still run the tasks of ${run.runId} they have taken or will take; their results are not collected\n`);
+        }
+        throw err;
+      }
+    };
   };
 }
 

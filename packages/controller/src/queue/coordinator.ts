@@ -41,6 +41,11 @@ export interface QueueRunOptions {
   /** Folder that holds run folders. @default "results" */
   outDir?: string;
   runId?: string;
+  /**
+   * The run's name in the queue (its Redis keys and job ids), when it must differ from `runId`:
+   * names that repeat between runs (a health check's `solution-1`) get one unique to this run. @default runId
+   */
+  queueId?: string;
   /** Continue the run `runId` (whose coordinator stopped): nothing finished is redone. */
   resume?: boolean;
   /** Largest bundle of one task's files, in bytes. @default 64 MiB */
@@ -102,7 +107,8 @@ export async function runOnQueue(opts: QueueRunOptions): Promise<{ runDir: strin
     throw err;
   });
   const store = new ResultStore(runDir);
-  const keys = runKeys(runId);
+  const queueId = opts.queueId ?? runId;
+  const keys = runKeys(queueId);
   const queueName = opts.queueName ?? DEFAULT_QUEUE_NAME;
   const queues = new Map<string, Queue<TaskJob>>();
   for (const t of opts.tasks) {
@@ -118,7 +124,7 @@ export async function runOnQueue(opts: QueueRunOptions): Promise<{ runDir: strin
     // A resumed run keeps when it began.
     started_at: previous?.started_at ?? new Date().toISOString(),
     resumed: opts.resume ?? false,
-    queue: { url: redacted(opts.url), name: queueName },
+    queue: { url: redacted(opts.url), name: queueName, ...(queueId !== runId ? { run: queueId } : {}) },
     attempts: opts.settings.attempts,
     max_steps: opts.settings.maxSteps,
     task_timeout_ms: opts.settings.taskTimeoutMs,
@@ -131,9 +137,9 @@ export async function runOnQueue(opts: QueueRunOptions): Promise<{ runDir: strin
   };
   await store.writeJsonAtomic(join(runDir, "manifest.json"), manifest);
   try {
-    await enqueue(opts, queues, redis, runId, state);
+    await enqueue(opts, queues, redis, queueId, state);
     const progress: QueueProgress = { total: opts.tasks.length, done: Object.keys(state.final).length, running: [], byWorker: {}, lost: 0, unserved: [] };
-    const ctx = { opts, store, redis, queues, keys, runId, state, stateFile, byKey, progress };
+    const ctx = { opts, store, redis, queues, keys, runId: queueId, state, stateFile, byKey, progress };
     let lastFailureCheck = 0;
     while (Object.keys(state.final).length < opts.tasks.length) {
       opts.signal?.throwIfAborted();

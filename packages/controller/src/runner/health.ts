@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import { readdir } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { InvalidArgumentError } from "@pincer/shared";
-import { ScriptedAgent } from "../agents/scripted.js";
+import { agentFactory } from "../agents/factory.js";
 import type { DatasetTask } from "../datasets/format.js";
 import type { Registries } from "../datasets/registries.js";
 import type { MachinePool } from "../machines/provider.js";
@@ -14,18 +14,42 @@ import { countStatuses, type HealthReport, type HealthRun, type TaskHealth, task
 
 export type { HealthFinding, HealthFindingKind, HealthReason, HealthReport, HealthRun, HealthStatus, TaskHealth } from "./taskHealth.js";
 
-/** Options of {@link checkHealth}. */
-export interface HealthOptions {
+/**
+ * One run of a health check: every task, into the run folder `<outDir>/<runId>`, with the agent
+ * `agent` names (`scripted`: each task's solution; `none`: no action).
+ */
+export interface HealthRunSpec {
+  /** The run folder's name (`solution-1` …, `no-actions`). */
+  runId: string;
+  /** The health folder (absolute). */
+  outDir: string;
+  agent: "scripted" | "none";
+}
+
+/**
+ * Runs one run of a health check to its end, each attempt on a clean machine: on a pool here
+ * ({@link checkHealth}), or through a queue on `pincer worker`s. Throws when interrupted.
+ */
+export type HealthRunExecutor = (run: HealthRunSpec) => Promise<void>;
+
+/** Options of {@link measureHealth}. */
+export interface MeasureHealthOptions {
   tasks: readonly DatasetTask[];
-  registries: Registries;
-  pool: MachinePool;
-  /** Runs of each task's solution, each on a clean machine from the pool (a whole number ≥ 1). */
+  /** Runs of each task's solution (a whole number ≥ 1). */
   repeat: number;
   /**
    * The health folder: it gets one run folder per run (`solution-1` … `solution-N`, `no-actions`),
    * then `health.json` and `health.html`. It must be new or empty.
    */
   outDir: string;
+  /** How a run is run; the runs go one after another, in the order of {@link healthRunFolders}. */
+  execute: HealthRunExecutor;
+}
+
+/** Options of {@link checkHealth}. */
+export interface HealthOptions extends Omit<MeasureHealthOptions, "execute"> {
+  registries: Registries;
+  pool: MachinePool;
   signal?: AbortSignal;
   /** Progress of each run (`run` is its folder's name) as its tasks finish. */
   onProgress?(run: string, p: RunProgress): void;
@@ -77,14 +101,41 @@ async function reasonOf(store: ResultStore, task: DatasetTask, attempt: number, 
 }
 
 /**
- * Measures the health of tasks: each one's solution runs `repeat` times and doing nothing runs once,
- * each attempt on a clean machine from the pool (any provider). Says per task how often its
- * solution scored 1, its scores, the distinct reasons its runs gave, its time per run, and whether
- * it is healthy, flaky, broken or too lenient; a machine's failure is reported apart and never
- * counted against the task. Keeps every run folder in `outDir` and writes `health.json` and the
- * page `health.html` there, each atomically.
+ * Measures the health of tasks on a pool here: each one's solution runs `repeat` times and doing
+ * nothing runs once, each attempt on a clean machine from the pool (any provider). Says per task
+ * how often its solution scored 1, its scores, the distinct reasons its runs gave, its time per
+ * run, and whether it is healthy, flaky, broken or too lenient; a machine's failure is reported
+ * apart and never counted against the task. Keeps every run folder in `outDir` and writes
+ * `health.json` and the page `health.html` there, each atomically.
  */
 export async function checkHealth(opts: HealthOptions): Promise<HealthReport> {
+  return measureHealth({ tasks: opts.tasks, repeat: opts.repeat, outDir: opts.outDir, execute: poolHealthExecutor(opts) });
+}
+
+/** Runs a health check's runs on a pool here, as {@link checkHealth} does (give it to {@link measureHealth}). */
+export function poolHealthExecutor(opts: Omit<HealthOptions, "repeat" | "outDir">): HealthRunExecutor {
+  return async ({ runId, outDir, agent }) => {
+    await runTasks({
+      tasks: opts.tasks,
+      registries: opts.registries,
+      pool: opts.pool,
+      outDir,
+      runId,
+      screenshots: false,
+      maxSteps: "auto",
+      agentFor: agentFactory({ kind: agent }),
+      ...(opts.signal ? { signal: opts.signal } : {}),
+      ...(opts.onProgress ? { onProgress: (p: RunProgress) => opts.onProgress!(runId, p) } : {}),
+    });
+  };
+}
+
+/**
+ * The health of tasks from runs that `execute` makes (see {@link checkHealth}): checks the repeat
+ * and the folder, makes the runs one after another, then reads each task's attempts in the run
+ * folders and writes `health.json` and `health.html`. Where the runs ran makes no difference.
+ */
+export async function measureHealth(opts: MeasureHealthOptions): Promise<HealthReport> {
   if (!Number.isInteger(opts.repeat) || opts.repeat < 1) {
     throw new InvalidArgumentError(`repeat must be a whole number ≥ 1 (how many times each task's solution runs), not ${opts.repeat}`);
   }
@@ -92,15 +143,8 @@ export async function checkHealth(opts: HealthOptions): Promise<HealthReport> {
   await checkOutDir(outDir);
   const startedAt = new Date().toISOString();
   const folders = healthRunFolders(opts.repeat);
-  const base = { tasks: opts.tasks, registries: opts.registries, pool: opts.pool, outDir, screenshots: false, maxSteps: "auto" as const };
-  const extra = (run: string) => ({
-    ...(opts.signal ? { signal: opts.signal } : {}),
-    ...(opts.onProgress ? { onProgress: (p: RunProgress) => opts.onProgress!(run, p) } : {}),
-  });
-  for (const run of folders.solution) {
-    await runTasks({ ...base, ...extra(run), runId: run, agentFor: (t) => new ScriptedAgent(t.solution ?? []) });
-  }
-  await runTasks({ ...base, ...extra(folders.noActions), runId: folders.noActions, agentFor: () => new ScriptedAgent([]) });
+  for (const run of folders.solution) await opts.execute({ runId: run, outDir, agent: "scripted" });
+  await opts.execute({ runId: folders.noActions, outDir, agent: "none" });
 
   const perTask: TaskHealth[] = [];
   for (const task of opts.tasks) {
