@@ -8,6 +8,7 @@ import { type HealthReport, type HealthRunExecutor, measureHealth, poolHealthExe
 import { newRunId, type RunProgress } from "../runner/runner.js";
 import { HEALTH_STATUSES, type HealthStatus } from "../runner/taskHealth.js";
 import { createProgressPrinter } from "./progress.js";
+import { onInterrupt } from "./interrupt.js";
 
 /** `--repeat N`: a whole number ≥ 1, or an error that says what to write. */
 export function parseRepeat(v: string): number {
@@ -115,14 +116,8 @@ export async function runHealthCheck(
   input: { tasks: readonly DatasetTask[]; repeat: number; out: string; via: HealthRunsVia },
   datasetHasErrors: boolean,
 ): Promise<number> {
-  const controller = new AbortController();
-  const onSignal = () => {
-    process.stderr.write("\ninterrupted: stopping; the runs so far stay in the folder\n");
-    controller.abort(new Error("interrupted"));
-  };
-  process.once("SIGINT", onSignal);
-  process.once("SIGTERM", onSignal);
-  const execute = input.via(controller.signal);
+  const interrupt = onInterrupt("interrupted: stopping; the runs so far stay in the folder");
+  const execute = input.via(interrupt.signal);
   try {
     const report = await measureHealth({
       tasks: input.tasks,
@@ -137,10 +132,9 @@ export async function runHealthCheck(
     const code = healthExitCode(report);
     return code === 0 && datasetHasErrors ? 1 : code;
   } catch (err) {
-    if (controller.signal.aborted) return 130;
+    if (interrupt.signal.aborted) return 130;
     throw err;
   } finally {
-    process.off("SIGINT", onSignal);
-    process.off("SIGTERM", onSignal);
+    interrupt.release();
   }
 }

@@ -25,6 +25,7 @@ import { registerReplayCommand } from "./replayCommand.js";
 import { parseSettle } from "./settleOption.js";
 import type { SettleOptions } from "../env/index.js";
 import { addExamples, configureHelp } from "./help.js";
+import { onInterrupt } from "./interrupt.js";
 
 const positiveInt = (name: string) => (v: string) => {
   const n = Number(v);
@@ -116,13 +117,7 @@ async function runCommand(dir: string, o: RunCliOptions): Promise<number> {
   } catch (err) {
     throw new CliArgumentError((err as Error).message);
   }
-  const controller = new AbortController();
-  const onSignal = () => {
-    process.stderr.write("\ninterrupted: stopping running tasks (their attempts are redone by --resume)\n");
-    controller.abort(new Error("interrupted"));
-  };
-  process.once("SIGINT", onSignal);
-  process.once("SIGTERM", onSignal);
+  const interrupt = onInterrupt("interrupted: stopping running tasks (their attempts are redone by --resume)");
   // --a11y: local machines get the buses the accessibility tree is read from.
   const pool = await openCliPool(dataset.tasks, o, o.concurrency, { ...o.screen, ...(o.a11y ? { accessibilityBus: true } : {}) });
   const printer = createProgressPrinter();
@@ -138,7 +133,7 @@ async function runCommand(dir: string, o: RunCliOptions): Promise<number> {
       resume: o.resume,
       dataset: { root: dataset.root, formats: (o.format ?? []).map((f) => resolve(f)) },
       ...settings,
-      signal: controller.signal,
+      signal: interrupt.signal,
       onProgress: (p) => printer.update(p),
     };
     const done = await runTasks(opts);
@@ -146,14 +141,13 @@ async function runCommand(dir: string, o: RunCliOptions): Promise<number> {
     return finishRun(done, o);
   } catch (err) {
     printer.end();
-    if (controller.signal.aborted) {
+    if (interrupt.signal.aborted) {
       process.stderr.write(`run interrupted; continue it with: pincer run ${dir} --resume --run-id ${runId} --out ${o.out}\n`);
       return 130;
     }
     throw err;
   } finally {
-    process.off("SIGINT", onSignal);
-    process.off("SIGTERM", onSignal);
+    interrupt.release();
     await pool.close();
   }
 }

@@ -9,6 +9,7 @@ import { addCredentialOptions } from "./credentials.js";
 import type { HealthRunsVia } from "./healthCommand.js";
 import { cliRegistries } from "./datasetOptions.js";
 import { addProviderOptions, openMachinePool, type MachineCliOptions } from "./pools.js";
+import { onInterrupt } from "./interrupt.js";
 
 const positiveInt = (name: string) => (v: string) => {
   const n = Number(v);
@@ -138,10 +139,7 @@ export async function runQueueCommand(
   const { newRunId } = await import("../runner/runner.js");
   const { runOnQueue } = await import("../queue/coordinator.js");
   const runId = o.runId ?? newRunId();
-  const controller = new AbortController();
-  const onSignal = () => controller.abort(new Error("interrupted"));
-  process.once("SIGINT", onSignal);
-  process.once("SIGTERM", onSignal);
+  const interrupt = onInterrupt();
   process.stderr.write(`run ${runId}: ${run.tasks.length} task(s) to the queue ${o.queueName} (workers take them)\n`);
   try {
     return await runOnQueue({
@@ -155,19 +153,18 @@ export async function runQueueCommand(
       outDir: o.out,
       runId,
       resume: o.resume,
-      signal: controller.signal,
+      signal: interrupt.signal,
       onProgress: queueProgressPrinter(),
     });
   } catch (err) {
-    if (!controller.signal.aborted) throw err;
+    if (!interrupt.signal.aborted) throw err;
     process.stderr.write(
       `\nstopped: the workers go on with the run's tasks; collect their results with: pincer run ${dir} --queue ${o.queue.replace(/\/\/[^@]*@/, "//")} ` +
         `--resume --run-id ${runId} --out ${o.out}\n`,
     );
     return "interrupted";
   } finally {
-    process.off("SIGINT", onSignal);
-    process.off("SIGTERM", onSignal);
+    interrupt.release();
   }
 }
 

@@ -13,6 +13,7 @@ import { addProviderOptions, openCliPool, type MachineCliOptions } from "./pools
 import { createProgressPrinter } from "./progress.js";
 import { parseSettle } from "./settleOption.js";
 import { importTaskModule } from "./taskModules.js";
+import { onInterrupt } from "./interrupt.js";
 
 /** The options of `pincer replay`. */
 interface ReplayCliOptions extends MachineCliOptions {
@@ -78,14 +79,8 @@ async function replayCommand(runDir: string, o: ReplayCliOptions): Promise<numbe
   const registries = await cliRegistries(manifest.dataset?.formats ?? []);
   const source = await loadReplaySource(runDir, { registries, tasks: o.task, importModule: importTaskModule, ...(o.dataset ? { dataset: o.dataset } : {}) });
   for (const w of source.warnings) process.stderr.write(`warning: ${w}\n`);
-  const controller = new AbortController();
   const runId = o.runId ?? newRunId();
-  const onSignal = () => {
-    process.stderr.write("\ninterrupted: stopping the replay\n");
-    controller.abort(new Error("interrupted"));
-  };
-  process.once("SIGINT", onSignal);
-  process.once("SIGTERM", onSignal);
+  const interrupt = onInterrupt("interrupted: stopping the replay");
   const screen = o.screen ?? source.screen ?? { width: 1280, height: 800 };
   const pool = await openCliPool(
     source.tasks.map((t) => t.task),
@@ -105,7 +100,7 @@ async function replayCommand(runDir: string, o: ReplayCliOptions): Promise<numbe
       screenshots: o.screenshots,
       ...(o.settle !== "auto" ? { settle: o.settle } : {}),
       screenThreshold: o.screenThreshold,
-      signal: controller.signal,
+      signal: interrupt.signal,
       onProgress: (p) => printer.update(p),
     });
     printer.end();
@@ -113,14 +108,13 @@ async function replayCommand(runDir: string, o: ReplayCliOptions): Promise<numbe
     return done.replay.same_outcome === done.replay.tasks ? 0 : 1;
   } catch (err) {
     printer.end();
-    if (controller.signal.aborted) {
+    if (interrupt.signal.aborted) {
       process.stderr.write(`replay interrupted: ${join(o.out, runId)} is incomplete; replay again with another --run-id\n`);
       return 130;
     }
     throw err;
   } finally {
-    process.off("SIGINT", onSignal);
-    process.off("SIGTERM", onSignal);
+    interrupt.release();
     await pool.close();
   }
 }

@@ -1,22 +1,10 @@
 import { randomUUID } from "node:crypto";
-import type { DatasetTask } from "../datasets/format.js";
-import type { Registries } from "../datasets/registries.js";
 import type { HealthRunExecutor } from "../runner/health.js";
-import { type QueueProgress, runOnQueue } from "./coordinator.js";
+import { type QueueProgress, type QueueRunOptions, runOnQueue } from "./coordinator.js";
 import type { QueuedSettings } from "./protocol.js";
 
-/** Options of {@link queueHealthExecutor}: the queue, and the tasks with where they were read from. */
-export interface QueueHealthOptions {
-  /** The queue's Redis (see redisConnection). */
-  url: string;
-  /** @default "pincer-tasks" */
-  queueName?: string;
-  tasks: readonly DatasetTask[];
-  registries: Registries;
-  /** The dataset's root folder (each task's files travel relative to it). */
-  datasetRoot: string;
-  /** Modules of extra dataset formats the tasks were loaded with. @default [] */
-  datasetFormats?: readonly string[];
+/** Options of {@link queueHealthExecutor}: the queue, and the tasks with where they were read from, as for a queue run. */
+export interface QueueHealthOptions extends Pick<QueueRunOptions, "url" | "queueName" | "tasks" | "registries" | "datasetRoot" | "datasetFormats"> {
   signal?: AbortSignal;
   /** Progress of each run (`run` is its folder's name) as the queue reports it. */
   onProgress?(run: string, p: QueueProgress): void;
