@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, test } from "vitest";
 import { runPincer } from "../fixtures/cli.js";
+import { spawnDaemon } from "../fixtures/daemon.js";
 
 // A new user's wrong turns: each ends at once with what happened and what to do, before any
 // machine starts (no "starting … slot(s)" line) and without leaving a run folder behind.
@@ -108,6 +109,38 @@ describe("a task module without an evaluator", () => {
       expect(r.code, cmd).toBe(2);
       expect(r.stderr).toMatch(expected);
       expect(r.stderr).not.toMatch(/starting \d+ local slot/);
+    }
+  });
+});
+
+describe("a machine without a screen, for a run that looks at screens", () => {
+  test("the run fails before its first task, naming the machine and how to give it a display; a scripted run still goes", async () => {
+    const daemon = await spawnDaemon({ env: { DISPLAY: "" } });
+    try {
+      const model = await pincerIn("no-screen", [
+        "run",
+        "examples",
+        "--task",
+        "terminal/write-greeting",
+        "--env",
+        `desktop=${daemon.address}`,
+        "--agent",
+        "openai",
+        "--model",
+        "m",
+        "--base-url",
+        "http://127.0.0.1:1/v1",
+      ]);
+      expect(model.code).toBe(1);
+      expect(model.stderr).toMatch(
+        /cannot use these machines:\n {2}desktop \(slot 1\): it has no usable screen, and the run takes screenshots: .*no X display configured.*pincer-daemon --display :1/,
+      );
+      expect(model.left).toEqual([]);
+      const scripted = await pincerIn("no-screen-scripted", ["run", "examples", "--task", "terminal/write-greeting", "--env", `desktop=${daemon.address}`]);
+      expect(scripted.stderr).not.toMatch(/no usable screen/);
+      expect(scripted.left).toHaveLength(1);
+    } finally {
+      await daemon.close();
     }
   });
 });

@@ -119,7 +119,9 @@ async function runCommand(dir: string, o: RunCliOptions): Promise<number> {
   }
   const interrupt = onInterrupt("interrupted: stopping running tasks (their attempts are redone by --resume)");
   // --a11y: local machines get the buses the accessibility tree is read from.
-  const pool = await openCliPool(dataset.tasks, o, o.concurrency, { ...o.screen, ...(o.a11y ? { accessibilityBus: true } : {}) });
+  // A model looks at the screens (and --a11y reads the desktop): remote machines must show theirs before the first task.
+  const needsScreen = !["scripted", "none"].includes(o.agent) || o.a11y !== undefined;
+  const pool = await openCliPool(dataset.tasks, o, o.concurrency, { ...o.screen, needsScreen, ...(o.a11y ? { accessibilityBus: true } : {}) });
   const printer = createProgressPrinter();
   const runId = o.runId ?? newRunId();
   try {

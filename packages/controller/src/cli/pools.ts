@@ -65,10 +65,10 @@ function remoteProviderOf(o: MachineCliOptions): { provider: MachineProvider; na
   return machines && { provider: remoteProvider(machines, flags), names: [...machines.keys()] };
 }
 
-async function openRemotePool(remote: { provider: MachineProvider; names: string[] }, concurrency: number): Promise<MachinePool> {
+async function openRemotePool(remote: { provider: MachineProvider; names: string[] }, concurrency: number, needsScreen: boolean): Promise<MachinePool> {
   const pool = await openPool(remote.provider, remote.names, concurrency);
   // All machines at once; one error listing every machine that cannot be used, and why.
-  await checkPool(pool).catch(async (err: unknown) => {
+  await checkPool(pool, undefined, { needsScreen }).catch(async (err: unknown) => {
     await pool.close();
     throw err;
   });
@@ -108,20 +108,21 @@ export async function openCliPool(
   tasks: readonly DatasetTask[],
   o: MachineCliOptions,
   concurrency: number,
-  local: { width: number; height: number; accessibilityBus?: boolean },
+  local: { width: number; height: number; accessibilityBus?: boolean; needsScreen?: boolean },
 ): Promise<MachinePool> {
   return openMachinePool([...new Set(tasks.flatMap(environmentsOf))], o, concurrency, local);
 }
 
 /**
  * The pool a command's options describe, with a machine per slot for each of `names` (remote
- * machines come by the names their options give).
+ * machines come by the names their options give). `needsScreen`: remote machines must show a
+ * screen before the first task (local and image machines always have their own).
  */
 export async function openMachinePool(
   names: readonly string[],
   o: MachineCliOptions,
   concurrency: number,
-  local: { width: number; height: number; accessibilityBus?: boolean },
+  local: { width: number; height: number; accessibilityBus?: boolean; needsScreen?: boolean },
 ): Promise<MachinePool> {
   const remote = remoteProviderOf(o);
   const provider = o.provider ?? (remote ? "remote" : "local");
@@ -129,14 +130,15 @@ export async function openMachinePool(
     throw new CliArgumentError(`--network is for local machines; ${provider} machines have the network their engine or image gives them`);
   if (provider === "remote") {
     if (!remote) throw new CliArgumentError("--provider remote needs --env name=host:port or --machines FILE");
-    return openRemotePool(remote, concurrency);
+    return openRemotePool(remote, concurrency, local.needsScreen ?? false);
   }
   if (remote) throw new CliArgumentError(`--env and --machines give remote machines; they do not go with --provider ${provider}`);
   if (provider === "local" && o.image) throw new CliArgumentError("--image needs --provider container or --provider qemu");
   if (provider === "local") {
     const each = `an Xvfb display and a pincer-daemon${local.accessibilityBus ? " with an accessibility bus" : ""} each`;
     process.stderr.write(`starting ${concurrency} local slot(s) with ${names.join(", ")} (${each})\n`);
-    return openPool(localProvider({ ...local, ...(o.network ? { network: true } : {}) }), names, concurrency);
+    const { needsScreen: _, ...screen } = local;
+    return openPool(localProvider({ ...screen, ...(o.network ? { network: true } : {}) }), names, concurrency);
   }
   const made = await imageProvider(o, local);
   process.stderr.write(`starting ${concurrency} slot(s) with ${names.join(", ")} (${provider}, image ${o.image})\n`);

@@ -123,17 +123,24 @@ export async function machineProblem(err: unknown, spec: MachineSpec | undefined
 /**
  * Connects to every machine of a remote pool at once and asks each for its info. Resolves when all
  * answer; otherwise throws one error listing each machine that did not, with the reason and, for a
- * refused TLS handshake or token, the flag that fixes it.
+ * refused TLS handshake or token, the flag that fixes it. With `needsScreen`, each machine's screen
+ * is asked for too, so that a daemon without a display fails the run before its first task.
  */
-export async function checkPool(pool: MachinePool, timeoutMs = 15_000): Promise<void> {
+export async function checkPool(pool: MachinePool, timeoutMs = 15_000, opts: { needsScreen?: boolean } = {}): Promise<void> {
   const checks = pool.slots.flatMap((slot) =>
     Object.entries(slot.envs).map(async ([name, env]) => {
       try {
         await env.system.info({ timeoutMs, waitForReady: false });
-        return undefined;
       } catch (err) {
         return `  ${name} (slot ${slot.index + 1}): ${await machineProblem(err, slot.machines?.[name], name)}`;
       }
+      if (!opts.needsScreen) return undefined;
+      // A run that takes screenshots needs each machine's screen: a daemon without a display
+      // answers, but every screenshot would fail, task after task.
+      return env.screen.size({ timeoutMs }).then(
+        () => undefined,
+        (err: unknown) => `  ${name} (slot ${slot.index + 1}): it has no usable screen, and the run takes screenshots: ${(err as Error).message}`,
+      );
     }),
   );
   const problems = (await Promise.all(checks)).filter((p): p is string => p !== undefined);
