@@ -132,9 +132,8 @@ describe("a machine without a screen, for a run that looks at screens", () => {
         "http://127.0.0.1:1/v1",
       ]);
       expect(model.code).toBe(1);
-      expect(model.stderr).toMatch(
-        /cannot use these machines:\n {2}desktop \(slot 1\): it has no usable screen, and the run takes screenshots: .*no X display configured.*pincer-daemon --display :1/,
-      );
+      expect(model.stderr).toMatch(/cannot use these machines:\n {2}desktop \(slot 1\): it has no usable screen, and the run takes screenshots: /);
+      expect(model.stderr).toMatch(/no X display configured.*pincer-daemon --display :1/);
       expect(model.left).toEqual([]);
       const scripted = await pincerIn("no-screen-scripted", ["run", "examples", "--task", "terminal/write-greeting", "--env", `desktop=${daemon.address}`]);
       expect(scripted.stderr).not.toMatch(/no usable screen/);
