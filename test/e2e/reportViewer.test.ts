@@ -200,7 +200,7 @@ describe("report.html, the run viewer, in headless Chromium", () => {
     await page.screenshot({ path: join(ROOT, ".tmp", "report-viewer-attempts.png") });
 
     // The last evaluation's verdict is final: a node that failed then is drawn red.
-    await page.goto(pathToFileURL(join(runDir, "report.html")).href + "#task=viewer%2Fidle");
+    await page.goto(`${pathToFileURL(join(runDir, "report.html")).href}#task=viewer%2Fidle`);
     await expect.poll(() => page.locator(".node").getAttribute("data-status")).toBe("failed");
     expect(await page.locator(".node").evaluate(BACKGROUND)).toBe("rgb(198, 40, 40)");
     expect(problems).toEqual([]);
