@@ -4,82 +4,14 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { z } from "zod";
-import { createGraphEvaluator, evaluator } from "@pincer/controller";
-import type { Agent, AgentTurn } from "@pincer/controller/agents";
-import { createRegistries, defineTask } from "@pincer/controller/datasets";
-import { remotePool } from "@pincer/controller/machines";
-import { runTasks, type TrajectoryLine } from "@pincer/controller/runner";
-import { runPincer } from "../fixtures/cli.js";
+import type { TrajectoryLine } from "@pincer/controller/runner";
+import { ROOT, runPincer } from "../fixtures/cli.js";
 import { spawnDaemon, type RunningDaemon } from "../fixtures/daemon.js";
-import { moduleTask } from "../fixtures/tasks.js";
+import { CLICK, H, HOSTILE, makeViewerRun, SETUP_FAILURE, W } from "../fixtures/viewerRuns.js";
 import { startXvfb, type XServer } from "../fixtures/xvfb.js";
 
 // Debian's chromium (scripts/install-system-deps.sh installs it); CHROMIUM_PATH names another build.
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
-// Larger than the 1280x800 the runner's screenshots fit in: they are scaled by 0.8, and the viewer must map clicks accordingly.
-const W = 1600;
-const H = 1000;
-const CLICK = { x: 400, y: 300 };
-const DRAG_END = { x: 1200, y: 700 };
-// Model text that would end the data's <script> element, were it embedded unescaped.
-const HOSTILE = `Clicking the button. </script><script>window.pwned = 1</script><!-- <img src=x onerror="window.pwned = 2">`;
-
-const pointerNear = evaluator({
-  name: "pointer_near",
-  description: "Is the pointer within 20 pixels of the point?",
-  params: z.object({ x: z.number(), y: z.number() }),
-  run: async ({ x, y }, { env, signal }) => {
-    const p = await env.mouse.position({ signal });
-    return Math.abs(p.x - x) <= 20 && Math.abs(p.y - y) <= 20;
-  },
-});
-const never = evaluator({ name: "never", description: "Never passes.", run: async () => false });
-
-const pointing = defineTask({
-  id: "pointing",
-  instruction: "Click the point, then drag from it to the lower right.",
-  tags: ["gui"],
-  related_apps: ["xclock"],
-  build: () => ({
-    evaluator: createGraphEvaluator({
-      nodes: { clicked: pointerNear.bind(CLICK), dragged: pointerNear.bind(DRAG_END) },
-      edges: [["clicked", "dragged"]],
-      passPolicy: "sticky",
-    }),
-  }),
-});
-const idle = defineTask({ id: "idle", instruction: "Nothing can pass this.", tags: ["cli"], related_apps: ["bash"], build: () => ({ evaluator: never }) });
-
-/** Plays fixed turns (text, tool calls, usage) like a model would; then says done. */
-class TurnsAgent implements Agent {
-  readonly name = "turns";
-  readonly model = "fixed-turns";
-  readonly wantsScreenshots = false;
-  #next = 0;
-  constructor(private readonly turns: AgentTurn[]) {}
-  start(): void {
-    this.#next = 0;
-  }
-  async act(): Promise<AgentTurn> {
-    return this.turns[this.#next++] ?? { calls: [], done: true, message: "Nothing left to do." };
-  }
-}
-
-const usage = { input: 1200, output: 40 };
-const POINTING_TURNS: AgentTurn[] = [
-  { message: HOSTILE, usage, calls: [{ tool: "desktop__click", args: CLICK }] },
-  {
-    message: "Typing, then selecting all.",
-    usage,
-    calls: [
-      { tool: "desktop__type", args: { text: "hi" } },
-      { tool: "desktop__key", args: { keys: "ctrl+a" } },
-    ],
-  },
-  { message: "Scrolling.", usage, calls: [{ tool: "desktop__scroll", args: { dy: 2, x: 800, y: 500 } }] },
-  { message: "Dragging.", usage, calls: [{ tool: "desktop__drag", args: { start_x: CLICK.x, start_y: CLICK.y, end_x: DRAG_END.x, end_y: DRAG_END.y } }] },
-];
 
 let xvfb: XServer;
 let daemon: RunningDaemon;
@@ -95,25 +27,7 @@ beforeAll(async () => {
   xvfb = await startXvfb({ width: W, height: H });
   daemon = await spawnDaemon({ display: xvfb.display });
   await daemon.env.waitUntilReady({ timeoutMs: 20_000 });
-  const pool = await remotePool([`desktop=${daemon.address}`]);
-  try {
-    const tasks = [moduleTask(pointing, work, "viewer"), moduleTask(idle, work, "viewer")];
-    const run = await runTasks({
-      tasks,
-      registries: createRegistries(),
-      pool,
-      agentFor: (t) => new TurnsAgent(t.id === "pointing" ? POINTING_TURNS : []),
-      outDir: join(work, "results"),
-      runId: "viewer-run",
-      screenshots: true,
-      settle: { quietMs: 100, maxMs: 2000 },
-      record: true,
-      maxSteps: 10,
-    });
-    runDir = run.runDir;
-  } finally {
-    await pool.close();
-  }
+  runDir = await makeViewerRun(work, daemon.address, "a");
   browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox"] });
 });
 
@@ -135,6 +49,9 @@ async function openReport(): Promise<{ page: Page; problems: string[] }> {
   await page.goto(pathToFileURL(join(runDir, "report.html")).href);
   return { page, problems };
 }
+
+/** An element's computed background colour (run in the page). */
+const BACKGROUND = (e: unknown) => (globalThis as unknown as { getComputedStyle(e: unknown): { backgroundColor: string } }).getComputedStyle(e).backgroundColor;
 
 const rowKeys = (page: Page) => page.locator("#tasks tbody tr").evaluateAll((rows) => rows.map((r) => r.getAttribute("data-key")));
 
@@ -161,7 +78,7 @@ describe("report.html, the run viewer, in headless Chromium", () => {
 
   test("filter and sort the table, open a task, step with the keyboard; the click marker sits on the clicked point", async () => {
     const { page, problems } = await openReport();
-    await expect.poll(() => rowKeys(page)).toEqual(["viewer/idle", "viewer/pointing"]);
+    await expect.poll(() => rowKeys(page)).toEqual(["viewer/broken", "viewer/corner", "viewer/idle", "viewer/pointing"]);
     await page.selectOption("#f-state", "passed");
     expect(await rowKeys(page)).toEqual(["viewer/pointing"]);
     await page.selectOption("#f-state", "");
@@ -172,9 +89,9 @@ describe("report.html, the run viewer, in headless Chromium", () => {
     expect(await rowKeys(page)).toEqual(["viewer/pointing"]);
     await page.selectOption("#f-app", "");
     await page.click('#tasks th[data-sort="steps"]');
-    expect(await rowKeys(page)).toEqual(["viewer/pointing", "viewer/idle"]);
+    expect(await rowKeys(page)).toEqual(["viewer/pointing", "viewer/broken", "viewer/corner", "viewer/idle"]);
     await page.click('#tasks th[data-sort="steps"]');
-    expect(await rowKeys(page)).toEqual(["viewer/idle", "viewer/pointing"]);
+    expect(await rowKeys(page)).toEqual(["viewer/broken", "viewer/corner", "viewer/idle", "viewer/pointing"]);
 
     await page.click('#tasks tr[data-key="viewer/pointing"] td:nth-child(3)');
     await expect.poll(() => page.locator("#view-task").isVisible()).toBe(true);
@@ -184,7 +101,15 @@ describe("report.html, the run viewer, in headless Chromium", () => {
     expect(await page.locator("pre.message").textContent()).toBe(HOSTILE);
     expect(await page.evaluate(() => (globalThis as { pwned?: number }).pwned)).toBeUndefined();
     expect(await page.locator('.node[data-node="clicked"]').getAttribute("data-status")).toBe("passed");
-    expect(await page.locator('.node[data-node="dragged"]').getAttribute("data-status")).toBe("failed");
+    // Checked after step 1 and not holding yet: not reached, drawn grey; the final verdict comes later.
+    expect(await page.locator('.node[data-node="dragged"]').getAttribute("data-status")).toBe("pending");
+    expect(await page.locator('.node[data-node="dragged"]').getAttribute("data-recorded")).toBe("failed");
+    expect(await page.locator('.node[data-node="dragged"]').evaluate(BACKGROUND)).toBe("rgb(138, 148, 166)");
+    // The attempt's files, by path relative to the run folder; one attempt, so no attempt to choose.
+    expect(await page.locator('a[data-file="summary"]').getAttribute("href")).toBe("viewer/pointing/attempt-1/summary.json");
+    expect(await page.locator('a[data-file="trajectory"]').getAttribute("href")).toBe("viewer/pointing/attempt-1/trajectory.jsonl");
+    expect(await page.locator("#attempt-pick").isVisible()).toBe(false);
+    await page.screenshot({ path: join(ROOT, ".tmp", "report-viewer-step.png") });
     // The task's screen recording, playable from the page.
     const video = page.locator('[data-recording="desktop"] video');
     expect(await video.getAttribute("src")).toMatch(/viewer\/pointing\/attempt-1\/recording-desktop\.mp4$/);
@@ -226,11 +151,67 @@ describe("report.html, the run viewer, in headless Chromium", () => {
     await page.close();
   });
 
+  test("the header names the run's configuration; tables per tag, app and counterpart; reasons in the table; every attempt", async () => {
+    const { page, problems } = await openReport();
+    const config = (name: string) => page.locator(`#run-config [data-config="${name}"] dd`).textContent();
+    await expect.poll(() => config("agent")).toBe("turns");
+    expect(await config("model")).toBe("fixed-turns");
+    expect(await config("provider")).toBe("remote");
+    expect(await config("maxSteps")).toBe("10");
+    expect(await config("attempts")).toBe("2");
+    expect(await config("taskTimeout")).toBe("600 s");
+    expect(await config("screenshots")).toBe("on");
+    expect(await config("settle")).toBe("quiet 100 ms, at most 2000 ms");
+    expect(await config("accessibility")).toBe("off");
+    expect(await config("record")).toBe("on");
+
+    const groupRow = (table: string, name: string) =>
+      page.locator(`#${table} tr[data-group="${name}"] td`).evaluateAll((cells) => cells.map((c) => c.textContent));
+    expect(await groupRow("by-tag", "gui")).toEqual(["gui", "2", "1", "1", "0", "50.0%", "0.500"]);
+    expect(await groupRow("by-tag", "setup")).toEqual(["setup", "1", "0", "0", "1", "0.0%", "0.000"]);
+    expect(await groupRow("by-app", "bash")).toEqual(["bash", "1", "0", "1", "0", "0.0%", "0.000"]);
+    expect(await page.locator('#counterparts tr[data-pair="idle|pointing"] td').allTextContents()).toEqual(["idle (cli)", "0.00", "pointing (gui)", "1.00"]);
+    // A click on a group filters the task table by it.
+    await page.click('#by-app tr[data-group="xclock"]');
+    expect(await rowKeys(page)).toEqual(["viewer/pointing"]);
+    await page.selectOption("#f-app", "");
+
+    // Why each task that did not pass ended so, in the table itself.
+    const reason = (key: string) => page.locator(`#tasks tr[data-key="${key}"] td.reason`).textContent();
+    expect(await reason("viewer/broken")).toContain(SETUP_FAILURE);
+    expect(await reason("viewer/idle")).not.toBe("");
+    expect(await reason("viewer/corner")).not.toBe("");
+    expect(await reason("viewer/pointing")).toBe("");
+    await page.screenshot({ path: join(ROOT, ".tmp", "report-viewer-table.png"), fullPage: true });
+
+    // Both attempts of the task that failed setup twice: the last one first, the first one a choice away.
+    await page.click('#tasks tr[data-key="viewer/broken"] td:nth-child(2)');
+    await expect.poll(() => page.locator("#attempt-pick").isVisible()).toBe(true);
+    expect(await page.locator("#f-attempt option").allTextContents()).toEqual(["attempt 2 · setup_error (last)", "attempt 1 · setup_error"]);
+    expect(await page.locator('a[data-file="summary"]').getAttribute("href")).toBe("viewer/broken/attempt-2/summary.json");
+    expect(await page.locator("#task-head pre.error").textContent()).toContain(SETUP_FAILURE);
+    await page.selectOption("#f-attempt", "1");
+    await expect.poll(() => page.locator('a[data-file="summary"]').getAttribute("href")).toBe("viewer/broken/attempt-1/summary.json");
+    expect(await page.locator('a[data-file="trajectory"]').getAttribute("href")).toBe("viewer/broken/attempt-1/trajectory.jsonl");
+    expect(new URL(page.url()).hash).toBe("#task=viewer%2Fbroken&attempt=1&step=1");
+    expect(await page.locator("#task-head .meta").first().textContent()).toContain("attempt 1 of 2");
+    const summary = JSON.parse(readFileSync(join(runDir, "viewer/broken/attempt-1/summary.json"), "utf8")) as { results: { attempt: number } };
+    expect(summary.results.attempt).toBe(1);
+    await page.screenshot({ path: join(ROOT, ".tmp", "report-viewer-attempts.png") });
+
+    // The last evaluation's verdict is final: a node that failed then is drawn red.
+    await page.goto(`${pathToFileURL(join(runDir, "report.html")).href}#task=viewer%2Fidle`);
+    await expect.poll(() => page.locator(".node").getAttribute("data-status")).toBe("failed");
+    expect(await page.locator(".node").evaluate(BACKGROUND)).toBe("rgb(198, 40, 40)");
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
   test("pincer report RUN_DIR rebuilds the viewer; a folder that is not a run is refused", async () => {
     rmSync(join(runDir, "report.html"));
     const ok = await runPincer(["report", runDir]);
     expect(ok.code, ok.stderr).toBe(0);
-    expect(ok.stdout).toMatch(/2 task\(s\): passed 1, failed 1, errors 0/);
+    expect(ok.stdout).toMatch(/4 task\(s\): passed 1, failed 2, errors 1/);
     expect(readFileSync(join(runDir, "report.html"), "utf8")).toContain('id="pincer-data"');
     const bad = await runPincer(["report", work]);
     expect(bad.code).toBe(1);

@@ -23,6 +23,10 @@ export { buildReport, reportMarkdown } from "./runner/report.js";
 export type { Report } from "./runner/report.js";
 /** Rebuilds report.json, report.md and report.html of an existing run folder (what `pincer report RUN_DIR` does). */
 export { rebuildRunReport } from "./runner/runReport.js";
+/** The comparison page of two runs of the same dataset (what `pincer report --compare RUN_A RUN_B` writes), and the comparison it shows. */
+export { compareRuns, taskChange, writeRunComparison } from "./runner/runComparison.js";
+export type { ComparedRun, ComparedTask, RunComparison, TaskChange } from "./runner/runComparison.js";
+export type { RunConfig } from "./runner/viewerData.js";
 export type { ScreenshotGeometry, TrajectoryLine } from "./runner/trajectory.js";
 export type { AgentState, Summary, TaskResults, TaskState } from "./runner/results.js";
 export { drawMarks, marksOf } from "./benchmark/marks.js";

@@ -58,6 +58,7 @@ function page(text: string, runId = "run-1"): string {
     outputTokens: 2,
     timing: summary.results.total_timing,
     recordings: {},
+    earlier: [],
     trajectory: [{ turn: 1, step: 1, tool: "desktop__type", args: { text }, ok: true, result: { stdout: text }, message: text, model_ms: 3 }],
   };
   return reportHtml(report, [task]);

@@ -128,6 +128,10 @@ export async function runOnQueue(opts: QueueRunOptions): Promise<{ runDir: strin
     attempts: opts.settings.attempts,
     max_steps: opts.settings.maxSteps,
     task_timeout_ms: opts.settings.taskTimeoutMs,
+    screenshots: opts.settings.screenshots,
+    settle: opts.settings.settle,
+    accessibility: opts.settings.accessibility ?? null,
+    record: opts.settings.record,
     agent: opts.settings.agent,
     dataset: { root: resolve(opts.datasetRoot), formats: (opts.datasetFormats ?? []).map((f) => resolve(f)) },
     tasks: opts.tasks.map((t) => {

@@ -101,10 +101,11 @@ async function finishByAgent(input: LoopRun, turn: number, seen: TurnScreens, mo
   if (tokens > 0) bench.addTokens(tokens);
   const e0 = performance.now();
   const at = sinceStart(input, e0);
-  await bench.evaluate({ signal });
+  const evaluation = await bench.evaluate({ signal });
   input.usage.addEnvTime(performance.now() - e0);
   if (!bench.state().ended) bench.end("agent_complete");
-  await input.store.appendTrajectory(input.dir, { turn, ...seen, ...model, done: true, at_ms: at, evaluation: bench.state() });
+  // The graph's state after this last evaluation (its nodes, as a step's line has them).
+  await input.store.appendTrajectory(input.dir, { turn, ...seen, ...model, done: true, at_ms: at, evaluation });
 }
 
 const EXTENSIONS: Record<string, string> = { "image/png": "png", "image/jpeg": "jpg", "image/webp": "webp" };

@@ -1,36 +1,12 @@
 import type { Report } from "./report.js";
-import type { TrajectoryLine } from "./trajectory.js";
+import type { RunConfig, ViewerTask } from "./viewerData.js";
+import { VIEWER_GROUPS_SCRIPT } from "./viewer/groups.js";
 import { VIEWER_STYLE } from "./viewer/style.js";
 import { VIEWER_MARKS_SCRIPT } from "./viewer/marks.js";
 import { VIEWER_STEPS_SCRIPT } from "./viewer/steps.js";
 import { VIEWER_TABLE_SCRIPT } from "./viewer/table.js";
 
-type ReportRow = Report["perTask"][number];
-
-/** A task as report.html shows it: its report row, fields of its summary and its last attempt's trajectory. */
-export interface ViewerTask extends ReportRow {
-  /** `<tool>/<id>`, unique in a run. */
-  key: string;
-  /** The attempt's folder relative to the run folder; screenshot paths of the trajectory are relative to it. */
-  dir: string;
-  attempt: number;
-  instruction: string;
-  tags: string[];
-  apps: string[];
-  environments: string[];
-  agent: string;
-  model: string;
-  agentState: string | null;
-  endReason: string | null;
-  evalReason: string | null;
-  maxSteps: number;
-  inputTokens: number;
-  outputTokens: number;
-  timing: { total_ms: number; setup_ms: number; model_ms: number; env_ms: number };
-  /** Screen recordings (`--record`): file in the attempt folder, or why there is none. */
-  recordings: Record<string, { file: string } | { error: string }>;
-  trajectory: TrajectoryLine[];
-}
+export type { ViewerAttempt, ViewerTask } from "./viewerData.js";
 
 /** Text for HTML element content and attribute values. */
 export function escapeHtml(text: string): string {
@@ -61,6 +37,7 @@ const BODY = `
 <header>
   <h1>Run <span id="run-id"></span></h1>
   <p id="run-summary"></p>
+  <dl id="run-config"></dl>
 </header>
 <main>
   <section id="view-table">
@@ -75,10 +52,11 @@ const BODY = `
       <thead><tr>
         <th data-sort="key">Task</th><th data-sort="state">State</th><th data-sort="score" class="num">Score</th>
         <th data-sort="steps" class="num">Steps</th><th data-sort="tokens" class="num">Tokens</th><th data-sort="cost" class="num">Cost USD</th>
-        <th data-sort="seconds" class="num">Time s</th><th data-sort="attempts" class="num">Attempts</th>
+        <th data-sort="seconds" class="num">Time s</th><th data-sort="attempts" class="num">Attempts</th><th data-sort="reason">Reason</th>
       </tr></thead>
       <tbody></tbody>
     </table>
+    <div id="groups"></div>
   </section>
   <section id="view-task" hidden>
     <nav class="task-nav">
@@ -86,6 +64,7 @@ const BODY = `
       <button type="button" id="prev">← previous</button>
       <span id="step-pos"></span>
       <button type="button" id="next">next →</button>
+      <label id="attempt-pick">Attempt <select id="f-attempt"></select></label>
       <span class="hint">keys: ← → (or k j) step, Home / End, Esc back to the table</span>
     </nav>
     <div id="task-head"></div>
@@ -101,13 +80,25 @@ const CSP = "default-src 'none'; img-src 'self' file: data:; media-src 'self' fi
 
 /**
  * report.html of a run: one self-contained page (no server, nothing from the network) with the
- * run's table (filter by state, tag, app; sort by any column) and per task its trajectory, step
- * by step, over the screenshots the agent saw (files of the run folder, by relative path).
+ * run's configuration, its table (filter by state, tag, app; sort by any column; why each task that
+ * did not pass ended so), the tables per tag, per app and of counterpart pairs, and per task each
+ * attempt's trajectory, step by step, over the screenshots the agent saw (files of the run folder,
+ * by relative path). `config` is what {@link runConfig} reads; without it the header names none.
  */
-export function reportHtml(report: Report, tasks: readonly ViewerTask[]): string {
+export function reportHtml(report: Report, tasks: readonly ViewerTask[], config?: RunConfig): string {
   const { perTask: _perTask, ...run } = report;
-  const data = { run, generatedAt: new Date().toISOString(), tasks: tasks.map((t) => ({ ...t, trajectory: clipStrings(t.trajectory) })) };
-  const script = `(function () {\n"use strict";\n${VIEWER_TABLE_SCRIPT}\n${VIEWER_STEPS_SCRIPT}\n${VIEWER_MARKS_SCRIPT}\nstart();\n})();`;
+  const data = {
+    run,
+    config: config ?? null,
+    generatedAt: new Date().toISOString(),
+    tasks: tasks.map((t) => ({
+      ...t,
+      trajectory: clipStrings(t.trajectory),
+      earlier: t.earlier.map((a) => ({ ...a, trajectory: clipStrings(a.trajectory) })),
+    })),
+  };
+  const parts = [VIEWER_TABLE_SCRIPT, VIEWER_GROUPS_SCRIPT, VIEWER_STEPS_SCRIPT, VIEWER_MARKS_SCRIPT];
+  const script = `(function () {\n"use strict";\n${parts.join("\n")}\nstart();\n})();`;
   return [
     "<!doctype html>",
     '<html lang="en">',

@@ -204,6 +204,8 @@ function manifestOf(opts: RunnerOptions, runId: string, attempts: number) {
     task_timeout_ms: opts.taskTimeoutMs ?? 600_000,
     screenshots: opts.screenshots ?? true,
     settle: opts.settle ?? "auto",
+    accessibility: opts.accessibility ?? null,
+    record: opts.record ?? false,
     ...(opts.dataset ? { dataset: opts.dataset } : {}),
     ...(opts.replayOf ? { replay_of: { run_id: opts.replayOf.runId, run_dir: opts.replayOf.runDir } } : {}),
     tasks: opts.tasks.map((t) => {

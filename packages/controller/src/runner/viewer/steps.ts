@@ -22,15 +22,53 @@ function frameClass(f) {
   return typeof f.step === "number" ? "" : "other";
 }
 
-function openTask(t, step) {
-  if (ui.task !== t) {
-    ui.task = t;
-    ui.frames = framesOf(t);
-    renderTaskHead(t);
+/** Attempt n of task t as a task of its own (the task's fields, that attempt's outcome and trajectory); the last one is t itself. */
+function attemptOf(t, n) {
+  var a = t.earlier.filter(function (x) { return x.attempt === n; })[0];
+  if (!a) return t;
+  t.views = t.views || {};
+  if (!t.views[n]) t.views[n] = Object.assign({}, t, a);
+  return t.views[n];
+}
+
+/** The trajectory's last evaluation: its verdicts are final; a node that failed before it had not been reached yet. */
+function lastEvaluation(t) {
+  for (var i = t.trajectory.length - 1; i >= 0; i--) if (t.trajectory[i].evaluation && t.trajectory[i].evaluation.nodes) return t.trajectory[i];
+  return null;
+}
+
+function openTask(t, step, attempt) {
+  var shown = attemptOf(t, attempt);
+  if (ui.task !== shown) {
+    ui.base = t;
+    ui.task = shown;
+    ui.frames = framesOf(shown);
+    ui.lastEval = lastEvaluation(shown);
+    renderTaskHead(shown);
+    renderAttemptPicker(t, shown);
     renderStepList();
   }
   showStep(isFinite(step) && step > 0 ? step - 1 : 0, true);
 }
+
+/** Every attempt of the task, the last first; choosing one opens it at its first step. */
+function renderAttemptPicker(t, shown) {
+  var pick = $("f-attempt"), all = [t].concat(t.earlier);
+  clear(pick);
+  all.forEach(function (a, i) {
+    var label = "attempt " + a.attempt + " · " + a.state + (i === 0 ? " (last)" : "");
+    pick.appendChild(el("option", { value: a.attempt, text: label, selected: a.attempt === shown.attempt ? "selected" : null }));
+  });
+  pick.value = String(shown.attempt);
+  pick.onchange = function () {
+    var n = Number(pick.value);
+    location.hash = taskHref(t.key, 1, n === t.attempt ? null : n);
+  };
+  $("attempt-pick").hidden = all.length < 2;
+}
+
+/** The shown attempt's number when it is not the last (the address of the last one names none). */
+function shownAttempt() { return ui.task === ui.base ? null : ui.task.attempt; }
 
 function renderTaskHead(t) {
   var head = $("task-head");
@@ -49,6 +87,12 @@ function renderTaskHead(t) {
   ].filter(Boolean);
   head.appendChild(el("p", { "class": "meta", text: meta.join(" · ") }));
   if (t.tags.length || t.apps.length) head.appendChild(el("p", { "class": "meta", text: "tags: " + t.tags.join(", ") + " · apps: " + t.apps.join(", ") }));
+  head.appendChild(el("p", { "class": "files meta" }, [
+    "files of this attempt: ",
+    el("a", { href: fileUrl(t.dir, "summary.json"), "data-file": "summary", text: "summary.json" }), " · ",
+    el("a", { href: fileUrl(t.dir, "trajectory.jsonl"), "data-file": "trajectory", text: "trajectory.jsonl" }), " · ",
+    el("span", { text: t.dir + "/" }),
+  ]));
   if (t.evalReason) head.appendChild(el("p", { text: "evaluation: " + t.evalReason }));
   if (t.error) head.appendChild(el("pre", { "class": "error", text: t.error }));
   Object.keys(t.recordings || {}).forEach(function (env) {
@@ -77,7 +121,7 @@ function showStep(i, fromRoute) {
   var n = ui.frames.length;
   ui.index = Math.max(0, Math.min(n - 1, i));
   if (!fromRoute) {
-    try { history.replaceState(null, "", taskHref(ui.task.key, ui.index + 1)); } catch (e) { /* some browsers refuse it on file: pages */ }
+    try { history.replaceState(null, "", taskHref(ui.task.key, ui.index + 1, shownAttempt())); } catch (e) { /* some browsers refuse it on file: pages */ }
   }
   $("prev").disabled = ui.index <= 0;
   $("next").disabled = ui.index >= n - 1;
@@ -141,11 +185,24 @@ function callSection(t, f) {
   return el("div", {}, out);
 }
 
+var NODE_TITLES = {
+  passed: "passed",
+  failed: "failed: the last evaluation found it does not hold",
+  error: "its evaluator threw",
+  pending: "not reached yet: a node before it has not passed",
+  "not-yet": "not reached yet: checked after this step, it did not hold (yet)",
+};
+
 function evaluationSection(f) {
   var e = f.evaluation;
   if (!e || !e.nodes) return null;
   var chips = Object.keys(e.nodes).map(function (id) {
-    return el("span", { "class": "node node-" + e.nodes[id], "data-node": id, "data-status": e.nodes[id], text: id + ": " + e.nodes[id] });
+    var recorded = e.nodes[id];
+    // Before the last evaluation a failed check only says the node has not been reached yet.
+    var status = recorded === "failed" && f !== ui.lastEval ? "pending" : recorded;
+    var why = NODE_TITLES[recorded === status ? status : "not-yet"];
+    var attrs = { "class": "node node-" + status, "data-node": id, "data-status": status, "data-recorded": recorded, title: why };
+    return el("span", Object.assign(attrs, { text: id + ": " + status }));
   });
   var facts = ["completion " + num((e.completionRatio || 0) * 100, 0) + "%", e.success ? "goal reached" : "goal not reached"];
   var nodes = [el("div", { "class": "nodes" }, chips), el("p", { "class": "meta", text: facts.join(" · ") })];

@@ -10,6 +10,17 @@ h2 { font-size: 16px; margin: 0 0 6px; }
 h3 { font-size: 12px; text-transform: uppercase; letter-spacing: .04em; color: var(--muted); margin: 14px 0 4px; }
 main { padding: 12px 20px; }
 #run-summary { margin: 0; color: var(--muted); }
+#run-config { display: flex; flex-wrap: wrap; gap: 2px 16px; margin: 6px 0 0; font-size: 13px; }
+#run-config div { display: flex; gap: 4px; }
+#run-config dt { color: var(--muted); }
+#run-config dd { margin: 0; font-weight: 600; }
+td.reason { white-space: normal; overflow-wrap: anywhere; min-width: 240px; max-width: 520px; color: var(--fail); font-size: 13px; }
+tr[data-state="passed"] td.reason { color: var(--muted); }
+#groups { display: flex; flex-wrap: wrap; gap: 16px; align-items: flex-start; margin-top: 12px; }
+#groups .group { flex: 0 1 auto; max-width: 100%; overflow-x: auto; }
+#groups table { width: auto; }
+#groups th { cursor: default; }
+.files a { margin: 0 2px; }
 .controls { display: flex; flex-wrap: wrap; gap: 12px; align-items: center; margin-bottom: 10px; }
 .controls label { display: flex; gap: 6px; align-items: center; color: var(--muted); }
 select, input, button { font: inherit; padding: 3px 6px; border: 1px solid var(--line); border-radius: 4px; background: var(--card); }

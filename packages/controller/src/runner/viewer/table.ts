@@ -1,6 +1,7 @@
 /**
  * report.html's script, part 1: the data, DOM helpers, the run's table (filters, sorting) and the
- * routing between the table and a task (`#task=<tool/id>&step=<n>`, n from 1). Plain ES2019 run by the
+ * routing between the table and a task (`#task=<tool/id>&attempt=<a>&step=<n>`, n from 1; without
+ * an attempt, the last). Plain ES2019 run by the
  * browser, in one function scope with parts 2 and 3; all text goes in through textContent.
  */
 export const VIEWER_TABLE_SCRIPT = `
@@ -57,6 +58,7 @@ function renderSummary() {
   if (r.totalCostUsd !== null) parts.push("$" + num(r.totalCostUsd, 4));
   parts.push("report written " + data.generatedAt);
   $("run-summary").textContent = parts.join(" · ");
+  renderConfig();
 }
 
 function fillSelect(id, values) {
@@ -75,7 +77,17 @@ var SORT_KEYS = {
   cost: function (t) { return t.costUsd === null ? -1 : t.costUsd; },
   seconds: function (t) { return t.seconds; },
   attempts: function (t) { return t.attempts; },
+  reason: function (t) { return reasonOf(t); },
 };
+
+/** Why a task did not pass: its infrastructure error, else what the evaluation said; "" when it passed. */
+function reasonOf(t) {
+  if (t.state === "passed") return "";
+  if (t.error) return t.error;
+  return [t.evalReason, t.endReason ? "ended: " + t.endReason : ""].filter(Boolean).join(" · ");
+}
+
+var REASON_MAX = 160;
 
 function visibleTasks() {
   var st = $("f-state").value, tag = $("f-tag").value, app = $("f-app").value, text = $("f-text").value.trim().toLowerCase();
@@ -92,7 +104,9 @@ function visibleTasks() {
     });
 }
 
-function taskHref(key, step) { return "#task=" + encodeURIComponent(key) + (step ? "&step=" + step : ""); }
+function taskHref(key, step, attempt) {
+  return "#task=" + encodeURIComponent(key) + (attempt ? "&attempt=" + attempt : "") + (step ? "&step=" + step : "");
+}
 
 function taskRow(t) {
   var cells = [
@@ -104,12 +118,19 @@ function taskRow(t) {
     el("td", { "class": "num", text: t.costUsd === null ? "" : num(t.costUsd, 4) }),
     el("td", { "class": "num", text: num(t.seconds, 1) }),
     el("td", { "class": "num", text: t.attempts }),
+    reasonCell(reasonOf(t)),
   ];
-  var tr = el("tr", { "data-key": t.key, "data-state": t.state, title: t.error || t.evalReason || "" }, cells);
+  var tr = el("tr", { "data-key": t.key, "data-state": t.state }, cells);
   tr.addEventListener("click", function (ev) {
     if (ev.target.tagName !== "A") location.hash = taskHref(t.key);
   });
   return tr;
+}
+
+/** The reason, cut to REASON_MAX characters; the whole of it in the tooltip. */
+function reasonCell(reason) {
+  var short = reason.length > REASON_MAX ? reason.slice(0, REASON_MAX) + "…" : reason;
+  return el("td", { "class": "reason", title: reason || null, text: short });
 }
 
 function renderTable() {
@@ -129,6 +150,7 @@ function setupTable() {
   fillSelect("f-tag", uniq([].concat.apply([], tasks.map(function (t) { return t.tags; }))));
   fillSelect("f-app", uniq([].concat.apply([], tasks.map(function (t) { return t.apps; }))));
   $("f-text").addEventListener("input", renderTable);
+  renderGroups();
   document.querySelectorAll("#tasks th[data-sort]").forEach(function (th) {
     th.addEventListener("click", function () {
       var k = th.getAttribute("data-sort");
@@ -146,7 +168,7 @@ function route() {
   if (key !== null && byKey[key]) {
     $("view-table").hidden = true;
     $("view-task").hidden = false;
-    openTask(byKey[key], Number(params.get("step") || "1"));
+    openTask(byKey[key], Number(params.get("step") || "1"), Number(params.get("attempt") || "0"));
   } else {
     ui.task = null;
     $("view-task").hidden = true;
