@@ -50,7 +50,10 @@ function el(tag, attrs, children) {
   return e;
 }
 function num(v, d) { return typeof v === "number" && isFinite(v) ? v.toFixed(d) : ""; }
-function fileUrl(path) { return path.split("/").filter(function (p) { return p !== ""; }).map(function (p) { return p === ".." ? p : encodeURIComponent(p); }).join("/"); }
+function fileUrl(path) {
+  return path.split("/").filter(function (p) { return p !== ""; })
+    .map(function (p) { return p === ".." ? p : encodeURIComponent(p); }).join("/");
+}
 var LABELS = { better: "got better", worse: "got worse", changed: "changed", same: "same", only_a: "only in A", only_b: "only in B" };
 var FILTERS = [["better", "got better"], ["worse", "got worse"], ["changed", "changed"], ["all", "all"]];
 var ui = { filter: "all" };
@@ -74,7 +77,8 @@ function renderHeader() {
   Object.keys(a.config).forEach(function (k) {
     var va = a.config[k], vb = b.config[k];
     if ((va === null && vb === null) || k === "startedAt" || k === "finishedAt") return;
-    body.appendChild(el("tr", { "data-config": k, "class": va === vb ? null : "differs" }, [el("th", { text: CONFIG_LABELS[k] || k }), el("td", { text: va === null ? "—" : va }),
+    body.appendChild(el("tr", { "data-config": k, "class": va === vb ? null : "differs" }, [
+      el("th", { text: CONFIG_LABELS[k] || k }), el("td", { text: va === null ? "—" : va }),
       el("td", { text: vb === null ? "—" : vb })]));
   });
   $("head-a").appendChild(el("a", { href: fileUrl(a.dir + "/report.html"), text: "A · " + a.runId }));
