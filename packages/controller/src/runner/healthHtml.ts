@@ -1,4 +1,4 @@
-import { escapeHtml } from "./reportHtml.js";
+import { escapeHtml, viewerPage } from "./viewer/page.js";
 import { HEALTH_STATUSES, type HealthReport, type HealthRun, type HealthStatus, type TaskHealth } from "./taskHealth.js";
 import { VIEWER_STYLE } from "./viewer/style.js";
 
@@ -118,19 +118,5 @@ export function healthHtml(report: HealthReport): string {
     <tbody>${ordered(report.perTask).map(taskRow).join("\n")}</tbody>
   </table>
 </main>`;
-  return [
-    "<!doctype html>",
-    '<html lang="en">',
-    "<head>",
-    '<meta charset="utf-8">',
-    `<meta http-equiv="Content-Security-Policy" content="${escapeHtml(CSP)}">`,
-    '<meta name="viewport" content="width=device-width, initial-scale=1">',
-    "<title>Pincer task health</title>",
-    `<style>${VIEWER_STYLE}${HEALTH_STYLE}</style>`,
-    "</head>",
-    `<body>${body}`,
-    "</body>",
-    "</html>",
-    "",
-  ].join("\n");
+  return viewerPage({ title: "Pincer task health", csp: CSP, style: `${VIEWER_STYLE}${HEALTH_STYLE}`, body });
 }

@@ -5,22 +5,10 @@ import { VIEWER_STYLE } from "./viewer/style.js";
 import { VIEWER_MARKS_SCRIPT } from "./viewer/marks.js";
 import { VIEWER_STEPS_SCRIPT } from "./viewer/steps.js";
 import { VIEWER_TABLE_SCRIPT } from "./viewer/table.js";
+import { escapeHtml, jsonForScript, viewerPage } from "./viewer/page.js";
 
 export type { ViewerAttempt, ViewerTask } from "./viewerData.js";
-
-/** Text for HTML element content and attribute values. */
-export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-}
-
-/**
- * JSON to embed in `<script type="application/json">`: `<`, `>` and `&` are written as \u escapes
- * (only strings can hold them), so no text inside, `</script>` or `<!--` included, can end or
- * change the element; U+2028 and U+2029 likewise, for readers that parse it as script.
- */
-export function jsonForScript(value: unknown): string {
-  return JSON.stringify(value).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
-}
+export { escapeHtml, jsonForScript };
 
 /** Longest string kept whole in the embedded data (a command's output can be megabytes). */
 const MAX_STRING = 20_000;
@@ -98,22 +86,5 @@ export function reportHtml(report: Report, tasks: readonly ViewerTask[], config?
     })),
   };
   const parts = [VIEWER_TABLE_SCRIPT, VIEWER_GROUPS_SCRIPT, VIEWER_STEPS_SCRIPT, VIEWER_MARKS_SCRIPT];
-  const script = `(function () {\n"use strict";\n${parts.join("\n")}\nstart();\n})();`;
-  return [
-    "<!doctype html>",
-    '<html lang="en">',
-    "<head>",
-    '<meta charset="utf-8">',
-    `<meta http-equiv="Content-Security-Policy" content="${escapeHtml(CSP)}">`,
-    '<meta name="viewport" content="width=device-width, initial-scale=1">',
-    `<title>Pincer run ${escapeHtml(report.runId)}</title>`,
-    `<style>${VIEWER_STYLE}</style>`,
-    "</head>",
-    `<body>${BODY}`,
-    `<script type="application/json" id="pincer-data">${jsonForScript(data)}</script>`,
-    `<script>${script}</script>`,
-    "</body>",
-    "</html>",
-    "",
-  ].join("\n");
+  return viewerPage({ title: `Pincer run ${report.runId}`, csp: CSP, style: VIEWER_STYLE, body: BODY, data, script: parts.join("\n") });
 }

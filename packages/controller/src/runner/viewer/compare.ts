@@ -1,4 +1,5 @@
-import { clipStrings, escapeHtml, jsonForScript } from "../reportHtml.js";
+import { clipStrings } from "../reportHtml.js";
+import { viewerPage } from "./page.js";
 import type { ReplayReport, StepDifference, TaskComparison } from "../replay/compare.js";
 import type { TrajectoryLine } from "../trajectory.js";
 import { VIEWER_COMPARE_SCRIPT } from "./compareScript.js";
@@ -127,22 +128,12 @@ export function comparisonHtml(
     generatedAt: new Date().toISOString(),
     tasks: tasks.map(({ comparison, original, replay }) => ({ ...comparison, frames: framesOf(comparison, original, replay) })),
   };
-  const script = `(function () {\n"use strict";\n${VIEWER_COMPARE_SCRIPT}\n${VIEWER_MARKS_SCRIPT}\nstart();\n})();`;
-  return [
-    "<!doctype html>",
-    '<html lang="en">',
-    "<head>",
-    '<meta charset="utf-8">',
-    `<meta http-equiv="Content-Security-Policy" content="${escapeHtml(CSP)}">`,
-    '<meta name="viewport" content="width=device-width, initial-scale=1">',
-    `<title>Pincer replay ${escapeHtml(report.run_id)} of ${escapeHtml(report.replay_of.run_id)}</title>`,
-    `<style>${VIEWER_STYLE}${COMPARE_STYLE}</style>`,
-    "</head>",
-    `<body>${BODY}`,
-    `<script type="application/json" id="pincer-data">${jsonForScript(data)}</script>`,
-    `<script>${script}</script>`,
-    "</body>",
-    "</html>",
-    "",
-  ].join("\n");
+  return viewerPage({
+    title: `Pincer replay ${report.run_id} of ${report.replay_of.run_id}`,
+    csp: CSP,
+    style: `${VIEWER_STYLE}${COMPARE_STYLE}`,
+    body: BODY,
+    data,
+    script: `${VIEWER_COMPARE_SCRIPT}\n${VIEWER_MARKS_SCRIPT}`,
+  });
 }

@@ -1,4 +1,4 @@
-import { escapeHtml, jsonForScript } from "../reportHtml.js";
+import { viewerPage } from "./page.js";
 import { VIEWER_STYLE } from "./style.js";
 
 const STYLE = `
@@ -140,21 +140,5 @@ const CSP = "default-src 'none'; img-src 'self' file: data:; style-src 'unsafe-i
 /** The comparison page of two runs (see `writeRunComparison`): self-contained, the comparison embedded as JSON. */
 export function runComparisonHtml(comparison: { a: { runId: string }; b: { runId: string } }): string {
   const title = `Pincer: ${comparison.b.runId} against ${comparison.a.runId}`;
-  return [
-    "<!doctype html>",
-    '<html lang="en">',
-    "<head>",
-    '<meta charset="utf-8">',
-    `<meta http-equiv="Content-Security-Policy" content="${escapeHtml(CSP)}">`,
-    '<meta name="viewport" content="width=device-width, initial-scale=1">',
-    `<title>${escapeHtml(title)}</title>`,
-    `<style>${VIEWER_STYLE}${STYLE}</style>`,
-    "</head>",
-    `<body>${BODY}`,
-    `<script type="application/json" id="pincer-data">${jsonForScript(comparison)}</script>`,
-    `<script>(function () {\n"use strict";\n${SCRIPT}\nstart();\n})();</script>`,
-    "</body>",
-    "</html>",
-    "",
-  ].join("\n");
+  return viewerPage({ title, csp: CSP, style: `${VIEWER_STYLE}${STYLE}`, body: BODY, data: comparison, script: SCRIPT });
 }
