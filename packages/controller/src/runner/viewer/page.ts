@@ -12,6 +12,30 @@ export function jsonForScript(value: unknown): string {
   return JSON.stringify(value).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
 }
 
+/** The DOM helpers every page's script has: $ (by id), el (an element with attributes and children), clear, num. */
+export const VIEWER_DOM_SCRIPT = `
+function $(id) { return document.getElementById(id); }
+
+/** An element with attributes (text: its textContent) and children (nodes or strings). */
+function el(tag, attrs, children) {
+  var e = document.createElement(tag);
+  Object.keys(attrs || {}).forEach(function (k) {
+    var v = attrs[k];
+    if (v === undefined || v === null || v === false) return;
+    if (k === "text") e.textContent = String(v);
+    else e.setAttribute(k, String(v));
+  });
+  (children || []).forEach(function (c) {
+    if (c !== null && c !== undefined) e.appendChild(typeof c === "string" ? document.createTextNode(c) : c);
+  });
+  return e;
+}
+
+function clear(e) { while (e.firstChild) e.removeChild(e.firstChild); }
+
+function num(v, digits) { return typeof v === "number" && isFinite(v) ? v.toFixed(digits) : ""; }
+`;
+
 /** One self-contained viewer page: the run viewer, a comparison, task health. */
 export interface ViewerPage {
   title: string;
@@ -22,7 +46,7 @@ export interface ViewerPage {
   body: string;
   /** Embedded as JSON in `<script id="pincer-data">`, for the script to read. */
   data?: unknown;
-  /** The page's script: function declarations, one of them `start()`, which runs once loaded. */
+  /** The page's script: function declarations, one of them `start()`, which runs once loaded; it may use {@link VIEWER_DOM_SCRIPT}'s. */
   script?: string;
 }
 
@@ -40,7 +64,7 @@ export function viewerPage(p: ViewerPage): string {
     "</head>",
     `<body>${p.body}`,
     ...(p.data === undefined ? [] : [`<script type="application/json" id="pincer-data">${jsonForScript(p.data)}</script>`]),
-    ...(p.script === undefined ? [] : [`<script>(function () {\n"use strict";\n${p.script}\nstart();\n})();</script>`]),
+    ...(p.script === undefined ? [] : [`<script>(function () {\n"use strict";\n${VIEWER_DOM_SCRIPT}\n${p.script}\nstart();\n})();</script>`]),
     "</body>",
     "</html>",
     "",

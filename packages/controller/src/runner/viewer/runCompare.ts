@@ -38,18 +38,6 @@ const BODY = `
 /** The page's script: the header (both runs' totals and configurations, differences marked), the filters and the table. */
 const SCRIPT = `
 var data = JSON.parse(document.getElementById("pincer-data").textContent);
-function $(id) { return document.getElementById(id); }
-function el(tag, attrs, children) {
-  var e = document.createElement(tag);
-  Object.keys(attrs || {}).forEach(function (k) {
-    var v = attrs[k];
-    if (v === undefined || v === null || v === false) return;
-    if (k === "text") e.textContent = String(v); else e.setAttribute(k, String(v));
-  });
-  (children || []).forEach(function (c) { if (c !== null && c !== undefined) e.appendChild(typeof c === "string" ? document.createTextNode(c) : c); });
-  return e;
-}
-function num(v, d) { return typeof v === "number" && isFinite(v) ? v.toFixed(d) : ""; }
 function fileUrl(path) {
   return path.split("/").filter(function (p) { return p !== ""; })
     .map(function (p) { return p === ".." ? p : encodeURIComponent(p); }).join("/");

@@ -11,26 +11,6 @@ var byKey = {};
 tasks.forEach(function (t) { byKey[t.key] = t; });
 var ui = { sort: "key", dir: 1, task: null, frames: [], index: 0 };
 
-function $(id) { return document.getElementById(id); }
-
-/** An element with attributes (text: its textContent) and children (nodes or strings). */
-function el(tag, attrs, children) {
-  var e = document.createElement(tag);
-  Object.keys(attrs || {}).forEach(function (k) {
-    var v = attrs[k];
-    if (v === undefined || v === null || v === false) return;
-    if (k === "text") e.textContent = String(v);
-    else e.setAttribute(k, String(v));
-  });
-  (children || []).forEach(function (c) {
-    if (c !== null && c !== undefined) e.appendChild(typeof c === "string" ? document.createTextNode(c) : c);
-  });
-  return e;
-}
-
-function clear(e) { while (e.firstChild) e.removeChild(e.firstChild); }
-
-function num(v, digits) { return typeof v === "number" && isFinite(v) ? v.toFixed(digits) : ""; }
 
 function uniq(values) {
   var seen = {};
