@@ -1,23 +1,15 @@
 import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import type { Report } from "./report.js";
+import type { PerTask, Report } from "./report.js";
 import type { Summary } from "./results.js";
 import type { TrajectoryLine } from "./trajectory.js";
 
-/** One finished attempt of a task as report.html shows it. */
-export interface ViewerAttempt {
+/** One finished attempt of a task as report.html shows it: the report's figures for it, and more. */
+export interface ViewerAttempt extends Pick<PerTask, "state" | "score" | "steps" | "tokens" | "costUsd" | "seconds" | "error"> {
   attempt: number;
   /** The attempt's folder relative to the run folder; screenshot paths of the trajectory are relative to it. */
   dir: string;
-  state: string;
-  score: number;
-  steps: number;
-  tokens: number;
-  costUsd: number | null;
-  seconds: number;
-  /** Why an infrastructure error ended the attempt; null otherwise. */
-  error: string | null;
   agent: string;
   model: string;
   agentState: string | null;
