@@ -2,16 +2,16 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { chromium, type Browser } from "playwright-core";
+import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import type { HealthReport } from "@pincer/controller/runner";
+import { launchChromium } from "../fixtures/chromium.js";
 import { type CliResult, ROOT, runPincer } from "../fixtures/cli.js";
 
 // test/fixtures/health-dataset: t/good and t/steady are healthy; t/flaky's evaluator keeps a count
 // between attempts and fails every even one (runs 2 and 4 of 5, deterministically: it cannot be
 // taken for healthy); t/lenient passes with no actions; t/broken's solution writes the wrong file.
 const DATASET = "test/fixtures/health-dataset";
-const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 
 let work: string;
 let out: string;
@@ -121,8 +121,7 @@ describe("pincer check --repeat 5, on local sandboxes", () => {
 describe("health.html in headless Chromium", () => {
   let browser: Browser;
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM)) throw new Error(`this test needs Chromium at ${CHROMIUM}: install it (scripts/install-system-deps.sh) or set CHROMIUM_PATH`);
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox"] });
+    browser = await launchChromium("the health page test");
   });
   afterAll(async () => {
     await browser?.close();

@@ -2,13 +2,11 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, r
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { chromium } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import type { TrajectoryLine } from "@pincer/controller/runner";
 import { ROOT, runPincer } from "../fixtures/cli.js";
+import { launchChromium } from "../fixtures/chromium.js";
 
-// Debian's chromium (scripts/install-system-deps.sh installs it); CHROMIUM_PATH names another build.
-const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 const FOLDER = "/tmp/pincer-replay-test";
 const SEED = `rm -rf ${FOLDER} && mkdir -p ${FOLDER} && printf 'seed\\n' > ${FOLDER}/in.txt`;
 
@@ -111,8 +109,7 @@ describe("pincer replay", () => {
     expect(copy.first_divergence.differences[0].replay).toMatchObject({ exit_code: 1 });
     expect(replay.per_task.find((t: { task: string }) => t.task === "t/greet")).toMatchObject({ outcome: "same", first_divergence: null });
 
-    if (!existsSync(CHROMIUM)) throw new Error(`the comparison page test needs Chromium at ${CHROMIUM}: install Debian's chromium or set CHROMIUM_PATH`);
-    const browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox"] });
+    const browser = await launchChromium("the comparison page test");
     try {
       const page = await browser.newPage({ viewport: { width: 1500, height: 1000 } });
       const problems: string[] = [];

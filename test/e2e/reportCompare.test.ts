@@ -2,16 +2,14 @@ import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { chromium, type Browser } from "playwright-core";
+import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { writeRunComparison } from "@pincer/controller/runner";
+import { launchChromium } from "../fixtures/chromium.js";
 import { ROOT, runPincer } from "../fixtures/cli.js";
 import { spawnDaemon, type RunningDaemon } from "../fixtures/daemon.js";
 import { H, makeViewerRun, W } from "../fixtures/viewerRuns.js";
 import { startXvfb, type XServer } from "../fixtures/xvfb.js";
-
-// Debian's chromium (scripts/install-system-deps.sh installs it); CHROMIUM_PATH names another build.
-const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 
 let xvfb: XServer;
 let daemon: RunningDaemon;
@@ -21,16 +19,13 @@ let runA: string;
 let runB: string;
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) {
-    throw new Error(`the comparison page test needs Chromium at ${CHROMIUM}: install Debian's chromium (scripts/install-system-deps.sh) or set CHROMIUM_PATH`);
-  }
   work = mkdtempSync(join(tmpdir(), "pincer-compare-"));
   xvfb = await startXvfb({ width: W, height: H });
   daemon = await spawnDaemon({ display: xvfb.display });
   await daemon.env.waitUntilReady({ timeoutMs: 20_000 });
   runA = await makeViewerRun(work, daemon.address, "a");
   runB = await makeViewerRun(work, daemon.address, "b");
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox"] });
+  browser = await launchChromium("the comparison page test");
 });
 
 afterAll(async () => {

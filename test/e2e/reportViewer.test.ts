@@ -1,17 +1,15 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { chromium, type Browser, type Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import type { TrajectoryLine } from "@pincer/controller/runner";
+import { launchChromium } from "../fixtures/chromium.js";
 import { ROOT, runPincer } from "../fixtures/cli.js";
 import { spawnDaemon, type RunningDaemon } from "../fixtures/daemon.js";
 import { CLICK, H, HOSTILE, makeViewerRun, SETUP_FAILURE, W } from "../fixtures/viewerRuns.js";
 import { startXvfb, type XServer } from "../fixtures/xvfb.js";
-
-// Debian's chromium (scripts/install-system-deps.sh installs it); CHROMIUM_PATH names another build.
-const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 
 let xvfb: XServer;
 let daemon: RunningDaemon;
@@ -20,15 +18,12 @@ let work: string;
 let runDir: string;
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) {
-    throw new Error(`the run viewer test needs Chromium at ${CHROMIUM}: install Debian's chromium (scripts/install-system-deps.sh) or set CHROMIUM_PATH`);
-  }
   work = mkdtempSync(join(tmpdir(), "pincer-viewer-"));
   xvfb = await startXvfb({ width: W, height: H });
   daemon = await spawnDaemon({ display: xvfb.display });
   await daemon.env.waitUntilReady({ timeoutMs: 20_000 });
   runDir = await makeViewerRun(work, daemon.address, "a");
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox"] });
+  browser = await launchChromium("the run viewer test");
 });
 
 afterAll(async () => {
