@@ -1,6 +1,5 @@
 import { createServer as createHttpServer, type Server } from "node:http";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, test } from "vitest";
@@ -33,12 +32,32 @@ let base: string;
 let ctx: OsworldContext;
 const logs: string[] = [];
 
-async function freePort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, "127.0.0.1", r));
-  const port = (s.address() as { port: number }).port;
-  await new Promise((r) => s.close(r));
-  return port;
+/**
+ * Reads the started Chromium's output until it says where DevTools listens; fails with what Chromium
+ * printed when it exits first or does not say so within `ms` (a loaded host can take long).
+ */
+async function devtoolsPort(proc: ProcessHandle, ms: number): Promise<number> {
+  let seen = "";
+  const events = proc[Symbol.asyncIterator]();
+  const timer = setTimeout(() => proc.kill(), ms);
+  try {
+    for (let ev = await events.next(); !ev.done; ev = await events.next()) {
+      const e = ev.value;
+      if (e.type === "exited") break;
+      if (e.type === "started") continue;
+      seen += e.data.toString("utf8");
+      const m = /DevTools listening on ws:\/\/[^:]+:(\d+)\//.exec(seen);
+      if (!m) continue;
+      // The rest of Chromium's output is read and dropped, so its pipe never fills; it is killed at the end.
+      void (async () => {
+        while (!(await events.next()).done);
+      })().catch(() => undefined);
+      return Number(m[1]);
+    }
+  } finally {
+    clearTimeout(timer);
+  }
+  throw new Error(`chromium did not say where DevTools listens within ${ms} ms (or exited); it printed:\n${seen.slice(-4000)}`);
 }
 
 const get = (type: string, config: Record<string, unknown> = {}) => {
@@ -60,10 +79,10 @@ beforeAll(async () => {
   await new Promise<void>((r) => site.listen(0, "127.0.0.1", r));
   base = `http://127.0.0.1:${(site.address() as { port: number }).port}`;
   daemon = await spawnDaemon({ env: { HOME: home } });
-  const port = await freePort();
-  browser = daemon.env.process.start(["chromium", "--headless=new", "--no-sandbox", "--no-first-run", `--remote-debugging-port=${port}`, `${base}/first`]);
-  // Killed at the end: the ended call is expected.
-  browser.wait().catch(() => undefined);
+  // Port 0: Chromium picks a free port and prints it ("DevTools listening on ws://127.0.0.1:PORT/…"),
+  // so no other process can take the port between a probe and Chromium's bind.
+  browser = daemon.env.process.start(["chromium", "--headless=new", "--no-sandbox", "--no-first-run", "--remote-debugging-port=0", `${base}/first`]);
+  const port = await devtoolsPort(browser, 90_000);
   ctx = {
     env: daemon.env,
     signal: new AbortController().signal,
@@ -73,13 +92,7 @@ beforeAll(async () => {
     log: (l) => logs.push(l),
     devtoolsPort: port,
   };
-  for (let i = 0; i < 100; i++) {
-    const r = await daemon.env.process.run(["curl", "-sf", `http://127.0.0.1:${port}/json/version`]);
-    if (r.exitCode === 0) return;
-    await new Promise((res) => setTimeout(res, 200));
-  }
-  throw new Error("chromium did not start");
-}, 60_000);
+}, 120_000);
 
 afterAll(async () => {
   browser?.kill();
