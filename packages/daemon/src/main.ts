@@ -69,6 +69,12 @@ const program = new Command("pincer-daemon")
   )
   .addOption(
     new Option(
+      "--wallpaper [image]",
+      "with --xvfb: draw a desktop background before serving: Pincer's own (a gradient and a bar along the bottom), or this image file",
+    ).env("PINCER_WALLPAPER"),
+  )
+  .addOption(
+    new Option(
       "--capture <method>",
       "how screenshots are read: auto (X shared memory, else getimage), getimage (GetImage over the X connection) or screenshot-desktop (ImageMagick, slow)",
     )
@@ -165,6 +171,7 @@ Examples:
   pincer-daemon                                             # 127.0.0.1:50051, $DISPLAY
   pincer-daemon --xvfb 1920x1080x24                         # headless: its own X server
   pincer-daemon --xvfb 1920x1080x24 --accessibility-bus     # … with an accessibility bus for Accessibility/GetTree
+  pincer-daemon --xvfb 1920x1080x24 --wallpaper             # … showing a desktop background instead of black
   PINCER_TOKEN=$(cat token) pincer-daemon --host 0.0.0.0 --tls-cert c.pem --tls-key k.pem
   pincer-daemon --host 0.0.0.0 --token-file /etc/pincer/token --file-root /srv/tasks --exec-allow ls,python3`,
   )
@@ -179,6 +186,7 @@ type Opts = {
   xvfb?: string;
   xvfbDisplay?: number;
   accessibilityBus?: boolean;
+  wallpaper?: string | true;
   capture: CaptureMethod;
   tokenFile?: string;
   healthAuth?: boolean;
@@ -220,6 +228,12 @@ function effectiveOptions(): Opts {
     if (program.getOptionValueSource(key) !== "env") continue;
     const on = envFlag(process.env[name]);
     if (!on) program.setOptionValueWithSource(key, key === "exec", "default");
+  }
+  // PINCER_WALLPAPER=1 asks for Pincer's own wallpaper, =0 for none; any other value is an image file.
+  if (program.getOptionValueSource("wallpaper") === "env") {
+    const raw = process.env.PINCER_WALLPAPER ?? "";
+    const flag = /^(1|0|true|false|yes|no|on|off|)$/i.test(raw.trim()) ? envFlag(raw) : undefined;
+    if (flag !== undefined) program.setOptionValueWithSource("wallpaper", flag || undefined, flag ? "env" : "default");
   }
   const configPath = program.opts<Opts>().config;
   if (configPath) {
@@ -270,6 +284,7 @@ function daemonOptions(o: Opts, log: ReturnType<typeof createLogger>): DaemonOpt
     xvfb: o.xvfb,
     ...(o.xvfbDisplay !== undefined ? { xvfbDisplay: o.xvfbDisplay } : {}),
     ...(o.accessibilityBus ? { accessibilityBus: true } : {}),
+    ...(o.wallpaper ? { wallpaper: o.wallpaper } : {}),
     captureMethod: o.capture,
     logger: log,
     security: {

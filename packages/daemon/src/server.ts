@@ -16,6 +16,8 @@ import { MAX_OUTPUT_BYTES, processService } from "./services/process.js";
 import { ProcessTable } from "./drivers/processes.js";
 import { raiseConnectionWindow, raiseStreamWindow } from "./flowControl.js";
 import { startOwnXServer, type OwnXServer } from "./drivers/xvfb.js";
+import { paintWallpaper } from "./drivers/wallpaper.js";
+import { openXConnection } from "./drivers/xConnection.js";
 import { checkedSpawner } from "./drivers/spawner.js";
 import { type AccessibilityBuses, accessibilityBusPrograms, applyBusEnvironment, startAccessibilityBuses } from "./drivers/accessibilityBus.js";
 import { auditInterceptor, type AuditSink } from "./security/audit.js";
@@ -51,6 +53,12 @@ export interface DaemonOptions {
    * Accessibility service and every command run find them; stopped by close().
    */
   accessibilityBus?: boolean;
+  /**
+   * With `xvfb`: the screen's background, drawn before the daemon serves: `true` for Pincer's own
+   * (a gradient and a bar along the bottom), or an image file scaled to cover the screen.
+   * @default a black screen
+   */
+  wallpaper?: string | true;
   logger?: Logger;
   /** Who may call. With no token and no mutual TLS, anyone who reaches the port may. */
   security?: SecurityOptions;
@@ -146,6 +154,9 @@ export async function startDaemon(opts: DaemonOptions = {}): Promise<Daemon> {
     );
   }
   if (opts.accessibilityBus) accessibilityBusPrograms();
+  if (opts.wallpaper && !opts.xvfb) {
+    throw new Error("--wallpaper needs --xvfb: it draws the daemon's own screen; on an existing desktop, its session draws the background");
+  }
 
   const xserver = opts.xvfb ? await startOwnXServer(opts.xvfb, opts.xvfbDisplay !== undefined ? { displayNumber: opts.xvfbDisplay } : {}) : undefined;
   if (xserver) {
@@ -158,14 +169,28 @@ export async function startDaemon(opts: DaemonOptions = {}): Promise<Daemon> {
     });
   }
   const display = xserver?.display ?? opts.display ?? process.env.DISPLAY ?? "";
+  // Drawn while the rest starts, on a connection of its own, and done before the daemon serves:
+  // the first screenshot already shows it.
+  const painted = opts.wallpaper ? drawWallpaper(display, opts.wallpaper) : undefined;
+  painted?.catch(() => undefined);
   let buses: AccessibilityBuses | undefined;
   try {
     buses = opts.accessibilityBus ? await ownAccessibilityBus(display, log) : undefined;
-    return await serve(opts, { host, log, sec, limits, connections, mtls, warnings, fileRoot, exec, allowlist, display, xserver, buses });
+    return await serve(opts, { host, log, sec, limits, connections, mtls, warnings, fileRoot, exec, allowlist, display, xserver, buses, painted });
   } catch (err) {
     await buses?.stop().catch(() => undefined);
     await xserver?.stop();
     throw err;
+  }
+}
+
+/** Draws the wallpaper on `display` over a connection that is closed after: the root window keeps it. */
+async function drawWallpaper(display: string, source: string | true): Promise<void> {
+  const x = await openXConnection(display);
+  try {
+    await paintWallpaper(x, source);
+  } finally {
+    x.close();
   }
 }
 
@@ -194,6 +219,8 @@ interface Resolved {
   display: string;
   xserver?: OwnXServer;
   buses?: AccessibilityBuses;
+  /** The wallpaper being drawn: the daemon is not returned (so prints no address) before it is. */
+  painted?: Promise<void>;
 }
 
 async function serve(opts: DaemonOptions, r: Resolved): Promise<Daemon> {
@@ -225,6 +252,12 @@ async function serve(opts: DaemonOptions, r: Resolved): Promise<Daemon> {
     log.warn("could not raise the HTTP/2 flow-control window (grpc-js internals changed); file transfers will be slower");
   }
   for (const w of r.warnings) log.warn(w);
+  try {
+    await r.painted;
+  } catch (err) {
+    server.forceShutdown();
+    throw err;
+  }
   // A display that cannot be used is said at start, not only by each input or screen call.
   void desktop.connection().then(
     () => undefined,

@@ -3,7 +3,7 @@ import { randomBytes } from "node:crypto";
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { FailedPreconditionError, NODE_FLAGS } from "@pincer/shared";
 import { connect, type RemoteEnv } from "../env/index.js";
 import { machineEnvironment, prepareSandbox, sandboxSupport, type SandboxMode } from "./sandbox.js";
@@ -46,6 +46,13 @@ export interface LocalMachineOptions {
    * its loopback only. Machines without a sandbox always share this computer's network. @default false
    */
   network?: boolean;
+  /**
+   * The screen's background (the daemon's `--wallpaper`): `true` for Pincer's own, a gradient with a
+   * bar along the bottom, so that screenshots show a desktop; an image file's path; or `false` for
+   * Xvfb's bare black root. It is drawn into the root window: no window, focus or accessibility node
+   * is added. @default true
+   */
+  wallpaper?: boolean | string;
 }
 
 /** The installed daemon's entry point: @pincer/daemon's dist/main.js (run `npm run build` if missing). */
@@ -110,6 +117,11 @@ function sandboxedLaunch(daemonArgv: string[], token: string, network: boolean):
   return { argv: box.argv, address: box.address, tokenFile: box.tokenFile, extraFds: 1, cleanup: () => box.release() };
 }
 
+function wallpaperArgs(w: boolean | string): string[] {
+  if (w === false) return [];
+  return [w === true ? "--wallpaper" : `--wallpaper=${resolve(w)}`];
+}
+
 /** The daemon on this computer, on 127.0.0.1 with a token of its own. */
 function plainLaunch(daemonArgv: string[], token: string): Launch {
   const dir = mkdtempSync(join(tmpdir(), "pincer-machine-"));
@@ -139,6 +151,7 @@ export async function startLocalMachine(opts: LocalMachineOptions = {}): Promise
     "--exit-with-stdin",
     "--quiet",
     ...(opts.accessibilityBus ? ["--accessibility-bus"] : []),
+    ...wallpaperArgs(opts.wallpaper ?? true),
   ];
   const mode = opts.sandbox ?? sandboxSupport().mode;
   const token = randomBytes(32).toString("hex");

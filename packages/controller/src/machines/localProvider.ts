@@ -25,6 +25,7 @@ export function localProvider(opts: LocalMachineOptions = {}): MachineProvider {
       screen: `${opts.width ?? 1280}x${opts.height ?? 800}`,
       ...(opts.daemonCommand ? { daemon_command: opts.daemonCommand } : {}),
       ...(opts.accessibilityBus ? { accessibility_bus: true } : {}),
+      wallpaper: opts.wallpaper ?? true,
       ...(mode === "overlay" ? { network: opts.network ? "user-mode (slirp4netns)" : "none" } : {}),
     }),
     acquire: () => make(),

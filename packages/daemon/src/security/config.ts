@@ -48,7 +48,7 @@ export function exposureWarnings(e: Exposure): string[] {
 }
 
 /** Option names (as commander stores them) that a config file may set, and how to read each. */
-type Kind = "string" | "path" | "boolean" | "int" | "bytes" | "list";
+type Kind = "string" | "path" | "boolean" | "int" | "bytes" | "list" | "pathOrBoolean";
 const CONFIG_KEYS: Record<string, { kind: Kind; attr?: string; invert?: boolean }> = {
   host: { kind: "string" },
   port: { kind: "int" },
@@ -57,6 +57,7 @@ const CONFIG_KEYS: Record<string, { kind: Kind; attr?: string; invert?: boolean 
   quiet: { kind: "boolean" },
   xvfb: { kind: "string" },
   accessibilityBus: { kind: "boolean" },
+  wallpaper: { kind: "pathOrBoolean" },
   tokenFile: { kind: "path" },
   healthAuth: { kind: "boolean" },
   tlsCert: { kind: "path" },
@@ -110,6 +111,11 @@ export function readConfigFile(path: string): Record<string, unknown> {
       case "path":
         if (typeof value !== "string" || !value) throw new Error(`${where}: must be a non-empty string`);
         v = spec.kind === "path" && !isAbsolute(value) ? resolve(base, value) : value;
+        break;
+      case "pathOrBoolean":
+        if (typeof value === "boolean") v = value;
+        else if (typeof value === "string" && value) v = isAbsolute(value) ? value : resolve(base, value);
+        else throw new Error(`${where}: must be true, false or a file's path`);
         break;
       case "boolean":
         if (typeof value !== "boolean") throw new Error(`${where}: must be true or false`);
