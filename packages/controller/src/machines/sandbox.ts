@@ -10,6 +10,7 @@ import {
   readdirSync,
   realpathSync,
   rmSync,
+  statfsSync,
   statSync,
   writeFileSync,
 } from "node:fs";
@@ -57,10 +58,41 @@ function runs(program: string): boolean {
 }
 
 /**
- * The isolation available here, and if none, why not (said once by the pool). PINCER_SANDBOX=none
- * turns it off.
+ * File systems whose mounts can be idmapped (statfs magic numbers), which the sandbox does with this
+ * computer's root file system: ext4 (ext2/3 share the number), XFS, Btrfs, tmpfs, F2FS. Others,
+ * overlayfs first (the root of a container), cannot.
  */
-export function sandboxSupport(env: NodeJS.ProcessEnv = process.env): { mode: SandboxMode; why?: string } {
+const IDMAPPABLE_FS: ReadonlyMap<number, string> = new Map([
+  [0xef53, "ext4"],
+  [0x58465342, "xfs"],
+  [0x9123683e, "btrfs"],
+  [0x01021994, "tmpfs"],
+  [0xf2f52010, "f2fs"],
+]);
+const FS_NAMES: ReadonlyMap<number, string> = new Map([
+  [0x794c7630, "overlayfs"],
+  [0x6969, "nfs"],
+  [0x01021997, "9p"],
+  [0x65735546, "fuse"],
+  [0x2fc12fc1, "zfs"],
+]);
+
+/** Why this computer's root file system cannot be idmapped, or undefined when it can. */
+export function rootFsProblem(fsType: number): string | undefined {
+  if (IDMAPPABLE_FS.has(fsType)) return undefined;
+  const name = FS_NAMES.get(fsType) ?? `file system type 0x${fsType.toString(16)}`;
+  const where = fsType === 0x794c7630 ? " (this computer looks like a container)" : "";
+  return `the root file system is ${name}${where}, which cannot be idmapped; the sandbox needs ext4, xfs, btrfs or tmpfs`;
+}
+
+/**
+ * The isolation available here, and if none, why not (said once by the pool). PINCER_SANDBOX=none
+ * turns it off. `rootFsType` reads the statfs type of `/` (given by tests).
+ */
+export function sandboxSupport(
+  env: NodeJS.ProcessEnv = process.env,
+  rootFsType: () => number = () => statfsSync("/").type,
+): { mode: SandboxMode; why?: string } {
   if (env.PINCER_SANDBOX === "none") return { mode: "none", why: "PINCER_SANDBOX=none" };
   if (process.platform !== "linux") return { mode: "none", why: "sandboxes need Linux" };
   if (process.getuid?.() !== 0) return { mode: "none", why: "the sandbox needs root (user namespaces with a range of ids, idmapped mounts)" };
@@ -71,6 +103,8 @@ export function sandboxSupport(env: NodeJS.ProcessEnv = process.env): { mode: Sa
   const source = join(dirname(SANDBOX_HELPER), "..", "sandbox.c");
   if (existsSync(source) && statSync(source).mtimeMs > statSync(SANDBOX_HELPER).mtimeMs)
     return { mode: "none", why: `the sandbox helper is older than its source (${source}): run npm run build:native` };
+  const fs = rootFsProblem(rootFsType());
+  if (fs) return { mode: "none", why: fs };
   return { mode: "overlay" };
 }
 
