@@ -1,3 +1,5 @@
+import type { MachineSlot } from "../../packages/controller/src/machines/provider.js";
+
 /** Timing helpers for the benchmarks: medians and 95th percentiles of repeated runs, in ms. */
 export interface Sample {
   p50: number;
@@ -49,4 +51,28 @@ export function printTable(rows: Row[]): void {
     );
   }
   console.log(lines.join("\n"));
+}
+
+/** The short task between two resets of a reset bench: a command on the machine, then a wait. */
+export const SHORT_TASK_MS = 1_000;
+
+/**
+ * Resets `slot` `n` times, each after a short task on its machine (a command, then
+ * {@link SHORT_TASK_MS}), as a run of short tasks does; each time is the reset's until the new
+ * machine answers. The first reset (which only marks the fresh machine used) is not counted.
+ */
+export async function resetTimes(slot: MachineSlot, n: number): Promise<{ times: number[]; method: string }> {
+  await slot.reset!();
+  const times: number[] = [];
+  let method = "";
+  for (let i = 0; i < n; i++) {
+    await slot.envs.desktop!.process.run(["true"]);
+    await new Promise((r) => setTimeout(r, SHORT_TASK_MS));
+    const t = performance.now();
+    const how = await slot.reset!();
+    await slot.envs.desktop!.system.info({ timeoutMs: 30_000 });
+    times.push(performance.now() - t);
+    method = how.desktop!.method;
+  }
+  return { times, method };
 }

@@ -94,8 +94,13 @@ describe.skipIf(!onPath("podman") && !onPath("docker"))("the container provider"
     expect(await second.files.exists(MARKER)).toBe(false);
     expect(await second.clipboard.get()).toBe("");
     expect((await second.windows.list()).map((w) => w.title)).not.toContain(TITLE);
-    // The used container is gone, so is its daemon.
+    // The used container is removed behind the reset (the spare was handed out), and its daemon with it.
     await expect(first.system.info({ timeoutMs: 3_000 })).rejects.toThrow();
+    const usedName = /\(container (\S+)\)/.exec(firstAddress ?? "")![1]!;
+    const stillThere = async () => (await ourContainers()).some((c) => c.replace(/^\//, "") === usedName);
+    for (let i = 0; i < 150 && (await stillThere()); i++) await new Promise((r) => setTimeout(r, 100));
+    expect(await stillThere()).toBe(false);
+
     expect(pool.provider).toMatchObject({ name: "container", config: { image: tag, ulimits: { nofile: 20000, nproc: 32768 } } });
   }, 120_000);
 

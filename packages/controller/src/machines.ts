@@ -4,9 +4,10 @@
  * hands out and resets machines, and a pool gives each concurrent slot its machines. Images for the
  * container and qemu providers come from {@link buildImage}.
  */
-export { startLocalMachine } from "./machines/localMachine.js";
+export { defaultDaemonCommand, startLocalMachine } from "./machines/localMachine.js";
 export type { LocalMachine, LocalMachineOptions } from "./machines/localMachine.js";
 export { localProvider, startLocalPool } from "./machines/localProvider.js";
+export type { LocalProviderOptions } from "./machines/localProvider.js";
 export { checkPool, machinesOfEnvFlags, remotePool, remoteProvider } from "./machines/remoteProvider.js";
 export { openPool } from "./machines/provider.js";
 export { connectOptionsOf, diagnoseTls, loadMachinesFile, machineOfFlags, machineSpecOf } from "./machines/credentials.js";

@@ -10,6 +10,7 @@ import { onPath, openEngine, removeContainer, sweepOrphanContainers, type Docker
 import { removeDeadDirs } from "./hostProcess.js";
 import { GUEST_PORT, GUEST_TOKEN_FILE } from "./guestContract.js";
 import type { MachineProvider, ProvidedMachine } from "./provider.js";
+import { Spares } from "./spares.js";
 
 /** The daemon's port inside a container, published on 127.0.0.1 at a port the engine picks. */
 const GUEST_TCP = `${GUEST_PORT}/tcp`;
@@ -191,8 +192,18 @@ interface Opened {
 /** The machines of one {@link containerProvider}: its engine, its containers and their spares. */
 class ContainerMachines {
   readonly made = new Map<ProvidedMachine, Made>();
-  /** A fresh container started ahead, by "slot/env name", with what stops it while it starts. */
-  readonly spares = new Map<string, { made: Promise<Made>; abort: AbortController }>();
+  /** A fresh container started ahead, by "slot/env name"; used containers being removed behind a reset. */
+  readonly spares = new Spares<Made>({
+    start: (key, signal) => {
+      const [slot, ...name] = key.split("/");
+      return this.start(name.join("/"), Number(slot), signal);
+    },
+    answers: async (m) => {
+      await m.env.system.info({ timeoutMs: 5_000 });
+      return true;
+    },
+    stop: (m) => this.remove(m),
+  });
   /** The engine's description, once open. */
   described?: string;
   #engine?: Promise<Opened>;
@@ -271,53 +282,28 @@ class ContainerMachines {
   provide(m: Made): ProvidedMachine {
     const machine: ProvidedMachine = { env: m.env, address: `${m.env.address} (container ${m.name})`, fresh: true };
     this.made.set(machine, m);
-    const key = `${m.slot}/${m.envName}`;
-    if (this.opts.spare !== false && !this.spares.has(key)) {
-      const abort = new AbortController();
-      const made = this.start(m.envName, m.slot, abort.signal);
-      made.catch(() => undefined);
-      this.spares.set(key, { made, abort });
-    }
+    if (this.opts.spare !== false) this.spares.prepare(`${m.slot}/${m.envName}`);
     return machine;
   }
 
-  /** The spare of `key` once ready and answering, or undefined when it failed (it is then removed). */
-  async takeSpare(key: string): Promise<Made | undefined> {
-    const spare = this.spares.get(key);
-    if (!spare) return undefined;
-    this.spares.delete(key);
-    const m = await spare.made.catch(() => undefined);
-    if (!m) return undefined;
-    try {
-      await m.env.system.info({ timeoutMs: 5_000 });
-      return m;
-    } catch {
-      await this.remove(m).catch(() => undefined);
-      return undefined;
-    }
-  }
-
-  /** Stops and removes the spare of `key`, started or starting. */
-  async dropSpare(key: string): Promise<void> {
-    const spare = this.spares.get(key);
-    if (!spare) return;
-    this.spares.delete(key);
-    spare.abort.abort(new Error("the machine was released"));
-    const m = await spare.made.catch(() => undefined);
-    if (m) await this.remove(m);
-  }
-
-  /** A fresh container for the machine's slot and name (its spare, else a new one), the used one removed. */
+  /**
+   * A fresh container for the machine's slot and name: its spare, the used one then removed behind
+   * the reset; else the used one removed first (starting while removing is slower on Podman) and a
+   * new one started.
+   */
   async reset(machine: ProvidedMachine, signal?: AbortSignal): Promise<ProvidedMachine> {
     const m = this.made.get(machine);
     if (!m) throw new FailedPreconditionError(`reset: ${machine.address} is not a container this provider made (or it was released)`);
     this.made.delete(machine);
     const leave = this.hold();
     try {
-      const spare = await this.takeSpare(`${m.slot}/${m.envName}`);
-      // Without a spare, the used container goes first: starting while removing is slower on Podman.
+      const spare = await this.spares.take(`${m.slot}/${m.envName}`);
+      if (spare) {
+        this.spares.retire(m);
+        return this.provide(spare);
+      }
       await this.remove(m);
-      return this.provide(spare ?? (await this.start(m.envName, m.slot, signal)));
+      return this.provide(await this.start(m.envName, m.slot, signal));
     } finally {
       await leave();
     }
@@ -328,7 +314,7 @@ class ContainerMachines {
     const m = this.made.get(machine);
     if (!m) return;
     this.made.delete(machine);
-    await Promise.all([this.remove(m), this.dropSpare(`${m.slot}/${m.envName}`)]);
+    await Promise.all([this.remove(m), this.spares.drop(`${m.slot}/${m.envName}`)]);
   }
 }
 
@@ -367,7 +353,7 @@ export function containerProvider(opts: ContainerProviderOptions): ContainerProv
     release: (machine) => machines.release(machine),
     close: async () => {
       await Promise.all([...machines.made.keys()].map((m) => machines.release(m)));
-      await Promise.all([...machines.spares.keys()].map((k) => machines.dropSpare(k)));
+      await machines.spares.drain();
     },
   };
 }
