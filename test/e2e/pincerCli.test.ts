@@ -14,6 +14,7 @@ describe("pincer CLI", () => {
       expect(r.code, r.stderr + r.stdout).toBe(0);
       expect(r.stdout).toMatch(/tasks 14: passed 14, failed 0, errors 0; success rate 100\.0%/);
       expect(r.stdout).toMatch(/## Counterpart pairs/);
+      expect(r.stderr).toMatch(/starting 2 local slot\(s\) with desktop, server \(an Xvfb display and a pincer-daemon each, in a sandbox\)/);
       // Plain progress lines when not on a terminal, one per finished task.
       expect(r.stderr.split("\n").filter((l) => /: passed \(score 1\.00, attempt 1\)/.test(l))).toHaveLength(14);
       const [runId] = readdirSync(out);
@@ -60,8 +61,11 @@ describe("pincer CLI", () => {
   test("run --task and --tag pick tasks; a pattern that matches nothing stops the run before it starts", async () => {
     const out = mkdtempSync(join(tmpdir(), "pincer-select-"));
     try {
-      const r = await pincer(["run", "examples", "--task", "terminal/write-greeting*", "--tag", "abstract", "--out", out, "--run-id", "r", "--no-screenshots"]);
+      const args = ["run", "examples", "--task", "terminal/write-greeting*", "--tag", "abstract", "--out", out, "--run-id", "r", "--no-screenshots"];
+      // Without the sandbox, the run says so, and why.
+      const r = await runPincer(args, { env: { ...process.env, PINCER_SANDBOX: "none" } });
       expect(r.code, r.stderr).toBe(0);
+      expect(r.stderr).toContain("a pincer-daemon each, WITHOUT a sandbox (PINCER_SANDBOX=none): tasks act on this computer)");
       expect(r.stdout).toMatch(/tasks 1: passed 1/);
       expect(readdirSync(join(out, "r", "terminal"))).toEqual(["write-greeting"]);
       const typo = await pincer(["run", "examples", "--task", "write-greting", "--out", out]);

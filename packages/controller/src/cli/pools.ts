@@ -3,6 +3,7 @@ import { type Command, InvalidArgumentError as CliArgumentError, Option } from "
 import { environmentsOf } from "../runner/attempt.js";
 import { loadMachinesFile } from "../machines/credentials.js";
 import { localProvider } from "../machines/localProvider.js";
+import { sandboxSupport } from "../machines/sandbox.js";
 import { checkPool, machinesOfEnvFlags, remoteProvider } from "../machines/remoteProvider.js";
 import { openPool, type MachinePool, type MachineProvider } from "../machines/provider.js";
 import type { DatasetTask } from "../datasets/loader.js";
@@ -136,7 +137,10 @@ export async function openMachinePool(
   if (provider === "local" && o.image) throw new CliArgumentError("--image needs --provider container or --provider qemu");
   if (provider === "local") {
     const each = `an Xvfb display and a pincer-daemon${local.accessibilityBus ? " with an accessibility bus" : ""} each`;
-    process.stderr.write(`starting ${concurrency} local slot(s) with ${names.join(", ")} (${each})\n`);
+    // Said every time: without a sandbox a task's commands act on this computer as the runner's user.
+    const box = sandboxSupport();
+    const where = box.mode === "overlay" ? "in a sandbox" : `WITHOUT a sandbox (${box.why}): tasks act on this computer`;
+    process.stderr.write(`starting ${concurrency} local slot(s) with ${names.join(", ")} (${each}, ${where})\n`);
     const { needsScreen: _, ...screen } = local;
     return openPool(localProvider({ ...screen, ...(o.network ? { network: true } : {}) }), names, concurrency);
   }
