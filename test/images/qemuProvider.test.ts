@@ -194,3 +194,52 @@ describe.skipIf(!qemuInstalled)("the qemu provider", () => {
     expect(existsSync(dir)).toBe(false);
   }, 60_000);
 });
+
+// The spare (spare: true): a second VM per slot, started from a copy of the first one's ready state
+// (no second boot), handed over by a reset while the used VM goes back to its snapshot behind it.
+describe.skipIf(!qemuInstalled)("the qemu provider's spare VM", () => {
+  test("a reset hands over the spare at its snapshot; the used VM, back at its own, is the next one handed over", async () => {
+    const image = await minimalImage(["qcow2"]);
+    const provider = qemuProvider({ ...image.qcow2!, spare: true, memoryMb: 768 });
+    let pool: MachinePool | undefined = await openPool(provider, ["desktop"], 1);
+    try {
+      const slot = pool.slots[0]!;
+      expect(pool.provider).toMatchObject({ config: { spare: true, memory_mb: 768 } });
+      await expect.poll(() => provider.vms().length, { timeout: 180_000, interval: 500 }).toBe(2);
+      expect((await slot.reset!())["desktop"]).toMatchObject({ method: "fresh" });
+      const first = slot.envs["desktop"]!;
+      const firstVm = provider.vmOf(first)!;
+      await first.files.write(MARKER, "left by task 1");
+
+      expect((await slot.reset!())["desktop"]).toMatchObject({ provider: "qemu", method: "spare at snapshot" });
+      const second = slot.envs["desktop"]!;
+      const secondVm = provider.vmOf(second)!;
+      expect(secondVm.pid).not.toBe(firstVm.pid);
+      // Started from the first VM's ready state: its own directory, the same token, none of task 1's files.
+      expect(secondVm.dir).not.toBe(firstVm.dir);
+      expect(await second.files.exists(MARKER)).toBe(false);
+      const before = Date.now();
+      const guestMs = Number((await second.process.run("date +%s%3N")).stdout.trim());
+      expect(guestMs).toBeGreaterThan(before - 1_000);
+      expect(guestMs).toBeLessThan(Date.now() + 1_000);
+      await second.files.write(MARKER, "left by task 2");
+
+      // The first VM went back to its snapshot behind the reset: it is the spare handed over next.
+      const third = await slot.reset!();
+      expect(third["desktop"]).toMatchObject({ method: "spare at snapshot" });
+      expect(provider.vmOf(slot.envs["desktop"]!)!.pid).toBe(firstVm.pid);
+      expect(await slot.envs["desktop"]!.files.exists(MARKER)).toBe(false);
+      expect(readdirSync(firstVm.dir)).not.toContain("ready.qcow2");
+
+      const dirs = provider.vms().map((v) => v.dir);
+      expect(dirs).toHaveLength(2);
+      await pool.close();
+      pool = undefined;
+      expect(provider.vms()).toEqual([]);
+      expect(childrenNamed("qemu-system-x86")).toEqual([]);
+      for (const d of dirs) expect(existsSync(d)).toBe(false);
+    } finally {
+      await pool?.close();
+    }
+  }, 600_000);
+});

@@ -19,6 +19,7 @@ export interface MachineCliOptions {
   engine?: string;
   vmMemory?: number;
   vmCpus?: number;
+  vmSpare?: boolean;
   network?: boolean;
   [flag: string]: unknown;
 }
@@ -34,7 +35,7 @@ function positive(flag: string) {
   };
 }
 
-/** Adds `--provider`, `--image`, `--engine`, `--vm-memory` and `--vm-cpus` to a command. */
+/** Adds `--provider`, `--image`, `--engine`, `--vm-memory`, `--vm-cpus` and `--vm-spare` to a command. */
 export function addProviderOptions(cmd: Command): Command {
   return cmd
     .addOption(
@@ -51,6 +52,11 @@ export function addProviderOptions(cmd: Command): Command {
     .option("--engine <socket>", "container: the Docker or Podman API socket (default: found, or a private podman service)")
     .option("--vm-memory <MiB>", "qemu: memory per VM (default 1024)", positive("--vm-memory"))
     .option("--vm-cpus <n>", "qemu: virtual CPUs per VM (default 1)", positive("--vm-cpus"))
+    .option(
+      "--vm-spare",
+      "qemu: a second VM per slot at its snapshot, handed over by each reset while the used one goes back to its own (a reset in a fraction " +
+        "of the time, for twice the memory)",
+    )
     .option(
       "--network",
       "local: give each sandboxed machine a user-mode network link (slirp4netns: what this computer reaches, never its loopback); " +
@@ -98,7 +104,8 @@ async function imageProvider(o: MachineCliOptions, screen: { width: number; heig
   const m = await resolveImage(o.image);
   if (!m.qcow2) throw new CliArgumentError(`--image ${o.image} has no qcow2 disk yet: pincer image build --profile ${m.profile} --format qcow2`);
   const { qemuProvider } = await import("../machines/qemuProvider.js");
-  return qemuProvider({ ...m.qcow2, log, ...(o.vmMemory ? { memoryMb: o.vmMemory } : {}), ...(o.vmCpus ? { cpus: o.vmCpus } : {}) });
+  const sizes = { ...(o.vmMemory ? { memoryMb: o.vmMemory } : {}), ...(o.vmCpus ? { cpus: o.vmCpus } : {}) };
+  return qemuProvider({ ...m.qcow2, log, ...sizes, ...(o.vmSpare ? { spare: true } : {}) });
 }
 
 /**

@@ -1,8 +1,11 @@
+import { copyFile, rm } from "node:fs/promises";
+import { join } from "node:path";
 import { CancelledError, FailedPreconditionError } from "@pincer/shared";
 import type { Env } from "../env/index.js";
 import type { MachineProvider, ProvidedMachine } from "./provider.js";
 import { setGuestClock } from "./qmp.js";
-import { kvmWorks, QemuVm, removeStaleVmDirs, type QemuAccel, type QemuVmSpec } from "./qemuVm.js";
+import { kvmWorks, QemuVm, removeStaleVmDirs, type QemuAccel, type QemuVmSpec, type ReadyState } from "./qemuVm.js";
+import { Spares } from "./spares.js";
 
 /** Options of {@link qemuProvider}: the image (what `makeQcow2` made) and how each VM runs. */
 export interface QemuProviderOptions {
@@ -24,6 +27,13 @@ export interface QemuProviderOptions {
   resetTimeoutMs?: number;
   /** Where the provider says what it does (the accelerator it chose, VMs replaced after a failed reset). @default nothing */
   log?: (line: string) => void;
+  /**
+   * Keep a second VM per slot and environment, at its ready snapshot and running: a reset hands it
+   * over and takes the used VM back to its snapshot behind the reset, to be the next one handed
+   * over. The second VM starts from a copy of the first one's ready state (no second boot). Costs
+   * the memory of a second VM per slot and its idle CPU. @default false
+   */
+  spare?: boolean;
 }
 
 /** The qemu {@link MachineProvider}, with a look at its VMs (for tests and diagnostics). */
@@ -45,6 +55,130 @@ interface Held {
   slot: number;
 }
 
+/** The VMs of one {@link qemuProvider}: those handed out, those live, and the slots' spares. */
+class QemuMachines {
+  readonly held = new WeakMap<Env, Held>();
+  readonly live = new Set<QemuVm>();
+  readonly log: (line: string) => void;
+  readonly resetTimeoutMs: number;
+  chosen?: QemuAccel;
+  #accel?: Promise<QemuAccel>;
+  readonly spares = new Spares<Held>({
+    start: async (key) => {
+      const [slot, ...name] = key.split("/");
+      return this.boot(name.join("/"), Number(slot), undefined, false);
+    },
+    answers: async (h) => {
+      const env = h.vm.connect();
+      try {
+        await Promise.all([env.system.info({ timeoutMs: 5_000 }), setGuestClock(h.vm.agentSocket, { timeoutMs: 5_000 })]);
+        return true;
+      } finally {
+        env.close();
+      }
+    },
+    stop: (h) => this.stop(h.vm),
+  });
+
+  constructor(readonly opts: QemuProviderOptions) {
+    this.log = opts.log ?? (() => undefined);
+    this.resetTimeoutMs = opts.resetTimeoutMs ?? 30_000;
+  }
+
+  accel(): Promise<QemuAccel> {
+    this.#accel ??= chooseAccel(this.opts.accel ?? "auto", this.log).then((a) => (this.chosen = a));
+    return this.#accel;
+  }
+
+  async stop(vm: QemuVm): Promise<void> {
+    this.live.delete(vm);
+    await vm.stop();
+  }
+
+  /** A VM booted to its ready snapshot; with `copy`, a copy of that state starts the slot's spare. */
+  async boot(envName: string, slot: number, signal?: AbortSignal, copy = !!this.opts.spare): Promise<Held> {
+    const o = this.opts;
+    const spec: QemuVmSpec = {
+      ...{ disk: o.disk, kernel: o.kernel, initrd: o.initrd, append: o.append },
+      ...{ memoryMb: o.memoryMb ?? 1024, cpus: o.cpus ?? 1, accel: await this.accel() },
+      name: `pincer-${envName}-${slot}`.replaceAll(",", ",,"),
+    };
+    const t0 = performance.now();
+    const { vm, ready } = await bootToSnapshot(spec, o.bootTimeoutMs ?? 240_000, this.live, copy, signal);
+    this.log(`qemu: ${spec.name} booted in ${Math.round(performance.now() - t0)} ms (${spec.accel}, pid ${vm.pid}, ${vm.address})`);
+    const h = { vm, envName, slot };
+    if (ready) this.spares.offer(keyOf(h), this.startFromReady(spec, ready, h));
+    return h;
+  }
+
+  /** The spare: a VM started from `ready` (then removed), its clock set and its daemon answering. */
+  async startFromReady(spec: QemuVmSpec, ready: ReadyState, like: Held): Promise<Held> {
+    try {
+      const vm = await QemuVm.start(spec, ready);
+      this.live.add(vm);
+      try {
+        await settle(vm, this.resetTimeoutMs);
+      } catch (err) {
+        await this.stop(vm);
+        throw err;
+      }
+      return { vm, envName: like.envName, slot: like.slot };
+    } finally {
+      await rm(ready.overlay, { force: true });
+    }
+  }
+
+  machineOf(h: Held, fresh: boolean): ProvidedMachine {
+    const env = h.vm.connect();
+    this.held.set(env, h);
+    return { env, address: `${h.vm.address} (qemu ${h.vm.spec.accel}, pid ${h.vm.pid})`, fresh };
+  }
+
+  /** The used VM, back at its snapshot behind the reset, becomes the slot's spare; one that does not come back is replaced. */
+  recycle(h: Held): void {
+    const back = restore(h.vm, this.resetTimeoutMs).then(
+      () => h,
+      async (err: unknown) => {
+        this.log(`qemu: ${h.vm.spec.name} did not come back from its snapshot (${(err as Error).message.split("\n")[0]}): booting a spare anew`);
+        await this.stop(h.vm);
+        return this.boot(h.envName, h.slot, undefined, false);
+      },
+    );
+    this.spares.offer(keyOf(h), back);
+  }
+
+  async reset(machine: ProvidedMachine, signal?: AbortSignal): Promise<{ machine: ProvidedMachine; method: string }> {
+    const h = this.held.get(machine.env);
+    if (!h) throw new FailedPreconditionError(`qemu: ${machine.address} is not a machine of this provider (released already?)`);
+    machine.env.close();
+    this.held.delete(machine.env);
+    const spare = this.opts.spare ? await this.spares.take(keyOf(h)) : undefined;
+    if (spare) {
+      this.recycle(h);
+      return { machine: this.machineOf(spare, false), method: "spare at snapshot" };
+    }
+    try {
+      await restore(h.vm, this.resetTimeoutMs, signal);
+      return { machine: this.machineOf(h, false), method: "snapshot" };
+    } catch (err) {
+      if (signal?.aborted) {
+        await this.stop(h.vm);
+        throw new CancelledError(`the reset of ${h.vm.spec.name} was cancelled`);
+      }
+      this.log(`qemu: ${h.vm.spec.name} did not come back from its snapshot (${(err as Error).message.split("\n")[0]}): booting it anew`);
+      await this.stop(h.vm);
+      return { machine: this.machineOf(await this.boot(h.envName, h.slot, signal), false), method: "new boot" };
+    }
+  }
+
+  async release(machine: ProvidedMachine): Promise<void> {
+    machine.env.close();
+    const h = this.held.get(machine.env);
+    this.held.delete(machine.env);
+    if (h) await Promise.all([this.stop(h.vm), this.spares.drop(keyOf(h))]);
+  }
+}
+
 /**
  * Virtual machines from a Pincer VM image, one per environment name and slot, booted in parallel.
  * Each VM runs on a qcow2 overlay of the read-only disk, with a token of its own handed in through
@@ -52,74 +186,33 @@ interface Held {
  * state is saved in its overlay (`savevm pincer-ready`); a reset loads it back through QMP
  * (`loadvm`, about a second), sets the guest's clock through its agent and waits for the daemon.
  * A VM whose reset fails or overruns `resetTimeoutMs` is killed and booted anew ("new boot").
+ * With `spare`, a second VM per slot (started from a copy of the first one's ready state) is handed
+ * over instead, and the used one goes back to its snapshot behind the reset.
  * Releasing quits QEMU (SIGKILL by PID if it lingers) and removes the overlay, token and sockets;
  * QEMU dies with this process too (`setpriv --pdeathsig KILL`).
  */
 export function qemuProvider(opts: QemuProviderOptions): QemuProvider {
-  const log = opts.log ?? (() => undefined);
-  const held = new WeakMap<Env, Held>();
-  const live = new Set<QemuVm>();
-  let accel: Promise<QemuAccel> | undefined;
-  let chosen: QemuAccel | undefined;
-  const resolveAccel = () => (accel ??= chooseAccel(opts.accel ?? "auto", log).then((a) => (chosen = a)));
-  const boot = async (envName: string, slot: number, signal?: AbortSignal): Promise<ProvidedMachine> => {
-    const spec: QemuVmSpec = {
-      ...{ disk: opts.disk, kernel: opts.kernel, initrd: opts.initrd, append: opts.append },
-      ...{ memoryMb: opts.memoryMb ?? 1024, cpus: opts.cpus ?? 1, accel: await resolveAccel() },
-      name: `pincer-${envName}-${slot}`.replaceAll(",", ",,"),
-    };
-    const t0 = performance.now();
-    const vm = await bootToSnapshot(spec, opts.bootTimeoutMs ?? 240_000, live, signal);
-    log(`qemu: ${spec.name} booted in ${Math.round(performance.now() - t0)} ms (${spec.accel}, pid ${vm.pid}, ${vm.address})`);
-    return machineOf({ vm, envName, slot }, true);
-  };
-  const machineOf = (h: Held, fresh: boolean): ProvidedMachine => {
-    const env = h.vm.connect();
-    held.set(env, h);
-    return { env, address: `${h.vm.address} (qemu ${h.vm.spec.accel}, pid ${h.vm.pid})`, fresh };
-  };
-  const stop = async (h: Held) => {
-    live.delete(h.vm);
-    await h.vm.stop();
-  };
+  const m = new QemuMachines(opts);
   return {
     name: "qemu",
     config: () => ({
       disk: opts.disk,
-      accel: chosen ?? opts.accel ?? "auto",
+      accel: m.chosen ?? opts.accel ?? "auto",
       memory_mb: opts.memoryMb ?? 1024,
       cpus: opts.cpus ?? 1,
+      spare: !!opts.spare,
     }),
-    acquire: (envName, slot, signal) => boot(envName, slot, signal),
-    reset: async (machine, signal) => {
-      const h = held.get(machine.env);
-      if (!h) throw new FailedPreconditionError(`qemu: ${machine.address} is not a machine of this provider (released already?)`);
-      machine.env.close();
-      held.delete(machine.env);
-      try {
-        await restore(h.vm, opts.resetTimeoutMs ?? 30_000, signal);
-        return { machine: machineOf(h, false), method: "snapshot" };
-      } catch (err) {
-        if (signal?.aborted) {
-          await stop(h);
-          throw new CancelledError(`the reset of ${h.vm.spec.name} was cancelled`);
-        }
-        log(`qemu: ${h.vm.spec.name} did not come back from its snapshot (${(err as Error).message.split("\n")[0]}): booting it anew`);
-        await stop(h);
-        return { machine: await boot(h.envName, h.slot, signal), method: "new boot" };
-      }
-    },
-    release: async (machine) => {
-      machine.env.close();
-      const h = held.get(machine.env);
-      held.delete(machine.env);
-      if (h) await stop(h);
-    },
-    accel: resolveAccel,
-    vmOf: (m) => held.get("env" in m ? m.env : m)?.vm,
-    vms: () => [...live],
+    acquire: async (envName, slot, signal) => m.machineOf(await m.boot(envName, slot, signal), true),
+    reset: (machine, signal) => m.reset(machine, signal),
+    release: (machine) => m.release(machine),
+    close: () => m.spares.drain(),
+    accel: () => m.accel(),
+    vmOf: (x) => m.held.get("env" in x ? x.env : x)?.vm,
+    vms: () => [...m.live],
   };
 }
+
+const keyOf = (h: Held) => `${h.slot}/${h.envName}`;
 
 /** The accelerator for `requested`: for "auto", KVM when the probe shows it works, and the log says which. */
 async function chooseAccel(requested: "auto" | QemuAccel, log: (line: string) => void): Promise<QemuAccel> {
@@ -132,17 +225,34 @@ async function chooseAccel(requested: "auto" | QemuAccel, log: (line: string) =>
 
 /**
  * Boots a VM (kept in `live` while it runs) until its daemon answers, sets its clock and saves
- * the ready snapshot in its overlay; a VM that does not get there is stopped.
+ * the ready snapshot in its overlay; a VM that does not get there is stopped. With `copy`, the VM
+ * is paused while the snapshot is saved and its overlay copied (the ready state a spare starts from).
  */
-async function bootToSnapshot(spec: QemuVmSpec, timeoutMs: number, live: Set<QemuVm>, signal?: AbortSignal): Promise<QemuVm> {
+async function bootToSnapshot(
+  spec: QemuVmSpec,
+  timeoutMs: number,
+  live: Set<QemuVm>,
+  copy: boolean,
+  signal?: AbortSignal,
+): Promise<{ vm: QemuVm; ready?: ReadyState }> {
   const vm = await QemuVm.start(spec);
   live.add(vm);
   try {
     await vm.waitForDaemon(timeoutMs, signal);
     // A guest reads the RTC at boot to the second, and late in TCG: its clock starts behind.
     await setGuestClock(vm.agentSocket, { timeoutMs: 30_000, ...(signal ? { signal } : {}) });
+    if (!copy) {
+      await vm.monitor(`savevm ${READY_SNAPSHOT}`, 120_000, signal);
+      return { vm };
+    }
+    await vm.qmp!.execute("stop", undefined, { timeoutMs: 10_000 });
     await vm.monitor(`savevm ${READY_SNAPSHOT}`, 120_000, signal);
-    return vm;
+    const ready = join(vm.dir, "ready.qcow2");
+    await copyFile(join(vm.dir, "overlay.qcow2"), ready);
+    await vm.qmp!.execute("cont", undefined, { timeoutMs: 10_000 });
+    // It ran on in real time, its clock did not: set it again.
+    await setGuestClock(vm.agentSocket, { timeoutMs: 30_000, ...(signal ? { signal } : {}) });
+    return { vm, ready: { overlay: ready, token: vm.token, snapshot: READY_SNAPSHOT } };
   } catch (err) {
     live.delete(vm);
     await vm.stop();
@@ -156,8 +266,14 @@ async function bootToSnapshot(spec: QemuVmSpec, timeoutMs: number, live: Set<Qem
  */
 async function restore(vm: QemuVm, timeoutMs: number, signal?: AbortSignal): Promise<void> {
   const deadline = Date.now() + timeoutMs;
-  const left = () => Math.max(1, deadline - Date.now());
   await vm.monitor(`loadvm ${READY_SNAPSHOT}`, timeoutMs, signal);
+  await settle(vm, Math.max(1, deadline - Date.now()), signal);
+}
+
+/** A VM just at its snapshot made ready: its clock set to this computer's, and its daemon answering. */
+async function settle(vm: QemuVm, timeoutMs: number, signal?: AbortSignal): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  const left = () => Math.max(1, deadline - Date.now());
   // The agent's guest-set-time waits for hwclock (up to a second): the daemon is waited for meanwhile.
   await Promise.all([setGuestClock(vm.agentSocket, { timeoutMs: left(), ...(signal ? { signal } : {}) }), vm.waitForDaemon(left(), signal)]);
 }

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
-import { access, constants, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { access, constants, copyFile, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -78,8 +78,17 @@ export async function removeStaleVmDirs(): Promise<void> {
   await removeDeadDirs(VM_DIR_PREFIX);
 }
 
+/** What a VM started from another's ready state starts with: a copy of that VM's overlay, its token, the snapshot to load. */
+export interface ReadyState {
+  /** A qcow2 overlay (of the same disk) holding `snapshot`; copied, never written. */
+  overlay: string;
+  /** The token the guest's daemon read at its boot, which the snapshot keeps. */
+  token: string;
+  snapshot: string;
+}
+
 /** QEMU's command line for `spec`, with its files in `dir` and the daemon forwarded from 127.0.0.1:`port`. */
-function qemuArgs(spec: QemuVmSpec, dir: string, port: number): string[] {
+function qemuArgs(spec: QemuVmSpec, dir: string, port: number, loadvm?: string): string[] {
   // In TCG, x86-64-v2 (what node needs, and more than qemu64 has) boots in half the time of `-cpu max`.
   const cpu = spec.accel === "kvm" ? ["-accel", "kvm", "-cpu", "host"] : ["-accel", "tcg", "-cpu", TCG_CPU];
   return [
@@ -95,6 +104,7 @@ function qemuArgs(spec: QemuVmSpec, dir: string, port: number): string[] {
     ...["-chardev", `socket,id=qga0,path=${join(dir, "qga.sock")},server=on,wait=off`],
     ...["-device", "virtio-serial", "-device", "virtserialport,chardev=qga0,name=org.qemu.guest_agent.0"],
     ...["-serial", `file:${join(dir, "serial.log")}`],
+    ...(loadvm ? ["-loadvm", loadvm] : []),
   ];
 }
 
@@ -148,16 +158,19 @@ export class QemuVm {
 
   /**
    * Makes the VM's directory, overlay and token and starts QEMU; resolves once QMP answers (the
-   * guest is booting then). A port another process took meanwhile is retried with a new one.
+   * guest is booting then). With `from`, the VM starts from another's ready state instead of
+   * booting: a copy of its overlay, its token, its snapshot loaded at start. A port another process
+   * took meanwhile is retried with a new one.
    */
-  static async start(spec: QemuVmSpec): Promise<QemuVm> {
+  static async start(spec: QemuVmSpec, from?: ReadyState): Promise<QemuVm> {
     const dir = await mkdtemp(join(tmpdir(), `${VM_DIR_PREFIX}${process.pid}-`));
     try {
-      const token = randomBytes(24).toString("base64url");
+      const token = from?.token ?? randomBytes(24).toString("base64url");
       await writeFile(join(dir, "token"), token, { mode: 0o600 });
-      await overlay(spec.disk, join(dir, "overlay.qcow2"));
+      if (from) await copyFile(from.overlay, join(dir, "overlay.qcow2"));
+      else await overlay(spec.disk, join(dir, "overlay.qcow2"));
       for (let attempt = 1; ; attempt++) {
-        const vm = QemuVm.#spawn(spec, dir, await freePort(), token);
+        const vm = QemuVm.#spawn(spec, dir, await freePort(), token, from?.snapshot);
         try {
           vm.qmp = await QmpClient.connect(join(dir, "qmp.sock"), { timeoutMs: 30_000, alive: () => vm.#exit === undefined });
           return vm;
@@ -175,8 +188,8 @@ export class QemuVm {
     }
   }
 
-  static #spawn(spec: QemuVmSpec, dir: string, port: number, token: string): QemuVm {
-    const argv = [QEMU, ...qemuArgs(spec, dir, port)];
+  static #spawn(spec: QemuVmSpec, dir: string, port: number, token: string, loadvm?: string): QemuVm {
+    const argv = [QEMU, ...qemuArgs(spec, dir, port, loadvm)];
     const [cmd, ...args] = SETPRIV ? [SETPRIV, "--pdeathsig", "KILL", "--", ...argv] : argv;
     const child = spawn(cmd!, args, { stdio: ["ignore", "ignore", "pipe"] });
     const vm = new QemuVm(spec, dir, port, token, child, undefined);

@@ -42,6 +42,18 @@ export class Spares<M> {
     return undefined;
   }
 
+  /** Makes `made` the spare of `key` (a machine being readied elsewhere); an earlier spare of the key is stopped. */
+  offer(key: string, made: Promise<M>): void {
+    const earlier = this.#spares.get(key);
+    if (earlier)
+      void earlier.made.then(
+        (m) => this.retire(m),
+        () => undefined,
+      );
+    made.catch(() => undefined);
+    this.#spares.set(key, { made, abort: new AbortController() });
+  }
+
   /** Stops `m` in the background; {@link drain} waits for it. Failures are the stop function's to report. */
   retire(m: M): void {
     const p = this.ops.stop(m).catch(() => undefined);
