@@ -1,3 +1,5 @@
+import { setMaxListeners } from "node:events";
+
 /** A command's interruption: SIGINT or SIGTERM aborts `signal`, until `release()`. */
 export interface Interruption {
   readonly signal: AbortSignal;
@@ -11,6 +13,9 @@ export interface Interruption {
  */
 export function onInterrupt(message?: string): Interruption {
   const controller = new AbortController();
+  // Every call of every attempt under way listens to it: dozens at once is its normal use, not a
+  // leak (Node warned "MaxListenersExceededWarning … 11 abort listeners" in a busy check).
+  setMaxListeners(0, controller.signal);
   const onSignal = () => {
     if (message) process.stderr.write(`\n${message}\n`);
     controller.abort(new Error("interrupted"));

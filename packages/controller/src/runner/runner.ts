@@ -1,3 +1,4 @@
+import { setMaxListeners } from "node:events";
 import { createHash } from "node:crypto";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
@@ -352,6 +353,8 @@ export async function runTasks(opts: RunnerOptions): Promise<{ runDir: string; r
   const store = new ResultStore(runDir);
   const attempts = opts.attempts ?? 1;
   const signal = opts.signal ?? new AbortController().signal;
+  // Every call of every attempt under way listens to it: many at once is its use, not a leak.
+  setMaxListeners(0, signal);
   checkTasks(opts.tasks, opts.pool);
   const manifest = manifestOf(opts, runId, attempts);
   await store.writeJsonAtomic(join(runDir, "manifest.json"), manifest);
