@@ -97,6 +97,7 @@ export async function imageFigures(): Promise<string[]> {
     await runFigures("local (the default)", []),
     await runFigures("container", ["--provider", "container", "--image", "minimal"]),
     await runFigures("qemu", ["--provider", "qemu", "--image", "minimal"]),
+    await runFigures("qemu --vm-spare", ["--provider", "qemu", "--image", "minimal", "--vm-spare"]),
   ];
   return [
     "| image | time |",
