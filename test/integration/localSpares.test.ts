@@ -1,5 +1,8 @@
 import { execFileSync } from "node:child_process";
 import { randomInt } from "node:crypto";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, test } from "vitest";
 import { defaultDaemonCommand, localProvider, openPool } from "@pincer/controller/machines";
 
@@ -75,3 +78,23 @@ describe("the local provider's spare machine", () => {
     expect(daemon.count()).toBe(0);
   }, 60_000);
 });
+
+test("a reset whose new machine fails to start fails; the next reset of the slot starts one", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "pincer-failing-start-"));
+  const flag = join(dir, "fail");
+  // The daemon's command exits at once while the flag file exists (no sandbox: it sees this computer's files).
+  const command = ["sh", "-c", 'if [ -e "$0" ]; then echo "told to fail" >&2; exit 3; fi; exec "$@"', flag, ...defaultDaemonCommand()];
+  const pool = await openPool(localProvider({ daemonCommand: command, sandbox: "none", spare: false, width: 640, height: 400 }), ["desktop"], 1);
+  try {
+    const slot = pool.slots[0]!;
+    await slot.reset!();
+    writeFileSync(flag, "");
+    await expect(slot.reset!()).rejects.toThrow(/exited with 3|told to fail/);
+    rmSync(flag);
+    expect((await slot.reset!()).desktop).toMatchObject({ method: "new machine" });
+    expect((await slot.envs.desktop!.system.info()).screen).toEqual({ width: 640, height: 400 });
+  } finally {
+    await pool.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}, 60_000);

@@ -56,11 +56,13 @@ export function localProvider(opts: LocalProviderOptions = {}): MachineProvider 
     reset: async (machine) => {
       const used = started.get(machine);
       if (!used) throw new FailedPreconditionError(`reset: ${machine.address} is not a machine this provider made (or it was released)`);
-      started.delete(machine);
       const next = await spares.take(used.key);
       if (next) spares.retire(used.m);
       else await used.m.close();
-      return { machine: provide(next ?? (await start()), used.key), method };
+      // A new machine that fails to start leaves the slot's entry: the next reset tries again.
+      const fresh = next ?? (await start());
+      started.delete(machine);
+      return { machine: provide(fresh, used.key), method };
     },
     release: async (machine) => {
       const used = started.get(machine);
