@@ -7,6 +7,8 @@ import { Spares } from "../../../packages/controller/src/machines/spares.js";
 function harness(opts: { answers?: (id: number) => boolean; failStart?: boolean } = {}) {
   const events: string[] = [];
   let next = 0;
+  // Stops wait until finishStops() while held; after it, they end at once.
+  let held = true;
   const stops: Array<() => void> = [];
   const spares = new Spares<number>({
     start: async (key, signal) => {
@@ -21,13 +23,16 @@ function harness(opts: { answers?: (id: number) => boolean; failStart?: boolean 
     stop: (id) =>
       new Promise<void>((resolve) => {
         events.push(`stopping #${id}`);
-        stops.push(() => {
+        const end = () => {
           events.push(`stopped #${id}`);
           resolve();
-        });
+        };
+        if (held) stops.push(end);
+        else end();
       }),
   });
   const finishStops = () => {
+    held = false;
     while (stops.length) stops.shift()!();
   };
   return { spares, events, finishStops };
@@ -45,10 +50,8 @@ test("take waits for a spare still starting, hands it over once, and leaves the 
 test("a spare that no longer answers is stopped, not handed over; one that failed to start is none", async () => {
   const dead = harness({ answers: () => false });
   dead.spares.prepare("k");
-  const taken = dead.spares.take("k");
-  await new Promise((r) => setTimeout(r, 20));
   dead.finishStops();
-  expect(await taken).toBeUndefined();
+  expect(await dead.spares.take("k")).toBeUndefined();
   expect(dead.events).toEqual(["start k #1", "stopping #1", "stopped #1"]);
   const failing = harness({ failStart: true });
   failing.spares.prepare("k");
@@ -65,8 +68,6 @@ test("retired machines stop behind the caller; drain waits for them and stops th
   await new Promise((r) => setTimeout(r, 20));
   expect(drained).toBe(false);
   finishStops();
-  await new Promise((r) => setTimeout(r, 5));
-  finishStops();
   await draining;
   expect(events).toEqual(expect.arrayContaining(["stopped #41", "aborted #1", "stopped #1"]));
   expect(spares.keys()).toEqual([]);
@@ -75,9 +76,8 @@ test("retired machines stop behind the caller; drain waits for them and stops th
 test("offer makes a machine being readied the key's spare and stops the one it replaces", async () => {
   const { spares, events, finishStops } = harness();
   spares.prepare("k");
-  spares.offer("k", Promise.resolve(7));
-  await new Promise((r) => setTimeout(r, 20));
   finishStops();
+  spares.offer("k", Promise.resolve(7));
   expect(await spares.take("k")).toBe(7);
-  expect(events).toEqual(["start k #1", "stopping #1", "stopped #1"]);
+  await expect.poll(() => events).toEqual(["start k #1", "stopping #1", "stopped #1"]);
 });
