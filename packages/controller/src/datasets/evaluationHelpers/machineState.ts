@@ -8,20 +8,28 @@ import { fail, pass } from "../../evaluators/verdict.js";
  */
 export const checkWindowExists = defineEvaluationFunction({
   name: "check_window_exists",
-  description: "A visible window whose title contains `title` and/or whose WM_CLASS is `class` exists.",
+  description:
+    "A visible window whose title contains `title` and/or whose WM_CLASS is `class` exists; with `wait`, it may appear within that many seconds " +
+    "(a program the task's last step started may still be starting).",
   args: z
-    .object({ title: z.string().optional(), class: z.string().optional() })
+    .object({ title: z.string().optional(), class: z.string().optional(), wait: z.number().min(0).max(60).default(0) })
     .strict()
     .refine((a) => a.title || a.class, "give title or class"),
   async run(args, ctx) {
-    const windows = await ctx.env.windows.list({ signal: ctx.signal });
-    const found = windows.find((w) => (!args.title || w.title.includes(args.title)) && (!args.class || w.class === args.class || w.instance === args.class));
-    if (found) return pass(`window ${JSON.stringify(found.title)} (${found.class}) is open`);
-    const open = windows.map((w) => `${JSON.stringify(w.title)} (${w.class})`).join(", ") || "none";
-    return {
-      score: 0,
-      reason: `no window ${args.title ? `titled like ${JSON.stringify(args.title)}` : ""}${args.class ? ` of class ${args.class}` : ""}; open windows: ${open}`,
-    };
+    const deadline = Date.now() + args.wait * 1000;
+    const matches = (w: { title: string; class: string; instance: string }) =>
+      (!args.title || w.title.includes(args.title)) && (!args.class || w.class === args.class || w.instance === args.class);
+    for (;;) {
+      const windows = await ctx.env.windows.list({ signal: ctx.signal });
+      const found = windows.find(matches);
+      if (found) return pass(`window ${JSON.stringify(found.title)} (${found.class}) is open`);
+      if (Date.now() >= deadline) {
+        const open = windows.map((w) => `${JSON.stringify(w.title)} (${w.class})`).join(", ") || "none";
+        const what = [args.title && `titled like ${JSON.stringify(args.title)}`, args.class && `of class ${args.class}`, args.wait && `within ${args.wait} s`];
+        return { score: 0, reason: `no window ${what.filter(Boolean).join(" ")}; open windows: ${open}` };
+      }
+      await new Promise((r) => setTimeout(r, 100));
+    }
   },
 });
 
