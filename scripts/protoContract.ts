@@ -90,8 +90,10 @@ function compareRenamed(before: FileSet, after: FileSet): string[] {
         continue;
       }
       const [sa, sb] = [wireShape(m[side], a), wireShape(current[side], b)];
-      if (sa.join(",") !== sb.join(",")) {
-        problems.push(`${path}: ${current[side]} does not have the fields of ${m[side]} (number:label:type:message:oneof): ${sb} vs ${sa}`);
+      // Fields may be added (old readers skip them), as buf breaking allows for a message that kept its name.
+      const missing = sa.filter((f) => !sb.includes(f));
+      if (missing.length > 0) {
+        problems.push(`${path}: ${current[side]} does not have the fields of ${m[side]} (number:label:type:message:oneof): ${missing} missing from ${sb}`);
       }
     }
   }

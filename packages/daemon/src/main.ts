@@ -75,6 +75,16 @@ const program = new Command("pincer-daemon")
   )
   .addOption(
     new Option(
+      "--drivers <set>",
+      "what does the work: native (XTEST, X shared memory, the native spawner; Linux with X11) or portable " +
+        "(nut-js, sharp, execa; any desktop nut-js supports); auto: native on Linux, portable elsewhere",
+    )
+      .choices(["auto", "native", "portable"])
+      .env("PINCER_DRIVERS")
+      .default("auto"),
+  )
+  .addOption(
+    new Option(
       "--capture <method>",
       "how screenshots are read: auto (X shared memory, else getimage), getimage (GetImage over the X connection) or screenshot-desktop (ImageMagick, slow)",
     )
@@ -188,6 +198,7 @@ type Opts = {
   accessibilityBus?: boolean;
   wallpaper?: string | true;
   capture: CaptureMethod;
+  drivers: "auto" | "native" | "portable";
   tokenFile?: string;
   healthAuth?: boolean;
   tlsCert?: string;
@@ -286,6 +297,7 @@ function daemonOptions(o: Opts, log: ReturnType<typeof createLogger>): DaemonOpt
     ...(o.accessibilityBus ? { accessibilityBus: true } : {}),
     ...(o.wallpaper ? { wallpaper: o.wallpaper } : {}),
     captureMethod: o.capture,
+    drivers: o.drivers,
     logger: log,
     security: {
       token: token(o, (m) => log.warn(m)),

@@ -1,7 +1,9 @@
 import * as grpc from "@grpc/grpc-js";
 import { HealthImplementation } from "grpc-health-check";
 import { DESCRIPTOR_SET_BASE64, fullServiceName, serviceNames, type ServiceName } from "@pincer/shared";
-import { Desktop } from "./drivers/desktop.js";
+import { chooseDriverSet, openDriverSet } from "./drivers/driverSets.js";
+import type { DriverSet, DriverSetName } from "./drivers/drivers.js";
+import { EXECA_GAP } from "./drivers/execaSpawner.js";
 import type { CaptureMethod } from "./drivers/screen.js";
 import { createLogger, type Logger } from "./logger.js";
 import { inputService } from "./services/input.js";
@@ -41,8 +43,13 @@ export interface DaemonOptions {
   socket?: string;
   /** X display to drive (":1"). @default process.env.DISPLAY */
   display?: string;
-  /** How screenshots are read. @default "auto" (MIT-SHM, else GetImage, else screenshot-desktop) */
+  /** How screenshots are read by the native drivers. @default "auto" (MIT-SHM, else GetImage, else screenshot-desktop) */
   captureMethod?: CaptureMethod;
+  /**
+   * The drivers that do the work: `native` (XTEST, MIT-SHM, the native spawner; Linux with X11) or
+   * `portable` (nut-js, sharp, execa; any desktop nut-js supports). @default native on Linux, portable elsewhere
+   */
+  drivers?: "native" | "portable" | "auto";
   /** Start and own an Xvfb of this size ("1920x1080x24") and drive it; stopped by close(). */
   xvfb?: string;
   /** Display number of the own Xvfb (`xvfb`); the first free one when not given. */
@@ -140,7 +147,9 @@ export async function startDaemon(opts: DaemonOptions = {}): Promise<Daemon> {
   const fileRoot = opts.policy?.fileRoot ? realFileRoot(opts.policy.fileRoot) : undefined;
   const exec = opts.policy?.exec ?? "all";
   const allowlist = typeof exec === "object" ? new ExecAllowlist(exec.allow) : undefined;
-  if (exec !== "none") checkedSpawner(!!opts.policy?.allowNodeSpawner, (w) => warnings.push(w));
+  const driverSet = chooseDriverSet(opts.drivers);
+  if (exec !== "none" && driverSet === "native") checkedSpawner(!!opts.policy?.allowNodeSpawner, (w) => warnings.push(w));
+  if (exec !== "none" && driverSet === "portable") warnings.push(`commands start through execa (--drivers portable): ${EXECA_GAP}`);
   if (limits.maxOutputBytes > MAX_OUTPUT_BYTES || limits.maxOutputBytes < 1) {
     throw new Error(`--max-output-bytes: must be in 1..${MAX_OUTPUT_BYTES} (a Run reply carries stdout and stderr in one message)`);
   }
@@ -176,7 +185,7 @@ export async function startDaemon(opts: DaemonOptions = {}): Promise<Daemon> {
   let buses: AccessibilityBuses | undefined;
   try {
     buses = opts.accessibilityBus ? await ownAccessibilityBus(display, log) : undefined;
-    return await serve(opts, { host, log, sec, limits, connections, mtls, warnings, fileRoot, exec, allowlist, display, xserver, buses, painted });
+    return await serve(opts, { host, log, sec, limits, connections, mtls, warnings, fileRoot, exec, allowlist, display, driverSet, xserver, buses, painted });
   } catch (err) {
     await buses?.stop().catch(() => undefined);
     await xserver?.stop();
@@ -217,6 +226,7 @@ interface Resolved {
   exec: ExecMode;
   allowlist?: ExecAllowlist;
   display: string;
+  driverSet: DriverSetName;
   xserver?: OwnXServer;
   buses?: AccessibilityBuses;
   /** The wallpaper being drawn: the daemon is not returned (so prints no address) before it is. */
@@ -225,12 +235,14 @@ interface Resolved {
 
 async function serve(opts: DaemonOptions, r: Resolved): Promise<Daemon> {
   const { host, log, sec, xserver, buses } = r;
-  const desktop = new Desktop(r.display);
+  const drivers = openDriverSet(r.driverSet, { display: r.display, ...(opts.captureMethod ? { captureMethod: opts.captureMethod } : {}) });
+  log.info("drivers", { set: drivers.name, ...drivers.parts });
+  drivers.warmUp();
   const guard = new ConnectionGuard(r.connections, log);
   const server = createServer(opts, r, guard);
   // Commands see the display the daemon drives.
-  const processes = new ProcessTable(r.display ? { DISPLAY: r.display } : {});
-  for (const service of pincerServices(opts, r, desktop, processes)) server.addService(service.definition, service.implementation);
+  const processes = new ProcessTable(drivers.displayName ? { DISPLAY: drivers.displayName } : {}, drivers.spawner());
+  for (const service of pincerServices(r, drivers, processes)) server.addService(service.definition, service.implementation);
   const health = addHealthAndReflection(server);
 
   const streamWindow = raiseStreamWindow(server);
@@ -259,7 +271,7 @@ async function serve(opts: DaemonOptions, r: Resolved): Promise<Daemon> {
     throw err;
   }
   // A display that cannot be used is said at start, not only by each input or screen call.
-  void desktop.connection().then(
+  void drivers.screen.screenSize().then(
     () => undefined,
     (err: unknown) => log.warn(`no usable display (input, screen, windows and clipboard calls fail until there is one): ${(err as Error).message}`),
   );
@@ -278,7 +290,7 @@ async function serve(opts: DaemonOptions, r: Resolved): Promise<Daemon> {
       for (const name of serviceNames()) health.setStatus(fullServiceName(name), "NOT_SERVING");
       await shutdown(server, graceMs);
       processes.stopAll();
-      await desktop.close();
+      await drivers.close();
       await buses?.stop().catch((err: unknown) => log.warn("could not stop the accessibility bus", { error: String(err) }));
       await xserver?.stop();
       await opts.audit?.sink.close();
@@ -327,20 +339,20 @@ function uploadJournal(log: Logger): UploadJournal | undefined {
 }
 
 /** Every service of the contract, with its handlers. */
-function pincerServices(opts: DaemonOptions, r: Resolved, desktop: Desktop, processes: ProcessTable): DefinedService<ServiceName>[] {
+function pincerServices(r: Resolved, drivers: DriverSet, processes: ProcessTable): DefinedService<ServiceName>[] {
   const { log, limits } = r;
   const journal = uploadJournal(log);
   const services = [
-    inputService(desktop, log),
-    screenService(desktop, log, opts.captureMethod),
-    accessibilityService(desktop, log),
-    systemService(desktop, log, r.warnings),
+    inputService(drivers.input, log),
+    screenService(drivers.screen, log),
+    accessibilityService(drivers.displayName, log),
+    systemService(drivers, log, r.warnings),
     filesService(log, {
       ...(r.fileRoot ? { jail: fileRoot(r.fileRoot) } : {}),
       ...(journal ? { journal } : {}),
       maxUploadBytes: limits.maxUploadBytes,
     }),
-    processService(processes, desktop, log, {
+    processService(processes, drivers, log, {
       allowlist: r.allowlist,
       fileRoot: r.fileRoot,
       maxProcesses: limits.maxProcesses,

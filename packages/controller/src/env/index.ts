@@ -5,7 +5,7 @@ export type { ButtonOptions, ClickOptions, DragOptions, MouseApi, ScrollOptions 
 export type { KeyboardApi, PressOptions, TypeOptions } from "./keyboard.js";
 export { screenshotToScreen } from "./screen.js";
 export type { ImageFormat, ScreenApi, Screenshot, ScreenshotOptions, SettleOptions, SettleResult } from "./screen.js";
-export type { SystemApi, SystemInfo } from "./system.js";
+export type { DriverInfo, SystemApi, SystemInfo } from "./system.js";
 export type {
   DownloadOptions,
   FileInfo,

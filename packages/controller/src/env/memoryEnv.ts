@@ -239,6 +239,7 @@ function info(address: string, size: Size): SystemInfo {
     capabilities: ["input", "screen"],
     warnings: [],
     uptimeSeconds: 0,
+    drivers: null,
   };
 }
 

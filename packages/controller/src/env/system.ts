@@ -21,6 +21,22 @@ export interface SystemInfo {
   /** Why a capability is missing ("input: cannot open display :9"), and exposure warnings. */
   warnings: string[];
   uptimeSeconds: number;
+  /**
+   * The drivers that do the daemon's work (`pincer-daemon --drivers`): the set (`native` or
+   * `portable`) and what does each job (`xtest`/`nut-js` input, `mit-shm`/`nut-js` screen,
+   * `pincer-spawner`/`execa` processes…); null from a daemon older than this field.
+   */
+  drivers: DriverInfo | null;
+}
+
+/** What does each job of a daemon (GetInfo's `drivers`); see `pincer-daemon --drivers` in docs/daemon.md. */
+export interface DriverInfo {
+  set: string;
+  input: string;
+  screen: string;
+  windows: string;
+  clipboard: string;
+  processes: string;
 }
 
 /** The machine itself. */
@@ -43,6 +59,7 @@ function toSystemInfo(r: wire.GetInfoResponse__Output): SystemInfo {
     capabilities: [...r.capabilities],
     warnings: [...r.warnings],
     uptimeSeconds: r.uptimeSeconds,
+    drivers: r.drivers ? { ...r.drivers } : null,
   };
 }
 

@@ -1,11 +1,15 @@
 import type { KeySpec } from "@pincer/shared";
 import { XClipboard } from "./clipboard.js";
+import type { InputDriver, MouseButtonName, PointXY, ScreenDriver } from "./drivers.js";
+
+export type { MouseButtonName, PointXY } from "./drivers.js";
+import { aligned, type CaptureMethod, type Frame, grabFrame, grabRgbaWithScreenshotDesktop } from "./screen.js";
+import type { Region } from "./settle.js";
 import { XKeyboard } from "./keyboard.js";
 import { ShmCapture } from "./shmCapture.js";
 import { XWindows } from "./windows.js";
 import { openXConnection, XTEST, type XConnection } from "./xConnection.js";
 
-export type MouseButtonName = "left" | "right" | "middle";
 /** X core pointer buttons; 4-7 are the wheel (up, down, left, right). */
 const X_BUTTON: Record<MouseButtonName, number> = { left: 1, middle: 2, right: 3 };
 const WHEEL = { up: 4, down: 5, left: 6, right: 7 } as const;
@@ -19,11 +23,6 @@ interface DisplayParts {
   shm: ShmCapture | undefined;
 }
 
-export interface PointXY {
-  x: number;
-  y: number;
-}
-
 /**
  * The machine's X display: pointer motion, buttons, wheel and keys through XTEST on one persistent
  * X connection of the pure-JS x11 client, which reports a dead connection as an error. (libnut,
@@ -32,10 +31,15 @@ export interface PointXY {
  * button event, about 1.2 ms each, whose events could not be ordered against keys held on another.)
  * Opens lazily and reopens after the X server went away.
  */
-export class Desktop {
+export class Desktop implements InputDriver, ScreenDriver {
   private conn?: Promise<DisplayParts>;
+  /** Set once GetImage failed for a reason other than a lost X server: later grabs go straight to the fallback. */
+  private getImageFailed = false;
 
-  constructor(readonly displayName: string) {
+  constructor(
+    readonly displayName: string,
+    private readonly captureMethod: CaptureMethod = "auto",
+  ) {
     // The last-resort capture (screenshot-desktop, ImageMagick's `import`) reads DISPLAY.
     if (displayName) process.env.DISPLAY = displayName;
   }
@@ -156,6 +160,64 @@ export class Desktop {
     notch(dy > 0 ? WHEEL.down : WHEEL.up, Math.abs(dy));
     notch(dx > 0 ? WHEEL.right : WHEEL.left, Math.abs(dx));
     await this.buttonEvents(events);
+  }
+
+  async keyDown(key: KeySpec): Promise<void> {
+    await (await this.keyboard()).keyDown(key);
+  }
+
+  async keyUp(key: KeySpec): Promise<void> {
+    await (await this.keyboard()).keyUp(key);
+  }
+
+  async chord(keys: KeySpec[], repeat: number): Promise<void> {
+    await (await this.keyboard()).chord(keys, repeat);
+  }
+
+  async type(text: string, opts: { charDelayMs?: number; signal?: AbortSignal }): Promise<void> {
+    await (await this.keyboard()).type(text, opts);
+  }
+
+  async heldKeys(): Promise<string[]> {
+    return (await this.keyboard()).heldKeys();
+  }
+
+  /**
+   * The region's pixels, by the capture method: `auto` reads the MIT-SHM segment in place where
+   * the X server shares memory, else GetImage over the X socket; `screenshot-desktop` (and GetImage
+   * failing for another reason than a lost X server) goes through ImageMagick's `import`.
+   */
+  async withFrame<T>(region: Region, use: (frame: Frame) => T): Promise<T> {
+    const { shm, x } = await this.connection();
+    const { width, height } = region;
+    if (this.captureMethod === "auto" && shm) return shm.read(region, (bgrx) => use({ data: bgrx, width, height, order: "bgrx" }));
+    if (this.captureMethod !== "screenshot-desktop" && !this.getImageFailed) {
+      let frame: Frame | undefined;
+      try {
+        frame = await grabFrame(x, region);
+      } catch (err) {
+        if (x.closed) throw err; // the X server went away: not a reason to give up on GetImage
+        this.getImageFailed = true;
+      }
+      if (frame) return use(frame);
+    }
+    const { rgba } = await grabRgbaWithScreenshotDesktop(region);
+    return use({ data: aligned(rgba), width, height, order: "rgba" });
+  }
+
+  /** A frame as the X server delivers it (BGRX, packed), for comparing: through MIT-SHM when there is one, else GetImage. */
+  async raw(region: Region, into: Buffer | undefined): Promise<Buffer> {
+    const { shm, x } = await this.connection();
+    if (shm) return shm.grabRaw(region, into);
+    const ZPixmap = 2;
+    const img = await x.request<{ depth: number; data: Buffer }>("GetImage", ZPixmap, x.root, region.x, region.y, region.width, region.height, 0xffffffff);
+    const bytes = region.width * region.height * 4;
+    if (img.data.length < bytes) throw new Error(`GetImage: ${img.data.length} bytes for ${region.width}x${region.height}`);
+    return img.data.subarray(0, bytes);
+  }
+
+  async extraCapabilities(): Promise<string[]> {
+    return (await this.connection()).shm ? ["screen.capture.shm"] : [];
   }
 
   async close(): Promise<void> {

@@ -1,6 +1,7 @@
 import { existsSync } from "node:fs";
-import { Spawner } from "./spawner.js";
 import { homedir } from "node:os";
+import type { CommandSpawner } from "./drivers.js";
+import { Spawner } from "./spawner.js";
 
 export interface CommandSpec {
   /** Program and arguments; or `shell` for a /bin/sh command line. */
@@ -35,6 +36,12 @@ export interface CommandControl {
   pause(paused: boolean): void;
 }
 
+/** The program and arguments that run a shell command line: /bin/sh -c, or cmd.exe /d /s /c on Windows. */
+export function shellArgv(command: string, platform: NodeJS.Platform = process.platform): [string, string[]] {
+  if (platform === "win32") return [process.env.ComSpec ?? "cmd.exe", ["/d", "/s", "/c", command]];
+  return ["/bin/sh", ["-c", command]];
+}
+
 /** Time between SIGTERM and SIGKILL when a process group is stopped. */
 export const KILL_GRACE_MS = 2_000;
 
@@ -66,12 +73,14 @@ export class ProcessTable {
   /** Spawns asked for whose pid has not arrived yet. */
   private starting = 0;
 
-  private readonly spawner = new Spawner();
-
   /** The daemon's environment with `baseEnv` on top, taken once: reading process.env costs on every call. */
   private readonly baseEnv: Record<string, string>;
 
-  constructor(baseEnv: Record<string, string> = {}) {
+  /** `spawner`: how commands start (the driver set's: the native spawner, or execa). */
+  constructor(
+    baseEnv: Record<string, string> = {},
+    private readonly spawner: CommandSpawner = new Spawner(),
+  ) {
     this.baseEnv = { ...(process.env as Record<string, string>), ...baseEnv };
   }
 
@@ -93,7 +102,7 @@ export class ProcessTable {
       detachedIo?: boolean;
     },
   ): Promise<{ pid: number; exited: Promise<ExitInfo> }> {
-    const [file, args] = spec.shell ? ["/bin/sh", ["-c", spec.shell]] : [spec.argv[0]!, spec.argv.slice(1)];
+    const [file, args] = spec.shell ? shellArgv(spec.shell) : [spec.argv[0]!, spec.argv.slice(1)];
     const started = performance.now();
     // Counted from the call on, with no await before it, so that calls admitted at once against
     // `count()` cannot overshoot a limit.
@@ -126,7 +135,7 @@ export class ProcessTable {
     } finally {
       this.starting -= 1;
     }
-    this.tracked.set(pid, { pid, id, argv: spec.shell ? ["/bin/sh", "-c", spec.shell] : spec.argv, kind, startedMs: Date.now() });
+    this.tracked.set(pid, { pid, id, argv: spec.shell ? shellArgv(spec.shell).flat() : spec.argv, kind, startedMs: Date.now() });
 
     let timedOut = false;
     const timer =
@@ -160,9 +169,9 @@ export class ProcessTable {
     if (id === undefined) return;
     // Paused output would keep the command's end from being reported: it is read (and dropped) now.
     this.spawner.pause(id, false);
-    signalGroup(pid, "SIGTERM");
+    this.spawner.signal(pid, "SIGTERM");
     setTimeout(() => {
-      signalGroup(pid, "SIGKILL");
+      this.spawner.signal(pid, "SIGKILL");
       this.spawner.kill(id);
     }, graceMs).unref();
   }
@@ -190,11 +199,16 @@ export class ProcessTable {
     return this.tracked.has(pid);
   }
 
+  /** Sends `signal` to the process tree of a command this table started; false when it is gone. */
+  signal(pid: number, signal: NodeJS.Signals): boolean {
+    return this.spawner.signal(pid, signal);
+  }
+
   /** Stops every tracked process group and the spawner (daemon shutdown). */
   stopAll(): void {
     for (const pid of this.tracked.keys()) {
-      signalGroup(pid, "SIGTERM");
-      signalGroup(pid, "SIGKILL");
+      this.spawner.signal(pid, "SIGTERM");
+      this.spawner.signal(pid, "SIGKILL");
     }
     this.tracked.clear();
     this.spawner.close();

@@ -1,6 +1,8 @@
 import screenshotDesktop from "screenshot-desktop";
 import sharp from "sharp";
-import type { Desktop, PointXY } from "./desktop.js";
+import type { Frame, PointXY, ScreenDriver } from "./drivers.js";
+
+export type { Frame } from "./drivers.js";
 import type { XConnection } from "./xConnection.js";
 
 export type ImageFormatName = "png" | "jpeg" | "webp" | "raw";
@@ -62,18 +64,6 @@ function drawSprite(rgb: Buffer, width: number, height: number, sprite: { data: 
       for (let c = 0; c < 3; c++) rgb[d + c] = Math.round((sprite.data[s + c]! * a + rgb[d + c]! * (255 - a)) / 255);
     }
   }
-}
-
-/**
- * Pixels as packed 32-bit little-endian words: `bgrx` as X delivers them (blue in the low byte, the
- * top byte undefined) or `rgba` (red in the low byte), as the screenshot-desktop fallback decodes.
- * `data` must start on a 4-byte boundary.
- */
-export interface Frame {
-  data: Buffer;
-  width: number;
-  height: number;
-  order: "bgrx" | "rgba";
 }
 
 /** Bit offsets of red and blue in a frame's words (green is always at 8). */
@@ -216,7 +206,7 @@ export function frameRgb(f: Frame, width: number, height: number): { rgb: Buffer
 }
 
 /** A Buffer that starts on a 4-byte boundary, as Uint32Array views need. */
-function aligned(buf: Buffer): Buffer {
+export function aligned(buf: Buffer): Buffer {
   return buf.byteOffset % 4 === 0 ? buf : Buffer.from(buf);
 }
 
@@ -265,8 +255,6 @@ export async function grabRgbaWithScreenshotDesktop(region: CaptureOptions["regi
   return { rgba, width: region.width, height: region.height };
 }
 
-let getImageFailed = false;
-
 /**
  * Captures and encodes a screenshot. The grabbed pixels are read once, in JavaScript, into packed
  * RGB (straight from the shared segment with MIT-SHM), box-shrunk on the way where that fits (see
@@ -274,9 +262,8 @@ let getImageFailed = false;
  * channels: with an alpha channel it would premultiply, resize and unpremultiply in floating point,
  * and drop the channel only after all that.
  */
-export async function capture(desktop: Desktop, opts: CaptureOptions, method: CaptureMethod = "auto"): Promise<Capture> {
-  const { shm, x } = await desktop.connection();
-  const cursor = await desktop.cursor();
+export async function capture(screen: ScreenDriver, opts: CaptureOptions): Promise<Capture> {
+  const cursor = await screen.cursor();
   const { region } = opts;
   const { width, height } = region;
   const fitW = opts.maxWidth > 0 ? opts.maxWidth / width : 1;
@@ -284,27 +271,7 @@ export async function capture(desktop: Desktop, opts: CaptureOptions, method: Ca
   const fit = Math.min(1, fitW, fitH);
   const outWidth = fit < 1 ? Math.max(1, Math.round(width * fit)) : width;
   const outHeight = fit < 1 ? Math.max(1, Math.round(height * fit)) : height;
-
-  const read = (f: Frame) => frameRgb(f, outWidth, outHeight);
-  const viaScreenshotDesktop = async () => {
-    const { rgba } = await grabRgbaWithScreenshotDesktop(region);
-    return read({ data: aligned(rgba), width, height, order: "rgba" });
-  };
-  let got: { rgb: Buffer; width: number; height: number };
-  if (method === "auto" && shm) {
-    got = await shm.read(region, (bgrx) => read({ data: bgrx, width, height, order: "bgrx" }));
-  } else if (method !== "screenshot-desktop" && !getImageFailed) {
-    try {
-      got = read(await grabFrame(x, region));
-    } catch (err) {
-      if (x.closed) throw err; // the X server went away: not a reason to give up on GetImage
-      // Remembered so later calls do not pay for a failing grab first.
-      getImageFailed = true;
-      got = await viaScreenshotDesktop();
-    }
-  } else {
-    got = await viaScreenshotDesktop();
-  }
+  const got = await screen.withFrame(region, (f) => frameRgb(f, outWidth, outHeight));
 
   const resized = got.width !== outWidth || got.height !== outHeight;
   let img = sharp(got.rgb, { raw: { width: got.width, height: got.height, channels: 3 } });

@@ -1,12 +1,7 @@
 import { setTimeout as delay } from "node:timers/promises";
-import type { Desktop } from "./desktop.js";
+import type { Region, ScreenDriver } from "./drivers.js";
 
-export interface Region {
-  x: number;
-  y: number;
-  width: number;
-  height: number;
-}
+export type { Region } from "./drivers.js";
 
 export interface SettleOptions {
   region: Region;
@@ -138,29 +133,18 @@ export async function waitForSettle(grab: FrameSource, opts: SettleOptions): Pro
   }
 }
 
-/** A raw frame of the screen: through MIT-SHM when the X connection has it, else a core GetImage. */
-async function rawFrame(desktop: Desktop, region: Region, into: Buffer | undefined): Promise<Buffer> {
-  const { shm, x } = await desktop.connection();
-  if (shm) return shm.grabRaw(region, into);
-  const ZPixmap = 2;
-  const img = await x.request<{ depth: number; data: Buffer }>("GetImage", ZPixmap, x.root, region.x, region.y, region.width, region.height, 0xffffffff);
-  const bytes = region.width * region.height * 4;
-  if (img.data.length < bytes) throw new Error(`GetImage: ${img.data.length} bytes for ${region.width}x${region.height}`);
-  return img.data.subarray(0, bytes);
-}
-
 /** The last frame of the last wait on each desktop, and its region. */
-const lastWait = new WeakMap<Desktop, { key: string; frame: Buffer }>();
+const lastWait = new WeakMap<ScreenDriver, { key: string; frame: Buffer }>();
 
 /**
  * {@link waitForSettle} on the desktop's screen. With `sinceLastWait`, the last frame of the
  * previous wait on the same region is the baseline.
  */
-export async function settleScreen(desktop: Desktop, opts: Omit<SettleOptions, "baseline"> & { sinceLastWait: boolean }): Promise<SettleResult> {
+export async function settleScreen(screen: ScreenDriver, opts: Omit<SettleOptions, "baseline"> & { sinceLastWait: boolean }): Promise<SettleResult> {
   const key = `${opts.region.x},${opts.region.y},${opts.region.width},${opts.region.height}`;
-  const last = lastWait.get(desktop);
+  const last = lastWait.get(screen);
   const baseline = opts.sinceLastWait && last?.key === key ? last.frame : undefined;
-  const r = await waitForSettle((region, into) => rawFrame(desktop, region, into), { ...opts, ...(baseline ? { baseline } : {}) });
-  lastWait.set(desktop, { key, frame: r.lastFrame });
+  const r = await waitForSettle((region, into) => screen.raw(region, into), { ...opts, ...(baseline ? { baseline } : {}) });
+  lastWait.set(screen, { key, frame: r.lastFrame });
   return r;
 }

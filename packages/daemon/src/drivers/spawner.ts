@@ -4,21 +4,9 @@ import { existsSync } from "node:fs";
 import { constants } from "node:os";
 import { dirname, extname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import type { CommandSpawner, SpawnedCommand, SpawnRequest } from "./drivers.js";
 
-/** What the daemon needs of a started command: its output, its exit, or why it did not start. */
-export interface SpawnedCommand extends EventEmitter {
-  on(event: "stdout" | "stderr", listener: (data: Buffer) => void): this;
-  on(event: "exit", listener: (code: number | null, signal: NodeJS.Signals | null) => void): this;
-}
-
-export interface SpawnRequest {
-  file: string;
-  args: string[];
-  cwd: string;
-  env: Record<string, string>;
-  stdin?: Buffer;
-  detachedIo: boolean;
-}
+export type { SpawnedCommand, SpawnRequest } from "./drivers.js";
 
 /** A reply from a spawner process, whichever kind. */
 export type Reply =
@@ -234,7 +222,7 @@ function nativeTransport(onReply: (r: Reply) => void, onExit: (child: ChildProce
  * forked Node process (see spawnerProcess.ts for why a helper at all). One helper per daemon,
  * started on first use and again if it dies.
  */
-export class Spawner {
+export class Spawner implements CommandSpawner {
   private transport?: Transport;
   private nextId = 1;
   private readonly waiting = new Map<
@@ -318,6 +306,16 @@ export class Spawner {
    */
   kill(id: number): void {
     this.transport?.kill(id);
+  }
+
+  /** Sends `signal` to the process group led by `pid`; false when it is gone. */
+  signal(pid: number, signal: NodeJS.Signals): boolean {
+    try {
+      process.kill(-pid, signal);
+      return true;
+    } catch {
+      return false;
+    }
   }
 
   /** Ends the spawner; it kills what it started and exits. */

@@ -1,16 +1,8 @@
 import { NotFoundError } from "@pincer/shared";
+import type { WindowInfo } from "./drivers.js";
 import type { XConnection } from "./xConnection.js";
 
-export interface WindowInfo {
-  id: number;
-  title: string;
-  instance: string;
-  class: string;
-  pid: number;
-  geometry: { x: number; y: number; width: number; height: number };
-  visible: boolean;
-  focused: boolean;
-}
+export type { WindowInfo } from "./drivers.js";
 
 const ANY_PROPERTY_TYPE = 0;
 const MAP_STATE_VIEWABLE = 2;

@@ -54,6 +54,7 @@ const CONFIG_KEYS: Record<string, { kind: Kind; attr?: string; invert?: boolean 
   port: { kind: "int" },
   display: { kind: "string" },
   capture: { kind: "string" },
+  drivers: { kind: "string" },
   quiet: { kind: "boolean" },
   xvfb: { kind: "string" },
   accessibilityBus: { kind: "boolean" },

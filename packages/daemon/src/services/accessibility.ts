@@ -1,6 +1,6 @@
 import type { wire } from "@pincer/shared";
 import { type A11yNode, getAccessibilityTree, linearize } from "../drivers/accessibility.js";
-import type { Desktop } from "../drivers/desktop.js";
+
 import type { Logger } from "../logger.js";
 import { LONG_CALL_LIMITS } from "./limits.js";
 import { defineService, type DefinedService } from "./rpc.js";
@@ -27,7 +27,7 @@ function toWire(n: A11yNode): wire.AccessibleNode__Output {
  * a caller cannot point the daemon at another bus. A walk stops when its caller goes away, and at
  * most LONG_CALL_LIMITS run at once.
  */
-export function accessibilityService(desktop: Desktop, log: Logger): DefinedService<"Accessibility"> {
+export function accessibilityService(displayName: string, log: Logger): DefinedService<"Accessibility"> {
   return defineService(
     "Accessibility",
     log,
@@ -46,7 +46,7 @@ export function accessibilityService(desktop: Desktop, log: Logger): DefinedServ
           visibleOnly: !req.includeHidden,
           signal: ctx.signal,
           ...(req.app ? { app: req.app } : {}),
-          ...(desktop.displayName ? { display: desktop.displayName } : {}),
+          ...(displayName ? { display: displayName } : {}),
         });
         return {
           applications: tree.nodes.map(toWire),

@@ -1,5 +1,5 @@
 import { InvalidArgumentError, resolveKeyOrThrow } from "@pincer/shared";
-import type { Desktop } from "../drivers/desktop.js";
+import type { InputDriver } from "../drivers/drivers.js";
 import type { Logger } from "../logger.js";
 import { defineService, type DefinedService, type ServiceHandlers } from "./rpc.js";
 import { chordKeys, intInRange, modifiers, mouseButton, pointOnScreen } from "./validate.js";
@@ -13,12 +13,12 @@ type InputHandlers = ServiceHandlers<"Input">;
 type PointerMethod = "Move" | "Click" | "ButtonDown" | "ButtonUp" | "Drag" | "Scroll" | "GetCursorPosition";
 type KeyboardMethod = "PressKeys" | "KeyDown" | "KeyUp" | "TypeText";
 
-export function inputService(desktop: Desktop, log: Logger): DefinedService<"Input"> {
+export function inputService(desktop: InputDriver, log: Logger): DefinedService<"Input"> {
   return defineService("Input", log, { ...pointerHandlers(desktop), ...keyboardHandlers(desktop) });
 }
 
 /** The mouse methods; each answers with where the pointer is afterwards. */
-function pointerHandlers(desktop: Desktop): Pick<InputHandlers, PointerMethod> {
+function pointerHandlers(desktop: InputDriver): Pick<InputHandlers, PointerMethod> {
   const pointerState = async () => ({ cursor: await desktop.cursor() });
   const moveIfAsked = async (at: { x: number; y: number } | null, field: string) => {
     if (at) await desktop.move(pointOnScreen(at, field, await desktop.screenSize()));
@@ -79,24 +79,24 @@ function pointerHandlers(desktop: Desktop): Pick<InputHandlers, PointerMethod> {
 }
 
 /** The keyboard methods; each answers with the keys held afterwards. */
-function keyboardHandlers(desktop: Desktop): Pick<InputHandlers, KeyboardMethod> {
-  const keyboardState = async () => ({ heldKeys: (await desktop.keyboard()).heldKeys() });
+function keyboardHandlers(desktop: InputDriver): Pick<InputHandlers, KeyboardMethod> {
+  const keyboardState = async () => ({ heldKeys: await desktop.heldKeys() });
 
   return {
     PressKeys: async (req) => {
       const keys = chordKeys(req.chord, req.keys);
       const repeat = req.repeat === 0 ? 1 : intInRange(req.repeat, "repeat", 1, 100);
-      await (await desktop.keyboard()).chord(keys, repeat);
+      await desktop.chord(keys, repeat);
       return keyboardState();
     },
 
     KeyDown: async (req) => {
-      await (await desktop.keyboard()).keyDown(resolveKeyOrThrow(req.key, "key"));
+      await desktop.keyDown(resolveKeyOrThrow(req.key, "key"));
       return keyboardState();
     },
 
     KeyUp: async (req) => {
-      await (await desktop.keyboard()).keyUp(resolveKeyOrThrow(req.key, "key"));
+      await desktop.keyUp(resolveKeyOrThrow(req.key, "key"));
       return keyboardState();
     },
 
@@ -106,7 +106,7 @@ function keyboardHandlers(desktop: Desktop): Pick<InputHandlers, KeyboardMethod>
         throw InvalidArgumentError.forField("text", `${length} characters is more than ${MAX_TYPE_CHARS}; split it into several calls or upload a file`);
       }
       const delay = intInRange(req.charDelayMs, "char_delay_ms", 0, 1000);
-      await (await desktop.keyboard()).type(req.text, { charDelayMs: delay, signal: ctx.signal });
+      await desktop.type(req.text, { charDelayMs: delay, signal: ctx.signal });
       return keyboardState();
     },
   };

@@ -13,9 +13,9 @@ import {
   type RequestOutputOf,
   type ResponseOf,
 } from "@pincer/shared";
-import type { Desktop } from "../drivers/desktop.js";
-import { ALLOWED_SIGNALS, signalGroup, type CommandControl, type CommandSpec, type ExitInfo, type ProcessTable } from "../drivers/processes.js";
-import type { WindowInfo, XWindows } from "../drivers/windows.js";
+import type { DriverSet, WindowsDriver } from "../drivers/drivers.js";
+import { ALLOWED_SIGNALS, type CommandControl, type CommandSpec, type ExitInfo, type ProcessTable } from "../drivers/processes.js";
+import type { WindowInfo } from "../drivers/windows.js";
 import { windowToWire } from "./system.js";
 import type { Logger } from "../logger.js";
 import { outputOverLimit, tooManyProcesses, type ProcessPolicy } from "../security/policy.js";
@@ -133,11 +133,11 @@ function matches(w: WindowInfo, title: string, klass: string): boolean {
 
 export function processService(
   table: ProcessTable,
-  desktop: Desktop,
+  drivers: DriverSet,
   log: Logger,
   policy: ProcessPolicy = { maxProcesses: Infinity, maxOutputBytes: MAX_OUTPUT_BYTES },
 ): DefinedService<"Process"> {
-  const processes: Processes = { table, desktop, policy };
+  const processes: Processes = { table, drivers, policy };
   return defineService("Process", log, {
     Run: (req, ctx) => run(processes, req, ctx.signal),
     Start: (call, ctx) => start(processes, call, ctx.signal),
@@ -152,7 +152,7 @@ export function processService(
 /** What the Process methods share: the table of the commands started, the display, the policy. */
 interface Processes {
   table: ProcessTable;
-  desktop: Desktop;
+  drivers: DriverSet;
   policy: ProcessPolicy;
 }
 
@@ -239,7 +239,7 @@ function sendSignal(table: ProcessTable, req: RequestOutputOf<"Process", "Signal
     throw InvalidArgumentError.forField("signal", `${quoted(req.signal)} is not one of ${ALLOWED_SIGNALS.join(", ")}`);
   }
   if (!table.has(req.pid)) throw new NotFoundError(`pid: ${req.pid} is not a running process started by this daemon`);
-  signalGroup(req.pid, sig as NodeJS.Signals);
+  table.signal(req.pid, sig as NodeJS.Signals);
   return {};
 }
 
@@ -248,8 +248,8 @@ async function launch(p: Processes, req: RequestOutputOf<"Process", "Launch">, s
   const spec = await validCommand(req, p.policy);
   const waitMs = req.waitTimeoutMs === 0 ? 10_000 : intInRange(req.waitTimeoutMs, "wait_timeout_ms", 1, 600_000);
   // The window list needs the display; fail before starting anything when there is none.
-  const windows = await p.desktop.windows();
-  spec.env = { DISPLAY: p.desktop.displayName, ...spec.env };
+  const windows = await p.drivers.windows();
+  spec.env = { ...(p.drivers.displayName ? { DISPLAY: p.drivers.displayName } : {}), ...spec.env };
   admit(p);
   const { pid, exited } = await p.table
     .spawn(spec, "launch", { timeoutMs: 0, detachedIo: true })
@@ -264,7 +264,7 @@ async function launch(p: Processes, req: RequestOutputOf<"Process", "Launch">, s
  */
 async function waitForWindow(
   table: ProcessTable,
-  windows: XWindows,
+  windows: WindowsDriver,
   pid: number,
   exited: Promise<ExitInfo>,
   req: { waitForTitle: string; waitForClass: string },

@@ -1,6 +1,6 @@
 import { InvalidArgumentError, quoted, ResourceExhaustedError, type wire } from "@pincer/shared";
-import type { Desktop } from "../drivers/desktop.js";
-import { capture, type CaptureMethod, type ImageFormatName } from "../drivers/screen.js";
+import type { ScreenDriver } from "../drivers/drivers.js";
+import { capture, type ImageFormatName } from "../drivers/screen.js";
 import { type Region, settleScreen } from "../drivers/settle.js";
 import type { Logger } from "../logger.js";
 import { LONG_CALL_LIMITS } from "./limits.js";
@@ -34,7 +34,7 @@ const WIRE_FORMAT: Record<ImageFormatName, wire.ImageFormat> = {
   raw: "IMAGE_FORMAT_RAW_RGB",
 };
 
-export function screenService(desktop: Desktop, log: Logger, captureMethod: CaptureMethod = "auto"): DefinedService<"Screen"> {
+export function screenService(desktop: ScreenDriver, log: Logger): DefinedService<"Screen"> {
   return defineService(
     "Screen",
     log,
@@ -48,19 +48,15 @@ export function screenService(desktop: Desktop, log: Logger, captureMethod: Capt
         const maxHeight = intInRange(req.maxHeight, "max_height", 0, 16384);
         const screen = await desktop.screenSize();
         const region = regionOnScreen(req.region, screen);
-        const shot = await capture(
-          desktop,
-          {
-            format,
-            quality,
-            pngCompressionLevel: pngLevel,
-            region,
-            maxWidth,
-            maxHeight,
-            includeCursor: req.includeCursor,
-          },
-          captureMethod,
-        );
+        const shot = await capture(desktop, {
+          format,
+          quality,
+          pngCompressionLevel: pngLevel,
+          region,
+          maxWidth,
+          maxHeight,
+          includeCursor: req.includeCursor,
+        });
         if (shot.data.length > MAX_SCREENSHOT_BYTES) {
           throw new ResourceExhaustedError(
             `screenshot: ${shot.data.length} bytes is over the ${MAX_SCREENSHOT_BYTES}-byte limit; ask for JPEG, a region or max_width`,

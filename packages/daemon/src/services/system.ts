@@ -1,7 +1,7 @@
 import { hostname, platform, release, arch } from "node:os";
 import { PINCER_VERSION, PROTOCOL_VERSION, type wire } from "@pincer/shared";
 import type { WindowInfo } from "../drivers/windows.js";
-import type { Desktop } from "../drivers/desktop.js";
+import type { DriverSet } from "../drivers/drivers.js";
 import type { Logger } from "../logger.js";
 import { defineService, type DefinedService } from "./rpc.js";
 
@@ -13,14 +13,14 @@ export function windowToWire(w: WindowInfo): wire.Window {
 }
 
 /** `warnings`: the daemon's own, e.g. that it runs without authentication (--insecure). */
-export function systemService(desktop: Desktop, log: Logger, daemonWarnings: readonly string[] = []): DefinedService<"System"> {
+export function systemService(drivers: DriverSet, log: Logger, daemonWarnings: readonly string[] = []): DefinedService<"System"> {
   return defineService("System", log, {
     GetInfo: async () => {
       const warnings: string[] = [...daemonWarnings];
       const capabilities: string[] = ["files", "process"];
       let screen: { width: number; height: number } | null = null;
       try {
-        screen = await desktop.screenSize();
+        screen = await drivers.screen.screenSize();
         capabilities.push(
           "input.mouse",
           "input.keyboard",
@@ -33,7 +33,7 @@ export function systemService(desktop: Desktop, log: Logger, daemonWarnings: rea
           "clipboard.text",
           "windows",
         );
-        if ((await desktop.connection()).shm) capabilities.push("screen.capture.shm");
+        capabilities.push(...(await drivers.screen.extraCapabilities()));
       } catch (err) {
         warnings.push(`input, screen: ${(err as Error).message}`);
       }
@@ -45,7 +45,8 @@ export function systemService(desktop: Desktop, log: Logger, daemonWarnings: rea
         daemonVersion: PINCER_VERSION,
         protocolVersion: PROTOCOL_VERSION,
         nodeVersion: process.version,
-        display: desktop.displayName,
+        display: drivers.displayName,
+        drivers: { set: drivers.name, ...drivers.parts },
         screen,
         capabilities,
         warnings,
@@ -53,21 +54,21 @@ export function systemService(desktop: Desktop, log: Logger, daemonWarnings: rea
       };
     },
 
-    GetClipboard: async () => ({ text: await (await desktop.clipboard()).get() }),
+    GetClipboard: async () => ({ text: await (await drivers.clipboard()).get() }),
 
     SetClipboard: async (req) => {
-      await (await desktop.clipboard()).set(req.text);
+      await (await drivers.clipboard()).set(req.text);
       return {};
     },
 
     ListWindows: async (req) => ({
-      windows: (await (await desktop.windows()).list(req.includeHidden)).map(windowToWire),
+      windows: (await (await drivers.windows()).list(req.includeHidden)).map(windowToWire),
     }),
 
-    FocusWindow: async (req) => windowToWire(await (await desktop.windows()).focus(req.id)),
+    FocusWindow: async (req) => windowToWire(await (await drivers.windows()).focus(req.id)),
 
     CloseWindow: async (req) => {
-      await (await desktop.windows()).close(req.id, req.force);
+      await (await drivers.windows()).close(req.id, req.force);
       return {};
     },
   });

@@ -3,6 +3,7 @@ import type { MessageTypeDefinition } from '@grpc/proto-loader';
 
 import type { CloseWindowRequest as _pincer_v1_CloseWindowRequest, CloseWindowRequest__Output as _pincer_v1_CloseWindowRequest__Output } from './pincer/v1/CloseWindowRequest.js';
 import type { CloseWindowResponse as _pincer_v1_CloseWindowResponse, CloseWindowResponse__Output as _pincer_v1_CloseWindowResponse__Output } from './pincer/v1/CloseWindowResponse.js';
+import type { Drivers as _pincer_v1_Drivers, Drivers__Output as _pincer_v1_Drivers__Output } from './pincer/v1/Drivers.js';
 import type { FocusWindowRequest as _pincer_v1_FocusWindowRequest, FocusWindowRequest__Output as _pincer_v1_FocusWindowRequest__Output } from './pincer/v1/FocusWindowRequest.js';
 import type { FocusWindowResponse as _pincer_v1_FocusWindowResponse, FocusWindowResponse__Output as _pincer_v1_FocusWindowResponse__Output } from './pincer/v1/FocusWindowResponse.js';
 import type { GetClipboardRequest as _pincer_v1_GetClipboardRequest, GetClipboardRequest__Output as _pincer_v1_GetClipboardRequest__Output } from './pincer/v1/GetClipboardRequest.js';
@@ -42,6 +43,7 @@ export interface ProtoGrpcType {
     v1: {
       CloseWindowRequest: MessageTypeDefinition<_pincer_v1_CloseWindowRequest, _pincer_v1_CloseWindowRequest__Output>
       CloseWindowResponse: MessageTypeDefinition<_pincer_v1_CloseWindowResponse, _pincer_v1_CloseWindowResponse__Output>
+      Drivers: MessageTypeDefinition<_pincer_v1_Drivers, _pincer_v1_Drivers__Output>
       FocusWindowRequest: MessageTypeDefinition<_pincer_v1_FocusWindowRequest, _pincer_v1_FocusWindowRequest__Output>
       FocusWindowResponse: MessageTypeDefinition<_pincer_v1_FocusWindowResponse, _pincer_v1_FocusWindowResponse__Output>
       GetClipboardRequest: MessageTypeDefinition<_pincer_v1_GetClipboardRequest, _pincer_v1_GetClipboardRequest__Output>

@@ -1,6 +1,7 @@
 // Original file: pincer/v1/system.proto
 
 import type { Size as _pincer_v1_Size, Size__Output as _pincer_v1_Size__Output } from '../../pincer/v1/Size.js';
+import type { Drivers as _pincer_v1_Drivers, Drivers__Output as _pincer_v1_Drivers__Output } from '../../pincer/v1/Drivers.js';
 
 export interface GetInfoResponse {
   'hostname'?: (string);
@@ -43,6 +44,10 @@ export interface GetInfoResponse {
    * Seconds since the daemon started.
    */
   'uptimeSeconds'?: (number | string);
+  /**
+   * The drivers that do the daemon's work (`pincer-daemon --drivers`).
+   */
+  'drivers'?: (_pincer_v1_Drivers | null);
 }
 
 export interface GetInfoResponse__Output {
@@ -86,4 +91,8 @@ export interface GetInfoResponse__Output {
    * Seconds since the daemon started.
    */
   'uptimeSeconds': (number);
+  /**
+   * The drivers that do the daemon's work (`pincer-daemon --drivers`).
+   */
+  'drivers': (_pincer_v1_Drivers__Output | null);
 }

@@ -1,0 +1,107 @@
+import { execFile } from "node:child_process";
+import { EventEmitter } from "node:events";
+import { execa, type ResultPromise } from "execa";
+import type { CommandSpawner } from "./drivers.js";
+import type { SpawnedCommand, SpawnRequest } from "./spawner.js";
+
+/** What execa cannot do that the native spawner does, for the daemon's start warning. */
+export const EXECA_GAP =
+  "a process that leaves its command's process group (setsid, a double fork, daemon(3)) outlives the command's timeout, its cancel " +
+  "and the daemon's stop; use the native drivers on Linux to follow such processes through a cgroup";
+
+/** `taskkill` on the tree led by `pid` (Windows): /F kills at once, without it the windows are asked to close. */
+function taskkill(pid: number, force: boolean): boolean {
+  execFile("taskkill", ["/PID", String(pid), "/T", ...(force ? ["/F"] : [])], { windowsHide: true }, () => undefined);
+  return true;
+}
+
+/**
+ * Starts commands with execa (the portable driver set). Each command leads a process group of its
+ * own on Linux and macOS (`detached`), so a signal reaches its children and grandchildren; on
+ * Windows a tree is killed with `taskkill /T`. Unlike the native spawner, nothing follows a
+ * process that leaves its command's group (setsid, a double fork): a stop cannot reach it.
+ * Output streams as it comes; a paused command blocks once its pipes fill.
+ */
+export class ExecaSpawner implements CommandSpawner {
+  private nextId = 1;
+  private readonly running = new Map<number, ResultPromise>();
+
+  constructor(private readonly platform: NodeJS.Platform = process.platform) {}
+
+  spawn(req: SpawnRequest, onSpawned?: (pid: number) => void): { command: SpawnedCommand; pid: Promise<number>; id: number } {
+    const command = new EventEmitter() as SpawnedCommand;
+    const id = this.nextId++;
+    const io = req.detachedIo ? "ignore" : "pipe";
+    const sub = execa(req.file, req.args, {
+      cwd: req.cwd,
+      env: req.env,
+      extendEnv: false,
+      ...(req.stdin ? { input: req.stdin } : { stdin: "ignore" as const }),
+      stdout: io,
+      stderr: io,
+      detached: true,
+      buffer: false,
+      reject: false,
+      // The process table stops commands itself, whole groups at a time.
+      cleanup: false,
+      windowsHide: true,
+    });
+    this.running.set(id, sub);
+    const pid = new Promise<number>((resolve, reject) => {
+      sub.once("spawn", () => {
+        // Synchronously, before any output event.
+        onSpawned?.(sub.pid!);
+        resolve(sub.pid!);
+      });
+      sub.once("error", (err) => {
+        if (sub.pid === undefined) reject(err);
+      });
+    });
+    sub.stdout?.on("data", (d: Buffer) => command.emit("stdout", d));
+    sub.stderr?.on("data", (d: Buffer) => command.emit("stderr", d));
+    // execa settles once the command exited and its output streams ended: the exit comes after all output.
+    void sub.then((r) => {
+      this.running.delete(id);
+      if (r.exitCode === undefined && !r.signal) return; // it never started; `pid` rejected
+      command.emit("exit", r.exitCode ?? null, (r.signal as NodeJS.Signals | undefined) ?? null);
+    });
+    pid.catch(() => this.running.delete(id));
+    return { command, pid, id };
+  }
+
+  pause(id: number, paused: boolean): void {
+    const sub = this.running.get(id);
+    for (const s of [sub?.stdout, sub?.stderr]) {
+      if (!s) continue;
+      if (paused) s.pause();
+      else s.resume();
+    }
+  }
+
+  kill(id: number): void {
+    const pid = this.running.get(id)?.pid;
+    if (pid !== undefined) this.signal(pid, "SIGKILL");
+  }
+
+  signal(pid: number, signal: NodeJS.Signals): boolean {
+    if (this.platform === "win32") {
+      if (signal === "SIGKILL" || signal === "SIGTERM") return taskkill(pid, signal === "SIGKILL");
+      try {
+        return process.kill(pid, signal);
+      } catch {
+        return false;
+      }
+    }
+    try {
+      process.kill(-pid, signal);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  close(): void {
+    for (const sub of this.running.values()) if (sub.pid !== undefined) this.signal(sub.pid, "SIGKILL");
+    this.running.clear();
+  }
+}
