@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- input settle process transfer reset step images queue]`: Pincer's daemon against the alternatives, measured
+ * `npm run bench [-- input drivers settle process transfer reset step images queue]`: Pincer's daemon against the alternatives, measured
  * side by side in one run. Input and screenshots run on one 1920x1080 Xvfb screen with realistic
  * content. Prints Markdown tables (operation, p50, p95, peer, ratio). Machines here are noisy:
  * read the medians and the ratios measured in the same run, not single figures.
@@ -7,6 +7,7 @@
 import { chooseSpawner } from "../../packages/daemon/src/drivers/spawner.js";
 import { spawnDaemon } from "../../test/fixtures/daemon.js";
 import { startXvfb } from "../../test/fixtures/xvfb.js";
+import { driverRows } from "./driversBench.js";
 import { imageFigures } from "./imagesBench.js";
 import { inputRows } from "./inputBench.js";
 import { processRows } from "./processBench.js";
@@ -21,7 +22,7 @@ import { transferFiguresInFreshProcess } from "./transferBench.js";
 
 const WIDTH = 1920;
 const HEIGHT = 1080;
-const all = ["input", "settle", "process", "transfer", "reset", "step", "images", "queue"];
+const all = ["input", "drivers", "settle", "process", "transfer", "reset", "step", "images", "queue"];
 const asked = process.argv.slice(2).filter((a) => all.includes(a));
 const suites = new Set(asked.length ? asked : all);
 
@@ -52,6 +53,13 @@ try {
         "240 ms per move; one that sends pickled functions to a Python server about 106 ms per move and 2 s per click; peers' PNG screenshots 180–250 " +
         "ms.\n",
     );
+  }
+  if (suites.has("drivers")) {
+    removeScene ??= await buildScene(xs.display, WIDTH, HEIGHT);
+    console.log("## Native and portable drivers\n\nthe same calls on the same screen: ours = --drivers native, peer = --drivers portable\n");
+    const { rows, notes } = await driverRows(daemon.env, xs.display, WIDTH);
+    printTable(rows);
+    console.log(`\n${notes.join("\n")}\n`);
   }
   if (suites.has("settle")) {
     console.log(
