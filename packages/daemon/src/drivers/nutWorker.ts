@@ -61,32 +61,43 @@ async function handle(nut: Nut, r: NutRequest): Promise<unknown> {
     case "move":
       await nut.mouse.setPosition(new nut.Point(r.x, r.y));
       return undefined;
-    case "button":
-      if (r.action === "down") await nut.mouse.pressButton(BUTTON[r.button]);
-      else if (r.action === "up") await nut.mouse.releaseButton(BUTTON[r.button]);
-      else for (let i = 0; i < (r.count ?? 1); i++) await nut.mouse.click(BUTTON[r.button]);
+    case "button": {
+      // nut-js's mouse provider (libnut) without the mouse's sleep(autoDelayMs) turn per call.
+      const m = nut.providerRegistry.getMouse();
+      if (r.action === "down") await m.pressButton(BUTTON[r.button]);
+      else if (r.action === "up") await m.releaseButton(BUTTON[r.button]);
+      else for (let i = 0; i < (r.count ?? 1); i++) await m.click(BUTTON[r.button]);
       return undefined;
-    case "scroll":
-      if (r.dy > 0) await nut.mouse.scrollDown(r.dy);
-      if (r.dy < 0) await nut.mouse.scrollUp(-r.dy);
-      if (r.dx > 0) await nut.mouse.scrollRight(r.dx);
-      if (r.dx < 0) await nut.mouse.scrollLeft(-r.dx);
+    }
+    case "scroll": {
+      const m = nut.providerRegistry.getMouse();
+      if (r.dy > 0) await m.scrollDown(r.dy);
+      if (r.dy < 0) await m.scrollUp(-r.dy);
+      if (r.dx > 0) await m.scrollRight(r.dx);
+      if (r.dx < 0) await m.scrollLeft(-r.dx);
       return undefined;
-    case "keys":
-      // One key at a time, in the order given: nut-js's calls with several keys treat all but one as modifiers.
+    }
+    case "keys": {
+      // One key at a time, in the order given: nut-js's calls with several keys treat all but one as
+      // modifiers. Through nut-js's keyboard provider (libnut), which its keyboard wraps with a
+      // sleep(autoDelayMs) per call: even at 0 that is a timer turn, about 1 ms a key.
+      const kb = nut.providerRegistry.getKeyboard();
       for (const k of keysOf(nut, r.keys)) {
-        if (r.action === "down") await nut.keyboard.pressKey(k);
-        else await nut.keyboard.releaseKey(k);
+        if (r.action === "down") await kb.pressKey(k);
+        else await kb.releaseKey(k);
       }
       return undefined;
-    case "strokes":
+    }
+    case "strokes": {
+      const kb = nut.providerRegistry.getKeyboard();
       for (const [i, names] of r.strokes.entries()) {
         if (i > 0 && r.delayMs > 0) await new Promise((res) => setTimeout(res, r.delayMs));
         const keys = keysOf(nut, names);
-        for (const k of keys) await nut.keyboard.pressKey(k);
-        for (const k of keys.reverse()) await nut.keyboard.releaseKey(k);
+        for (const k of keys) await kb.pressKey(k);
+        for (const k of keys.reverse()) await kb.releaseKey(k);
       }
       return undefined;
+    }
     case "type":
       await nut.keyboard.type(r.text);
       return undefined;
