@@ -80,8 +80,11 @@ test("60 tasks over 3 workers: a worker killed, one frozen past its lock, Redis 
 
     await until("worker B in a task", () => activeOf("B"), logs);
     workers.B.kill("SIGSTOP");
-    // Past its lock and the others' stalled check: its task goes to C.
+    // Past its lock and the others' stalled check: its task goes to C, which records B's attempt as
+    // lost when it begins the task (at least three lock periods; longer on a loaded machine).
     await sleep(LOCK_SECONDS * 3 * 1000);
+    const lostOfB = async () => (await redis.lrange(keys.results, 0, -1)).some((r) => JSON.parse(r).kind === "lost" && JSON.parse(r).entry.worker === "B");
+    await until("worker B's task taken over", lostOfB, logs);
     workers.B.kill("SIGCONT");
 
     await until("half the tasks done", async () => (await done()) >= TASKS / 2, logs);

@@ -169,7 +169,8 @@ describe("pincer check and pincer mcp against secured daemons", () => {
           const text = (r.content as Array<{ text: string }>)[0]!.text;
           expect(text, what).toMatch(new RegExp(`pincer mcp: cannot use the machine at ${address.replace(/\./g, "\\.")}: `));
           expect(text, what).toMatch(expected);
-          expect(performance.now() - t0, what).toBeLessThan(12_000);
+          // Not the 30 s default deadline: the answer comes in seconds, with room for a loaded machine.
+          expect(performance.now() - t0, what).toBeLessThan(20_000);
         }
         expect((await client.listTools()).tools.length, what).toBeGreaterThan(5);
       } finally {

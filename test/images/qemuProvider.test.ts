@@ -132,8 +132,9 @@ describe.skipIf(!qemuInstalled)("the qemu provider", () => {
     }
     const figures = `cold boot to ready ${Math.round(bootMs)} ms; reset to ready p50 ${median(times)} ms, max ${Math.max(...times)} ms`;
     process.stderr.write(`qemu (${await provider.accel()}): ${figures}\n`);
-    // The goal is 2 s p50 in TCG; the bound leaves room for a loaded machine.
-    expect(median(times)).toBeLessThan(5_000);
+    // The goal is 2 s p50 in TCG; the bound leaves room for a loaded machine, where another file's
+    // TCG guest may share the two cores. The method above is what tells a snapshot from a boot.
+    expect(median(times)).toBeLessThan(10_000);
   }, 240_000);
 
   test("a reset whose snapshot is gone boots the VM anew, which is clean and resets from its own snapshot", async () => {

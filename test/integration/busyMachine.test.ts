@@ -1,6 +1,7 @@
 import { afterEach, expect, test } from "vitest";
 import { connect, UnavailableError, type RemoteEnv } from "@pincer/controller";
 import { spawnDaemon, type RunningDaemon } from "../fixtures/daemon.js";
+import { eventually } from "../fixtures/poll.js";
 import { startTcpProxy, type TcpProxy } from "../fixtures/tcpProxy.js";
 
 // A machine that is busy but alive keeps its connection: a daemon that cannot answer for longer
@@ -59,7 +60,8 @@ test("a machine whose address stops answering fails the calls in flight within t
   );
   expect(err).toBeInstanceOf(UnavailableError);
   expect((err as Error).message).toMatch(/unreachable/);
-  expect(Date.now() - t0).toBeLessThan(15_000);
+  // Seconds after the keepalive's 1 s + 1 s, however loaded the machine; the deadline is 45 s.
+  expect(Date.now() - t0).toBeLessThan(25_000);
 }, 60_000);
 
 test("a call that waits for ready waits for a machine that is down until it is back", async () => {
@@ -82,13 +84,13 @@ test("a call queued while a connection attempt hangs goes out on the connection 
   proxy.silence(true);
   const env = connect(proxy.address, { connectTimeoutMs: 1_000, maxReconnectBackoffMs: 500 });
   envs.push(env);
-  const t0 = Date.now();
-  const info = env.system.info({ waitForReady: true, timeoutMs: 20_000 });
-  await new Promise((r) => setTimeout(r, 3_000));
-  expect(proxy.connections()).toBeGreaterThanOrEqual(2);
+  let answered = false;
+  const info = env.system.info({ waitForReady: true, timeoutMs: 40_000 }).finally(() => (answered = true));
+  expect(await eventually(() => proxy!.connections() >= 2, 20_000)).toBe(true);
+  // Nothing got through on the connection that hangs, nor on the one made in its place, until the path is back.
+  expect(answered).toBe(false);
   proxy.silence(false);
   expect((await info).daemonVersion).toMatch(/\d/);
-  expect(Date.now() - t0).toBeGreaterThanOrEqual(3_000);
 }, 60_000);
 
 test("a connection whose bytes stop flowing while new ones are accepted is given up after unresponsiveTimeoutMs", async () => {
@@ -102,5 +104,6 @@ test("a connection whose bytes stop flowing while new ones are accepted is given
   await new Promise((r) => setTimeout(r, 300));
   proxy.silence(true);
   await expect(call).rejects.toBeInstanceOf(UnavailableError);
-  expect(Date.now() - t0).toBeLessThan(10_000);
+  // Seconds after unresponsiveTimeoutMs, however loaded the machine; the deadline is 45 s.
+  expect(Date.now() - t0).toBeLessThan(25_000);
 }, 60_000);

@@ -148,7 +148,7 @@ test("an abandoned-GetTree storm: the daemon stays under +256 MiB, answers healt
   expect(tree.nodeCount).toBeGreaterThan(4_000);
 }, 120_000);
 
-test("SIGTERM in the middle of a storm stops the daemon, and its Xvfb, within a second", async () => {
+test("SIGTERM in the middle of a storm stops the daemon, and its Xvfb, within seconds", async () => {
   const xvfb = /"msg":"xvfb started".*?"pid":(\d+)/.exec(daemon.log());
   expect(xvfb, "the daemon's log names its Xvfb").not.toBeNull();
   const calls = Array.from({ length: STORM }, () => walk(AbortSignal.timeout(ABANDON_MS)));
@@ -162,8 +162,10 @@ test("SIGTERM in the middle of a storm stops the daemon, and its Xvfb, within a 
   console.log(`SIGTERM with walks running: exited with ${code} in ${ms.toFixed(0)} ms`);
   await Promise.all(calls);
   expect(code).toBe(0);
-  expect(ms).toBeLessThan(1_000);
+  // The daemon gives itself 600 ms after SIGTERM, whatever still runs; the rest is room for a
+  // loaded machine.
+  expect(ms).toBeLessThan(2_500);
   // Its Xvfb went with it (killed on exit if close() had not stopped it yet).
-  for (const until = Date.now() + 5_000; running(Number(xvfb![1])) && Date.now() < until; ) await new Promise((r) => setTimeout(r, 20));
+  for (const until = Date.now() + 15_000; running(Number(xvfb![1])) && Date.now() < until; ) await new Promise((r) => setTimeout(r, 20));
   expect(running(Number(xvfb![1]))).toBe(false);
 }, 60_000);

@@ -43,7 +43,8 @@ describe("the local provider's spare machine", () => {
       const used = slot!.envs.desktop!;
       await used.files.write("/tmp/left-by-the-task.txt", "left");
       await used.process.start(["sh", "-c", `exec ${sleeper}`]).pid;
-      expect(processesMatching(sleeper, "sleep")).toBe(1);
+      // Its pid is the shell's, which becomes sleep a moment later.
+      await eventually("the task's command runs", () => processesMatching(sleeper, "sleep") === 1);
       expect((await slot!.reset!()).desktop).toMatchObject({ method: "fresh" });
       const reset = (await slot!.reset!()).desktop!;
       expect(reset).toMatchObject({ provider: "local", method: expect.stringMatching(/^new (sandbox|machine)$/) });

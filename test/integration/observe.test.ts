@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, expect, test } from "vitest";
-import { createBenchmark, createEnvironment, createTask, evaluator, screenObservation, type ScreenObservation } from "@pincer/controller";
+import { type AccessibleNode, createBenchmark, createEnvironment, createTask, evaluator, screenObservation, type ScreenObservation } from "@pincer/controller";
 import { startLocalMachine, type LocalMachine } from "@pincer/controller/machines";
+import { eventually } from "../fixtures/poll.js";
 
 // One observation path: what a library script's bench.observe() returns is what `pincer run`
 // shows its agents — a screenshot taken once the screen settled, scaled to fit 1280 × 800 with the
@@ -18,7 +19,11 @@ afterAll(async () => {
 test("bench.observe() returns a settled, scaled screenshot with the accessibility tree as text", async () => {
   const { env } = machine;
   // A GTK dialog, which draws itself for a while after it starts and publishes its widgets.
-  await env.process.launch(["zenity", "--question", "--text", "Observe me"], { waitForClass: "Zenity" });
+  await env.process.launch(["zenity", "--question", "--text", "Observe me"], { waitForClass: "Zenity", waitTimeoutMs: 30_000 });
+  // It publishes its widgets a moment after its window maps: wait for them, so the observation cannot come before.
+  const hasYes = (nodes: AccessibleNode[]): boolean => nodes.some((n) => (n.role === "push button" && n.name === "Yes") || hasYes(n.children));
+  const published = async () => hasYes((await env.accessibility.tree({ app: "zenity" })).applications);
+  expect(await eventually(published, 30_000, 100)).toBe(true);
   const bench = createBenchmark({
     environments: [createEnvironment({ name: "desktop", env, observations: [screenObservation({ accessibility: "text" })] })],
     tasks: [createTask({ id: "look", description: "Look.", evaluator: evaluator({ name: "never", description: "d", run: () => false }) })],

@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { spawnDaemon, type RunningDaemon } from "../fixtures/daemon.js";
+import { eventually } from "../fixtures/poll.js";
 
 // Each command below starts processes that try to outlive it the ways daemons do: a new session
 // (setsid), a double fork, and daemon(3) itself (called through Python's ctypes). None of them may
@@ -61,8 +62,7 @@ async function untilEscaped(mark: string): Promise<void> {
 
 /** Waits (bounded) for the escapees to be gone and returns those still alive. */
 async function afterSettling(mark: string): Promise<number[]> {
-  const until = Date.now() + 5_000;
-  while (survivors(mark).length > 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
+  await eventually(() => survivors(mark).length === 0);
   const left = survivors(mark);
   for (const pid of left) process.kill(pid, "SIGKILL"); // do not leave them behind on failure
   return left;
@@ -70,7 +70,8 @@ async function afterSettling(mark: string): Promise<number[]> {
 
 test("no process started by a command survives its timeout", async () => {
   const mark = marker();
-  const run = daemon.env.process.run(["sh", "-c", escapingCommand(mark)], { commandTimeoutMs: 2_000 });
+  // 5 s: time for python3 to start and escape on a loaded machine before the timeout ends the command.
+  const run = daemon.env.process.run(["sh", "-c", escapingCommand(mark)], { commandTimeoutMs: 5_000 });
   await untilEscaped(mark);
   const result = await run;
   expect(result.timedOut).toBe(true);
@@ -111,6 +112,8 @@ test("processes a command leaves running on a normal exit keep running until the
     const mark = marker();
     const r = await own.env.process.run(["sh", "-c", `setsid sleep ${mark} > /dev/null 2>&1 &`]);
     expect(r.exitCode).toBe(0);
+    // setsid may not have become sleep yet; once it has, it stays.
+    await eventually(() => survivors(mark).length === 1, 10_000);
     await new Promise((r) => setTimeout(r, 500));
     expect(survivors(mark)).toHaveLength(1);
     await own.close();

@@ -8,6 +8,7 @@ import * as grpc from "@grpc/grpc-js";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { connect, UnauthenticatedError, type RemoteEnv } from "@pincer/controller";
 import { spawnDaemon, type RunningDaemon } from "../fixtures/daemon.js";
+import { eventually } from "../fixtures/poll.js";
 import { startXvfb, type XServer } from "../fixtures/xvfb.js";
 
 const run = promisify(execFile);
@@ -212,7 +213,7 @@ describe("the token stays secret", () => {
     await good.system.info();
     await wrong.system.info().catch(() => undefined);
     // Audit lines are written before the reply is sent, but stderr is another pipe: wait for them.
-    for (let i = 0; i < 100 && !/GetInfo","code":"UNAUTHENTICATED/.test(daemon.log()); i++) await new Promise((r) => setTimeout(r, 20));
+    await eventually(() => /GetInfo","code":"UNAUTHENTICATED/.test(daemon.log()), 10_000, 20);
     const log = daemon.log();
     expect(log).not.toContain(TOKEN);
     expect(log).not.toContain(WRONG);

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { PermissionDeniedError, ResourceExhaustedError, type ProcessEvent } from "@pincer/controller";
 import { spawnDaemon, type RunningDaemon } from "../fixtures/daemon.js";
+import { eventually } from "../fixtures/poll.js";
 
 let base: string;
 let root: string;
@@ -135,7 +136,7 @@ describe("limits", () => {
     await exhausted(daemon.env.process.run(["true"]), "--max-processes");
     for (const h of handles) h.kill();
     // Once they are gone, commands run again.
-    for (let i = 0; i < 100 && (await daemon.env.process.list()).length > 0; i++) await new Promise((r) => setTimeout(r, 50));
+    await eventually(async () => (await daemon.env.process.list()).length === 0);
     expect((await daemon.env.process.run(["true"])).exitCode).toBe(0);
   });
 

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { connect, UnauthenticatedError } from "@pincer/controller";
 import { makeTestCerts } from "../fixtures/certs.js";
 import { spawnDaemon } from "../fixtures/daemon.js";
+import { eventually } from "../fixtures/poll.js";
 
 const ROOT = resolve(import.meta.dirname, "../..");
 const MAIN = resolve(ROOT, "packages/daemon/src/main.ts");
@@ -45,7 +46,7 @@ const securityLine = (log: string) => {
 };
 /** The daemon's log once it holds `text` (stderr may trail the address line on stdout). */
 async function logWith(d: { log(): string }, text: string): Promise<string> {
-  for (let i = 0; i < 100 && !d.log().includes(text); i++) await new Promise((r) => setTimeout(r, 20));
+  await eventually(() => d.log().includes(text), 10_000, 20);
   return d.log();
 }
 const auditLines = (text: string) =>

@@ -6,12 +6,13 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { connect, UnauthenticatedError, UnavailableError, type ConnectOptions } from "@pincer/controller";
 import { makeTestCerts, type TestCerts } from "../fixtures/certs.js";
 import { spawnDaemon, type RunningDaemon } from "../fixtures/daemon.js";
+import { eventually } from "../fixtures/poll.js";
 
 let certs: TestCerts;
 
 /** The daemon's log once it holds `text` (stderr may trail the address line on stdout). */
 async function logWith(d: { log(): string }, text: string): Promise<string> {
-  for (let i = 0; i < 100 && !d.log().includes(text); i++) await new Promise((r) => setTimeout(r, 20));
+  await eventually(() => d.log().includes(text), 10_000, 20);
   return d.log();
 }
 let dir: string;

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import * as grpc from "@grpc/grpc-js";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { spawnDaemon, type RunningDaemon } from "../fixtures/daemon.js";
+import { eventually } from "../fixtures/poll.js";
 
 // A client that stops reading a stream must not make the daemon buffer without limit: the daemon
 // holds back the producer (the command's pipes, the file reads) instead. Measured as the daemon's
@@ -82,8 +83,7 @@ test("a command writing fast to a client that stopped reading holds the daemon's
   expect(m.peak - m.idle).toBeLessThan(BOUND_MIB);
   expect(m.after - m.idle).toBeLessThan(BOUND_MIB);
   // The cancel stopped the command.
-  const until = Date.now() + 5_000;
-  while ((await daemon.env.process.list()).length > 0 && Date.now() < until) await sleep(50);
+  await eventually(async () => (await daemon.env.process.list()).length === 0);
   expect(await daemon.env.process.list()).toEqual([]);
   // A client's cancel is not the daemon's fault.
   expect(daemon.log()).not.toMatch(/internal error/);

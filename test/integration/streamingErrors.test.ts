@@ -8,6 +8,8 @@ import { spawnDaemon, type RunningDaemon } from "../fixtures/daemon.js";
 // their status code, also when the call has no deadline worth waiting for.
 let daemon: RunningDaemon;
 let env: RemoteEnv;
+/** "At once": far below the calls' deadlines (60 s and more), with room for a loaded machine. */
+const AT_ONCE_MS = 15_000;
 
 beforeAll(async () => {
   daemon = await spawnDaemon({ args: ["--max-processes", "2", "--exec-allow", "sleep,true,sh"] });
@@ -37,7 +39,7 @@ async function drain(it: AsyncIterable<unknown>): Promise<void> {
 test("Files/Download of a missing file is NOT_FOUND at once", async () => {
   const { error, ms } = await failure(() => env.files.download("/nonexistent/pincer-missing.bin", "/tmp/pincer-never-written.bin"));
   expect(error).toBeInstanceOf(NotFoundError);
-  expect(ms).toBeLessThan(5_000);
+  expect(ms).toBeLessThan(AT_ONCE_MS);
 });
 
 test("the raw Files/Download stream of a missing file ends with NOT_FOUND, not at the deadline", async () => {
@@ -51,7 +53,7 @@ test("the raw Files/Download stream of a missing file ends with NOT_FOUND, not a
       call.on("error", resolve);
     });
     expect(status.code).toBe(grpc.status.NOT_FOUND);
-    expect(performance.now() - t0).toBeLessThan(5_000);
+    expect(performance.now() - t0).toBeLessThan(AT_ONCE_MS);
   } finally {
     client.close();
   }
@@ -61,13 +63,13 @@ test("Process/Start with a missing cwd fails at once with a typed error naming c
   const { error, ms } = await failure(() => drain(env.process.start(["true"], { cwd: "/nonexistent-pincer-dir" })));
   expect(error instanceof NotFoundError || error instanceof InvalidArgumentError).toBe(true);
   expect((error as Error).message).toMatch(/cwd|nonexistent-pincer-dir/);
-  expect(ms).toBeLessThan(5_000);
+  expect(ms).toBeLessThan(AT_ONCE_MS);
 });
 
 test("Process/Start of a program the policy refuses is PERMISSION_DENIED at once", async () => {
   const { error, ms } = await failure(() => drain(env.process.start(["cat", "/etc/hostname"])));
   expect(error).toBeInstanceOf(PermissionDeniedError);
-  expect(ms).toBeLessThan(5_000);
+  expect(ms).toBeLessThan(AT_ONCE_MS);
 });
 
 test("Process/Start over --max-processes is RESOURCE_EXHAUSTED at once", async () => {
@@ -77,7 +79,7 @@ test("Process/Start over --max-processes is RESOURCE_EXHAUSTED at once", async (
     const { error, ms } = await failure(() => drain(env.process.start(["sleep", "30"])));
     expect(error).toBeInstanceOf(ResourceExhaustedError);
     expect((error as Error).message).toMatch(/max-processes/);
-    expect(ms).toBeLessThan(5_000);
+    expect(ms).toBeLessThan(AT_ONCE_MS);
   } finally {
     for (const h of running) h.kill();
   }

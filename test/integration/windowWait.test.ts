@@ -26,7 +26,8 @@ afterAll(async () => {
 
 test("with wait, a window that appears late is found; without, the check looks once and says what is open", async () => {
   const title = `late-window-${process.pid}`;
-  const late = () => daemon.env.process.start(["sh", "-c", `sleep 1.5; exec xterm -T ${title}`]);
+  // 3 s: the check without a wait has long looked by then, even on a loaded machine.
+  const late = () => daemon.env.process.start(["sh", "-c", `sleep 3; exec xterm -T ${title}`]);
   const first = late();
   first.wait().catch(() => undefined);
   const once = await helper.run(helper.args.parse({ title }), ctx);

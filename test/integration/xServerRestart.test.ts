@@ -4,6 +4,7 @@ import { promisify } from "node:util";
 import { afterAll, expect, test } from "vitest";
 import { FailedPreconditionError } from "@pincer/controller";
 import { spawnDaemon, type RunningDaemon } from "../fixtures/daemon.js";
+import { eventually } from "../fixtures/poll.js";
 import { startXvfb, stopProcess, type XServer } from "../fixtures/xvfb.js";
 
 // The X server of a machine can go away and come back (a crashed session, a restarted Xvfb). The
@@ -20,13 +21,26 @@ afterAll(async () => {
   if (second) await stopProcess(second);
 });
 
-/** Starts Xvfb again on the display number the first one had, and waits for its socket. */
+/**
+ * An Xvfb on a display number of its own: the other test files' servers take the lowest free
+ * numbers, and one of them must not take this one while it is gone.
+ */
+async function startOwnXvfb(): Promise<XServer> {
+  for (let n = 500 + (process.pid % 400), tries = 0; ; n++, tries++) {
+    try {
+      return await startXvfb({ width: 1024, height: 768, displayNumber: n });
+    } catch (err) {
+      if (tries >= 20) throw err;
+    }
+  }
+}
+
+/** Starts Xvfb again on the display number the first one had, and waits for it to answer. */
 async function restartOn(display: string): Promise<ChildProcess> {
   const socket = `/tmp/.X11-unix/X${display.slice(1)}`;
-  const until = Date.now() + 5_000;
-  while (existsSync(socket) && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
+  await eventually(() => !existsSync(socket));
   const child = spawn("Xvfb", [display, "-screen", "0", "1024x768x24", "-noreset", "-nolisten", "tcp", "-br"], { stdio: "ignore" });
-  for (const deadline = Date.now() + 10_000; Date.now() < deadline; ) {
+  for (const deadline = Date.now() + 30_000; Date.now() < deadline && child.exitCode === null; ) {
     const ok = await run("xdpyinfo", ["-display", display]).then(
       () => true,
       () => false,
@@ -34,7 +48,7 @@ async function restartOn(display: string): Promise<ChildProcess> {
     if (ok) return child;
     await new Promise((r) => setTimeout(r, 100));
   }
-  throw new Error(`Xvfb did not come back on ${display}`);
+  throw new Error(`Xvfb did not come back on ${display}${child.exitCode === null ? "" : ` (it exited with ${child.exitCode})`}`);
 }
 
 /** Where the pointer is, asked by an X client that is not the daemon. */
@@ -56,7 +70,7 @@ async function useDisplay(d: RunningDaemon, at: { x: number; y: number }): Promi
 }
 
 test("the daemon survives its X server going away and serves the one that comes back", async () => {
-  first = await startXvfb({ width: 1024, height: 768 });
+  first = await startOwnXvfb();
   daemon = await spawnDaemon({ display: first.display });
   await daemon.env.waitUntilReady({ timeoutMs: 20_000 });
   await useDisplay(daemon, { x: 100, y: 120 });

@@ -63,7 +63,8 @@ describe("desktop actions over the env handle", () => {
   test("wait honours its signal", async () => {
     const started = performance.now();
     await expect(desktopActions.wait.call({ seconds: 10 }, { signal: AbortSignal.timeout(30) })).rejects.toThrow(/cancelled/);
-    expect(performance.now() - started).toBeLessThan(1_000);
+    // Well before the 10 s, with room for a loaded machine.
+    expect(performance.now() - started).toBeLessThan(4_000);
   });
 
   test("root actions need an episode", async () => {
