@@ -8,6 +8,9 @@ const conditions = ["@pincer/source", ...defaultServerConditions];
 const resolve = { conditions };
 const ssr = { resolve: { conditions } };
 
+/** The integration tests that run under both driver sets. */
+const PORTABLE_SUITE = ["input", "typing", "screen", "settle", "process", "processLimits", "xServerRestart", "desktopApps", "windowWait", "envClient"];
+
 export default defineConfig({
   resolve,
   ssr,
@@ -25,6 +28,21 @@ export default defineConfig({
           testTimeout: 60_000,
           hookTimeout: 60_000,
           // Two cores: Xvfb, the daemon and the test share them.
+          maxWorkers: 2,
+          sequence: { groupOrder: 1 },
+        },
+      },
+      {
+        resolve,
+        ssr,
+        test: {
+          // The daemon's input, screen, process, window and clipboard tests again, on the portable
+          // drivers (nut-js, sharp, execa) instead of the native ones.
+          name: "integration-portable",
+          include: PORTABLE_SUITE.map((f) => `test/integration/${f}.test.ts`),
+          env: { PINCER_TEST_DRIVERS: "portable" },
+          testTimeout: 60_000,
+          hookTimeout: 60_000,
           maxWorkers: 2,
           sequence: { groupOrder: 1 },
         },

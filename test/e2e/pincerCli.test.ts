@@ -34,6 +34,22 @@ describe("pincer CLI", () => {
     }
   });
 
+  test("the demo on local machines whose daemons run the portable drivers (nut-js, execa)", async () => {
+    const out = mkdtempSync(join(tmpdir(), "pincer-demo-portable-"));
+    try {
+      const r = await pincer(["run", "examples", "--concurrency", "2", "--strict", "--drivers", "portable", "--out", out]);
+      expect(r.code, r.stderr + r.stdout).toBe(0);
+      expect(r.stdout).toMatch(/tasks 14: passed 14, failed 0, errors 0; success rate 100\.0%/);
+      expect(r.stderr).toMatch(/an Xvfb display and a pincer-daemon \(portable drivers\) each/);
+      // The provider started its daemons with --drivers portable, as the run's manifest records.
+      const [runId] = readdirSync(out);
+      expect(readFileSync(join(out, runId!, "manifest.json"), "utf8")).toMatch(/"drivers":\s*"portable"/);
+    } finally {
+      rmSync(out, { recursive: true, force: true });
+    }
+    // nut-js loads in each daemon, and typing goes key by key: more than the project's 120 s on a loaded host.
+  }, 240_000);
+
   test("validate: the examples are valid; a broken dataset lists its problems and exits 1", async () => {
     const good = await pincer(["validate", "examples"]);
     expect(good.code).toBe(0);

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { spawnDaemon, type RunningDaemon } from "../fixtures/daemon.js";
+import { DRIVERS, spawnDaemon, type RunningDaemon } from "../fixtures/daemon.js";
 import { openWitnessWindow, type WitnessWindow } from "../fixtures/xwitness.js";
 import { startXvfb, type XServer } from "../fixtures/xvfb.js";
 
@@ -28,6 +28,15 @@ afterAll(async () => {
 const since = (from: number) => w.events.slice(from);
 
 describe("Input on a real X server, seen by an independent X client", () => {
+  test(`the daemon runs the ${DRIVERS} drivers`, async () => {
+    const { drivers } = await daemon.env.system.info();
+    expect(drivers).toEqual(
+      DRIVERS === "native"
+        ? { set: "native", input: "xtest", screen: "mit-shm", windows: "x11", clipboard: "x11", processes: "pincer-spawner" }
+        : { set: "portable", input: "nut-js", screen: "nut-js", windows: "x11", clipboard: "x11", processes: "execa" },
+    );
+  });
+
   test("move puts the pointer where asked and reports it", async () => {
     const cursor = await daemon.env.mouse.move({ x: 321, y: 123 });
     expect(cursor).toEqual({ x: 321, y: 123 });

@@ -1,7 +1,7 @@
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { InvalidArgumentError, screenshotToScreen } from "@pincer/controller";
-import { spawnDaemon, type RunningDaemon } from "../fixtures/daemon.js";
+import { DRIVERS, spawnDaemon, type RunningDaemon } from "../fixtures/daemon.js";
 import { openWitnessWindow, type WitnessWindow } from "../fixtures/xwitness.js";
 import { startXvfb, type XServer } from "../fixtures/xvfb.js";
 
@@ -166,7 +166,8 @@ describe("screenshots of a real X screen", () => {
 
 describe("the screenshot-desktop fallback (ImageMagick import)", () => {
   test("gives the same picture as the in-process grab", async () => {
-    const slow = await spawnDaemon({ display: xs.display, args: ["--capture", "screenshot-desktop"] });
+    // Native drivers whichever set is under test: under the portable set this checks nut-js's grab.
+    const slow = await spawnDaemon({ display: xs.display, args: ["--drivers", "native", "--capture", "screenshot-desktop"] });
     try {
       const region = { x: 190, y: 140, width: 40, height: 30 };
       const viaFallback = await slow.env.screen.screenshot({ region, format: "raw" });
@@ -181,8 +182,8 @@ describe("the screenshot-desktop fallback (ImageMagick import)", () => {
 });
 
 describe("capture methods agree", () => {
-  test("X shared memory (the default) and GetImage over the X socket give the same pixels", async () => {
-    const viaGetImage = await spawnDaemon({ display: xs.display, args: ["--capture", "getimage"] });
+  test("the default capture (X shared memory; nut-js under the portable drivers) and GetImage over the X socket give the same pixels", async () => {
+    const viaGetImage = await spawnDaemon({ display: xs.display, args: ["--drivers", "native", "--capture", "getimage"] });
     try {
       const region = { x: 150, y: 100, width: 400, height: 300 };
       const shm = await daemon.env.screen.screenshot({ region, format: "raw" });
@@ -191,7 +192,10 @@ describe("capture methods agree", () => {
       // Not a black screen: the test scene is in the region.
       expect(shm.data.some((b) => b !== 0)).toBe(true);
       expect(shm.data.equals(got.data)).toBe(true);
-      expect((await daemon.env.system.info()).capabilities).toContain("screen.capture.shm");
+      const info = await daemon.env.system.info();
+      if (DRIVERS === "native") expect(info.capabilities).toContain("screen.capture.shm");
+      expect(info.drivers).toMatchObject(DRIVERS === "native" ? { set: "native", screen: "mit-shm" } : { set: "portable", screen: "nut-js" });
+      expect((await viaGetImage.env.system.info()).drivers).toMatchObject({ set: "native", screen: "getimage" });
     } finally {
       await viaGetImage.close();
     }

@@ -21,6 +21,7 @@ export interface MachineCliOptions {
   vmCpus?: number;
   vmSpare?: boolean;
   network?: boolean;
+  drivers?: "native" | "portable";
   [flag: string]: unknown;
 }
 
@@ -61,6 +62,12 @@ export function addProviderOptions(cmd: Command): Command {
       "--network",
       "local: give each sandboxed machine a user-mode network link (slirp4netns: what this computer reaches, never its loopback); " +
         "without it a sandbox has its loopback only",
+    )
+    .addOption(
+      new Option(
+        "--drivers <set>",
+        "local: the daemons' drivers, native (XTEST, X shared memory, the native spawner; the default) or portable (nut-js, execa)",
+      ).choices(["native", "portable"]),
     );
 }
 
@@ -136,6 +143,8 @@ export async function openMachinePool(
   const provider = o.provider ?? (remote ? "remote" : "local");
   if (provider !== "local" && o.network)
     throw new CliArgumentError(`--network is for local machines; ${provider} machines have the network their engine or image gives them`);
+  if (provider !== "local" && o.drivers)
+    throw new CliArgumentError(`--drivers is for local machines; ${provider} machines run the daemon their image or host starts (its --drivers flag)`);
   if (provider === "remote") {
     if (!remote) throw new CliArgumentError("--provider remote needs --env name=host:port or --machines FILE");
     return openRemotePool(remote, concurrency, local.needsScreen ?? false);
@@ -143,13 +152,14 @@ export async function openMachinePool(
   if (remote) throw new CliArgumentError(`--env and --machines give remote machines; they do not go with --provider ${provider}`);
   if (provider === "local" && o.image) throw new CliArgumentError("--image needs --provider container or --provider qemu");
   if (provider === "local") {
-    const each = `an Xvfb display and a pincer-daemon${local.accessibilityBus ? " with an accessibility bus" : ""} each`;
+    const drivers = o.drivers ? ` (${o.drivers} drivers)` : "";
+    const each = `an Xvfb display and a pincer-daemon${drivers}${local.accessibilityBus ? " with an accessibility bus" : ""} each`;
     // Said every time: without a sandbox a task's commands act on this computer as the runner's user.
     const box = sandboxSupport();
     const where = box.mode === "overlay" ? "in a sandbox" : `WITHOUT a sandbox (${box.why}): tasks act on this computer`;
     process.stderr.write(`starting ${concurrency} local slot(s) with ${names.join(", ")} (${each}, ${where})\n`);
     const { needsScreen: _, ...screen } = local;
-    return openPool(localProvider({ ...screen, ...(o.network ? { network: true } : {}) }), names, concurrency);
+    return openPool(localProvider({ ...screen, ...(o.network ? { network: true } : {}), ...(o.drivers ? { drivers: o.drivers } : {}) }), names, concurrency);
   }
   const made = await imageProvider(o, local);
   process.stderr.write(`starting ${concurrency} slot(s) with ${names.join(", ")} (${provider}, image ${o.image})\n`);

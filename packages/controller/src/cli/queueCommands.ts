@@ -42,9 +42,14 @@ export interface QueueRunCliOptions extends MachineCliOptions {
 
 /** Refuses `pincer run --queue` (or `check --queue`) options that choose machines: a queue's workers have their own. */
 export function refuseMachineOptions(o: MachineCliOptions, command: "run" | "check" = "run"): void {
-  const given = [o.env.length > 0 && "--env", o.machines && "--machines", o.provider && "--provider", o.image && "--image", o.network && "--network"].filter(
-    Boolean,
-  );
+  const given = [
+    o.env.length > 0 && "--env",
+    o.machines && "--machines",
+    o.provider && "--provider",
+    o.image && "--image",
+    o.network && "--network",
+    o.drivers && "--drivers",
+  ].filter(Boolean);
   if (given.length > 0) {
     throw new CliArgumentError(
       `${given.join(", ")} choose machines, which a queue's workers bring: give them to \`pincer worker\` (leave them off \`pincer ${command} --queue\`)`,

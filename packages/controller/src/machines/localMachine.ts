@@ -53,6 +53,11 @@ export interface LocalMachineOptions {
    * is added. @default true
    */
   wallpaper?: boolean | string;
+  /**
+   * The daemon's drivers (its `--drivers`): `native` (XTEST, X shared memory, the native spawner)
+   * or `portable` (nut-js, execa). @default the daemon's default, native on Linux
+   */
+  drivers?: "native" | "portable";
 }
 
 /** The installed daemon's entry point: @pincer/daemon's dist/main.js (run `npm run build` if missing). */
@@ -152,6 +157,7 @@ export async function startLocalMachine(opts: LocalMachineOptions = {}): Promise
     "--quiet",
     ...(opts.accessibilityBus ? ["--accessibility-bus"] : []),
     ...wallpaperArgs(opts.wallpaper ?? true),
+    ...(opts.drivers ? ["--drivers", opts.drivers] : []),
   ];
   const mode = opts.sandbox ?? sandboxSupport().mode;
   const token = randomBytes(32).toString("hex");

@@ -49,6 +49,7 @@ export function localProvider(opts: LocalProviderOptions = {}): MachineProvider 
       ...(opts.daemonCommand ? { daemon_command: opts.daemonCommand } : {}),
       ...(opts.accessibilityBus ? { accessibility_bus: true } : {}),
       wallpaper: opts.wallpaper ?? true,
+      ...(opts.drivers ? { drivers: opts.drivers } : {}),
       spare: keepSpare,
       ...(mode === "overlay" ? { network: opts.network ? "user-mode (slirp4netns)" : "none" } : {}),
     }),

@@ -25,6 +25,7 @@ function taskkill(pid: number, force: boolean): boolean {
 export class ExecaSpawner implements CommandSpawner {
   private nextId = 1;
   private readonly running = new Map<number, ResultPromise>();
+  private readonly paused = new Set<number>();
 
   constructor(private readonly platform: NodeJS.Platform = process.platform) {}
 
@@ -57,20 +58,44 @@ export class ExecaSpawner implements CommandSpawner {
         if (sub.pid === undefined) reject(err);
       });
     });
-    sub.stdout?.on("data", (d: Buffer) => command.emit("stdout", d));
-    sub.stderr?.on("data", (d: Buffer) => command.emit("stderr", d));
-    // execa settles once the command exited and its output streams ended: the exit comes after all output.
-    void sub.then((r) => {
-      this.running.delete(id);
-      if (r.exitCode === undefined && !r.signal) return; // it never started; `pid` rejected
-      command.emit("exit", r.exitCode ?? null, (r.signal as NodeJS.Signals | undefined) ?? null);
+    let exited = false;
+    sub.stdout?.on("data", (d: Buffer) => exited || command.emit("stdout", d));
+    sub.stderr?.on("data", (d: Buffer) => exited || command.emit("stderr", d));
+    // As the native spawner: the exit follows the command's output, once both pipes closed, or
+    // 200 ms after the command exited when a process it left running still holds them (xclip
+    // serving the clipboard), so that such a process cannot hold the result. Not while paused.
+    sub.once("exit", (code, signal) => {
+      const done = () => {
+        if (exited) return;
+        exited = true;
+        command.emit("exit", code, signal);
+      };
+      if (req.detachedIo) return done();
+      let timer: NodeJS.Timeout;
+      const grace = () => {
+        timer = setTimeout(() => (this.paused.has(id) ? grace() : done()), 200);
+      };
+      grace();
+      sub.once("close", () => {
+        clearTimeout(timer);
+        done();
+      });
     });
+    // Kept until the pipes close, so that a stop after the exit still reaches what the command left in its group.
+    sub.once("close", () => {
+      this.running.delete(id);
+      this.paused.delete(id);
+    });
+    // execa's own result (it settles when the pipes close) is not needed: the events above carry it.
+    void sub.catch(() => undefined);
     pid.catch(() => this.running.delete(id));
     return { command, pid, id };
   }
 
   pause(id: number, paused: boolean): void {
     const sub = this.running.get(id);
+    if (paused) this.paused.add(id);
+    else this.paused.delete(id);
     for (const s of [sub?.stdout, sub?.stderr]) {
       if (!s) continue;
       if (paused) s.pause();

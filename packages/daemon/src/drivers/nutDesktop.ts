@@ -213,7 +213,8 @@ export class NutDesktop implements InputDriver, ScreenDriver {
     const keys = nutKeysFor(key);
     if (!keys) {
       throw new FailedPreconditionError(
-        `key ${key.name}: the portable drivers (nut-js) know the keys of a US keyboard only; type the character as text, or run the daemon with --drivers native`,
+        `key ${key.name}: the portable drivers (nut-js) know the keys of a US keyboard only; ` +
+          "type the character as text, or run the daemon with --drivers native",
       );
     }
     return keys;
