@@ -11,6 +11,7 @@ import { OSWORLD_GETTERS } from "../../packages/controller/src/datasets/osworld/
 import { htmlParseResult } from "../../packages/controller/src/datasets/osworld/chrome/htmlParse.js";
 import { listPages } from "../../packages/controller/src/datasets/osworld/chrome/devtools.js";
 import { probePage } from "../../packages/controller/src/datasets/osworld/chrome/pageProbe.js";
+import { gotoPage, pageTitleAndUrl } from "../../packages/controller/src/datasets/osworld/chrome/pages.js";
 import { spawnDaemon, type RunningDaemon } from "../fixtures/daemon.js";
 
 // OSWorld's Chrome getters and steps against a real Chromium (Debian's, headless) started by the
@@ -74,6 +75,13 @@ beforeAll(async () => {
   site = createHttpServer((req, res) => {
     res.setHeader("content-type", "text/html");
     if (req.url === "/shop") res.end(SHOP);
+    // A document whose title takes 3 s to read: time for a navigation to replace it meanwhile.
+    else if (req.url === "/slow-title") {
+      res.end(
+        "<!DOCTYPE html><title>Slow</title><script>Object.defineProperty(document, 'title', " +
+          "{ get() { const t = Date.now(); while (Date.now() - t < 3000); return 'Slow'; } });</script>",
+      );
+    }
     else res.end(`<!DOCTYPE html><html><head><title>Page ${req.url}</title></head><body><p class="x">hello ${req.url}</p></body></html>`);
   });
   await new Promise<void>((r) => site.listen(0, "127.0.0.1", r));
@@ -114,6 +122,21 @@ test("open_tabs_info lists every tab's title and URL; chrome_open_tabs opens and
   await step("chrome_close_tabs", { urls_to_close: [`${base}/a`] });
   expect(await get("open_tabs_info")).toEqual([{ title: "Page /b", url: `${base}/b` }]);
 }, 60_000);
+
+test("a page's title is read from the document that is there when a navigation replaces the one it was asked of", async () => {
+  await step("chrome_open_tabs", { urls_to_open: [`${base}/slow-title`] });
+  const tab = (await listPages(ctx)).find((t) => t.url === `${base}/slow-title`)!;
+  // While the title is being read, the tab goes to another site (a renderer process of its own), so
+  // the document the evaluation ran in is destroyed under it. Playwright's page.title() evaluates in
+  // the frame's new document; "Execution context was destroyed" must not become open_tabs_info's
+  // "Error encountered".
+  const elsewhere = base.replace("127.0.0.1", "localhost");
+  const reading = pageTitleAndUrl(ctx, tab.id);
+  await new Promise((r) => setTimeout(r, 1000));
+  await gotoPage(ctx, tab.id, `${elsewhere}/after`, "load", 30_000);
+  expect(await reading).toEqual({ title: "Page /after", url: `${elsewhere}/after` });
+  await step("chrome_close_tabs", { urls_to_close: [`${elsewhere}/after`] });
+}, 90_000);
 
 test("page_info loads a page in a new tab and gives its HTML; pdf_from_url prints one", async () => {
   const info = (await get("page_info", { url: `${base}/info` })) as { title: string; url: string; content: string };

@@ -174,9 +174,26 @@ export async function gotoPage(ctx: OsworldContext, id: string, url: string, sta
   return state !== "networkidle" || (await networkQuiet(ctx, id, deadline)) ? "ok" : "timeout";
 }
 
+/**
+ * {@link evaluateInPage} in the page's current document: when a navigation destroys the document
+ * it ran in (a fresh tab going from about:blank to its URL), it runs again in the next one, for up
+ * to `timeoutMs`, as Playwright evaluates in the frame's new context.
+ */
+export async function evaluateInDocument(ctx: OsworldContext, id: string, expression: string, timeoutMs = 10_000): Promise<unknown> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      return await evaluateInPage(ctx, id, expression);
+    } catch (err) {
+      if (ctx.signal.aborted || !(err instanceof CdpError) || !/context|navigat/i.test(err.message) || Date.now() >= deadline) throw err;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+}
+
 /** Playwright's `page.content()`: the doctype and the document element's HTML. */
 export async function pageContent(ctx: OsworldContext, id: string): Promise<string> {
-  const html = await evaluateInPage(
+  const html = await evaluateInDocument(
     ctx,
     id,
     "(() => (document.doctype ? new XMLSerializer().serializeToString(document.doctype) : '') +" +
@@ -187,6 +204,6 @@ export async function pageContent(ctx: OsworldContext, id: string): Promise<stri
 
 /** Playwright's `page.title()` and `page.url`. */
 export async function pageTitleAndUrl(ctx: OsworldContext, id: string): Promise<{ title: string; url: string }> {
-  const v = (await evaluateInPage(ctx, id, "({ title: document.title, url: location.href })")) as { title?: string; url?: string } | undefined;
+  const v = (await evaluateInDocument(ctx, id, "({ title: document.title, url: location.href })")) as { title?: string; url?: string } | undefined;
   return { title: v?.title ?? "", url: v?.url ?? "" };
 }
