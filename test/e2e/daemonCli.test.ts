@@ -105,6 +105,15 @@ describe("pincer-daemon CLI", () => {
     expect(result.stderr).toMatch(/--port.*must be an integer in 0\.\.65535/);
   });
 
+  test("a driver set that does not fit is refused before anything starts, saying what to do", async () => {
+    const bogus = await daemonCli(["--port", "0", "--drivers", "fast"]);
+    expect(bogus.code).not.toBe(0);
+    expect(bogus.stderr).toMatch(/--drivers.*fast.*(native|portable)/);
+    const capture = await daemonCli(["--port", "0", "--drivers", "portable", "--capture", "getimage"]);
+    expect(capture.code).not.toBe(0);
+    expect(capture.stderr).toContain("--capture getimage chooses how the native drivers capture; the portable drivers capture through nut-js (drop --capture)");
+  });
+
   test("a port in use is named as such, with what to do (not grpc-js's 'No address added')", async () => {
     const { createServer } = await import("node:net");
     const taken = createServer();

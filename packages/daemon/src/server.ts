@@ -148,6 +148,9 @@ export async function startDaemon(opts: DaemonOptions = {}): Promise<Daemon> {
   const exec = opts.policy?.exec ?? "all";
   const allowlist = typeof exec === "object" ? new ExecAllowlist(exec.allow) : undefined;
   const driverSet = chooseDriverSet(opts.drivers);
+  if (driverSet === "portable" && opts.captureMethod && opts.captureMethod !== "auto") {
+    throw new Error(`--capture ${opts.captureMethod} chooses how the native drivers capture; the portable drivers capture through nut-js (drop --capture)`);
+  }
   if (exec !== "none" && driverSet === "native") checkedSpawner(!!opts.policy?.allowNodeSpawner, (w) => warnings.push(w));
   if (exec !== "none" && driverSet === "portable") warnings.push(`commands start through execa (--drivers portable): ${EXECA_GAP}`);
   if (limits.maxOutputBytes > MAX_OUTPUT_BYTES || limits.maxOutputBytes < 1) {
