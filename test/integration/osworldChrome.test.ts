@@ -81,8 +81,7 @@ beforeAll(async () => {
         "<!DOCTYPE html><title>Slow</title><script>Object.defineProperty(document, 'title', " +
           "{ get() { const t = Date.now(); while (Date.now() - t < 3000); return 'Slow'; } });</script>",
       );
-    }
-    else res.end(`<!DOCTYPE html><html><head><title>Page ${req.url}</title></head><body><p class="x">hello ${req.url}</p></body></html>`);
+    } else res.end(`<!DOCTYPE html><html><head><title>Page ${req.url}</title></head><body><p class="x">hello ${req.url}</p></body></html>`);
   });
   await new Promise<void>((r) => site.listen(0, "127.0.0.1", r));
   base = `http://127.0.0.1:${(site.address() as { port: number }).port}`;
