@@ -115,41 +115,65 @@ describe("the packed packages, installed into an empty folder", () => {
       }
     });
 
-    test("a screenshot and a command", async () => {
-      const [file, ...args] = hidden([join(project, "node_modules/.bin/pincer-daemon"), "--xvfb", "1280x800x24", "--port", "0", "--exit-with-stdin"]);
-      daemon = spawn(file!, args, { cwd: project, env: cleanEnv(), stdio: ["pipe", "pipe", "pipe"] });
-      let stderr = "";
-      daemon.stderr!.on("data", (d: Buffer) => (stderr += d.toString()));
-      const address = await new Promise<string>((res, rej) => {
-        let out = "";
-        daemon!.stdout!.on("data", (d: Buffer) => {
-          out += d.toString();
-          const m = /listening on (\S+)/.exec(out);
-          if (m) res(m[1]!);
+    // Both driver sets from the tarball: the portable one forks dist/drivers/nutWorker.js and loads nut-js from the install.
+    test.each(["native", "portable"])("a screenshot, the pointer and a command (%s drivers)", async (drivers) => {
+      const [file, ...args] = hidden([
+        join(project, "node_modules/.bin/pincer-daemon"),
+        "--xvfb",
+        "1280x800x24",
+        "--port",
+        "0",
+        "--exit-with-stdin",
+        "--drivers",
+        drivers,
+      ]);
+      const own = spawn(file!, args, { cwd: project, env: cleanEnv(), stdio: ["pipe", "pipe", "pipe"] });
+      daemon = own;
+      try {
+        let stderr = "";
+        own.stderr!.on("data", (d: Buffer) => (stderr += d.toString()));
+        const address = await new Promise<string>((res, rej) => {
+          let out = "";
+          own.stdout!.on("data", (d: Buffer) => {
+            out += d.toString();
+            const m = /listening on (\S+)/.exec(out);
+            if (m) res(m[1]!);
+          });
+          own.once("exit", (code) => rej(new Error(`the installed pincer-daemon exited with ${code}: ${stderr}`)));
         });
-        daemon!.once("exit", (code) => rej(new Error(`the installed pincer-daemon exited with ${code}: ${stderr}`)));
-      });
-      const script = `import { connect } from "@pincer/controller";
+        const script = `import { connect } from "@pincer/controller";
 const env = connect(process.argv[2]);
 const shot = await env.screen.screenshot();
+await env.mouse.move({ x: 321, y: 123 });
+const cursor = await env.mouse.position();
 const cmd = await env.process.run(["sh", "-c", "echo packed-$((6 * 7))"]);
+const { drivers } = await env.system.info();
 env.close();
 console.log(JSON.stringify({
   controller: import.meta.resolve("@pincer/controller"),
   shot: { width: shot.width, height: shot.height, mimeType: shot.mimeType, png: shot.data.subarray(1, 4).toString() },
+  cursor,
   stdout: cmd.stdout,
   exitCode: cmd.exitCode,
+  set: drivers.set,
 }));
 `;
-      writeFileSync(join(project, "drive.mjs"), script);
-      const r = run(hidden([process.execPath, "drive.mjs", address]), project, 60_000);
-      expect(r.stderr).toBe("");
-      expect(JSON.parse(r.stdout)).toEqual({
-        controller: `file://${project}/node_modules/@pincer/controller/dist/index.js`,
-        shot: { width: 1280, height: 800, mimeType: "image/png", png: "PNG" },
-        stdout: "packed-42\n",
-        exitCode: 0,
-      });
+        writeFileSync(join(project, "drive.mjs"), script);
+        const r = run(hidden([process.execPath, "drive.mjs", address]), project, 60_000);
+        expect(r.stderr).toBe("");
+        expect(JSON.parse(r.stdout)).toEqual({
+          controller: `file://${project}/node_modules/@pincer/controller/dist/index.js`,
+          shot: { width: 1280, height: 800, mimeType: "image/png", png: "PNG" },
+          cursor: { x: 321, y: 123 },
+          stdout: "packed-42\n",
+          exitCode: 0,
+          set: drivers,
+        });
+      } finally {
+        own.stdin!.end();
+        await stopProcess(own, 10_000);
+        daemon = undefined;
+      }
     });
   });
 
