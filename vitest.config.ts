@@ -37,20 +37,21 @@ export default defineConfig({
         ssr,
         test: {
           // The daemon's input, screen, process, window and clipboard tests again, on the portable
-          // drivers (nut-js, sharp, execa) instead of the native ones.
+          // drivers (nut-js, sharp, execa) instead of the native ones; after the integration group,
+          // not beside it, so that two cores serve two test files at a time.
           name: "integration-portable",
           include: PORTABLE_SUITE.map((f) => `test/integration/${f}.test.ts`),
           env: { PINCER_TEST_DRIVERS: "portable" },
           testTimeout: 60_000,
           hookTimeout: 60_000,
           maxWorkers: 2,
-          sequence: { groupOrder: 1 },
+          sequence: { groupOrder: 2 },
         },
       },
       {
         resolve,
         ssr,
-        test: { name: "e2e", include: ["test/e2e/**/*.test.ts"], testTimeout: 120_000, hookTimeout: 60_000, sequence: { groupOrder: 2 } },
+        test: { name: "e2e", include: ["test/e2e/**/*.test.ts"], testTimeout: 120_000, hookTimeout: 60_000, sequence: { groupOrder: 3 } },
       },
       {
         resolve,
@@ -63,7 +64,7 @@ export default defineConfig({
           hookTimeout: 20 * 60_000,
           // Last, alone: a TCG guest takes a whole core, which timing-sensitive tests elsewhere must not share.
           maxWorkers: 2,
-          sequence: { groupOrder: 3 },
+          sequence: { groupOrder: 4 },
         },
       },
     ],
