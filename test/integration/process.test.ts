@@ -203,7 +203,11 @@ describe.each(SPAWNERS)("with the %s spawner", (spawner) => {
     // The native and Node spawners outlive the daemon and stop what it started. execa has no such
     // process: under the portable drivers a command outlives a daemon killed so, as docs/daemon.md
     // says. Both are checked, so that a change to either is seen.
-    test(`a daemon killed with SIGKILL ${spawner === "execa" ? "leaves its execa commands running (the portable set's documented limit)" : "leaves nothing running: its spawner stops what it started"}`, async () => {
+    const afterSigkill =
+      spawner === "execa"
+        ? "leaves its execa commands running (the portable set's documented limit)"
+        : "leaves nothing running: its spawner stops what it started";
+    test(`a daemon killed with SIGKILL ${afterSigkill}`, async () => {
       const doomed = await spawnDaemon({ env: spawnerEnv });
       const handle = doomed.env.process.start(["sleep", "300"]);
       const it = handle[Symbol.asyncIterator]();
