@@ -2,7 +2,7 @@ import { execFile } from "node:child_process";
 import { EventEmitter } from "node:events";
 import { execa, type ResultPromise } from "execa";
 import type { CommandSpawner } from "./drivers.js";
-import type { SpawnedCommand, SpawnRequest } from "./spawner.js";
+import { type SpawnedCommand, type SpawnRequest, signalGroup } from "./spawner.js";
 
 /** What execa cannot do that the native spawner does, for the daemon's start warning. */
 export const EXECA_GAP =
@@ -117,12 +117,7 @@ export class ExecaSpawner implements CommandSpawner {
         return false;
       }
     }
-    try {
-      process.kill(-pid, signal);
-      return true;
-    } catch {
-      return false;
-    }
+    return signalGroup(pid, signal);
   }
 
   close(): void {

@@ -45,16 +45,6 @@ export function shellArgv(command: string, platform: NodeJS.Platform = process.p
 /** Time between SIGTERM and SIGKILL when a process group is stopped. */
 export const KILL_GRACE_MS = 2_000;
 
-/** Sends `signal` to the whole process group led by `pid`; false when it is gone. */
-export function signalGroup(pid: number, signal: NodeJS.Signals): boolean {
-  try {
-    process.kill(-pid, signal);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /**
  * Starts and tracks the commands of this daemon. Each command leads its own process group
  * (spawned detached), so a signal reaches its children and grandchildren; stopping a command

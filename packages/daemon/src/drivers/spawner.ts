@@ -15,6 +15,16 @@ export type Reply =
   | { op: "stdout" | "stderr"; id: number; data: Uint8Array }
   | { op: "exit"; id: number; code: number | null; signal: NodeJS.Signals | null };
 
+/** Sends `signal` to the whole process group led by `pid`; false when it is gone. */
+export function signalGroup(pid: number, signal: NodeJS.Signals): boolean {
+  try {
+    process.kill(-pid, signal);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** How commands start: `native` (the pincer-spawner binary, posix_spawn) or `node` (a forked Node process). */
 export type SpawnerKind = "native" | "node";
 
@@ -308,14 +318,8 @@ export class Spawner implements CommandSpawner {
     this.transport?.kill(id);
   }
 
-  /** Sends `signal` to the process group led by `pid`; false when it is gone. */
   signal(pid: number, signal: NodeJS.Signals): boolean {
-    try {
-      process.kill(-pid, signal);
-      return true;
-    } catch {
-      return false;
-    }
+    return signalGroup(pid, signal);
   }
 
   /** Ends the spawner; it kills what it started and exits. */
