@@ -1,5 +1,6 @@
 import type { KeySpec } from "@pincer/shared";
 import { XClipboard } from "./clipboard.js";
+import { dragAlong, holdingModifiers } from "./inputSteps.js";
 import type { InputDriver, MouseButtonName, PointXY, ScreenDriver } from "./drivers.js";
 
 export type { MouseButtonName, PointXY } from "./drivers.js";
@@ -100,17 +101,7 @@ export class Desktop implements InputDriver, ScreenDriver {
   /** Runs `body` with modifier keys held, releasing them whatever happens. */
   async withModifiers<T>(modifiers: KeySpec[], body: () => Promise<T>): Promise<T> {
     if (modifiers.length === 0) return body();
-    const kb = await this.keyboard();
-    const pressed: KeySpec[] = [];
-    try {
-      for (const m of modifiers) {
-        await kb.keyDown(m);
-        pressed.push(m);
-      }
-      return await body();
-    } finally {
-      for (const m of pressed.reverse()) await kb.keyUp(m);
-    }
+    return holdingModifiers(await this.keyboard(), modifiers, body);
   }
 
   private async buttonEvents(events: Array<[type: number, button: number]>): Promise<void> {
@@ -136,19 +127,8 @@ export class Desktop implements InputDriver, ScreenDriver {
   }
 
   /** Presses at the first point, moves through the rest, releases at the last. */
-  async drag(path: PointXY[], button: MouseButtonName, stepDelayMs: number, signal?: AbortSignal): Promise<void> {
-    const [first, ...rest] = path;
-    await this.move(first!);
-    await this.buttonDown(button);
-    try {
-      for (const p of rest) {
-        signal?.throwIfAborted();
-        if (stepDelayMs > 0) await new Promise((r) => setTimeout(r, stepDelayMs));
-        await this.move(p);
-      }
-    } finally {
-      await this.buttonUp(button);
-    }
+  drag(path: PointXY[], button: MouseButtonName, stepDelayMs: number, signal?: AbortSignal): Promise<void> {
+    return dragAlong(this, path, button, stepDelayMs, signal);
   }
 
   /** Scrolls by wheel notches: positive dy down, positive dx right. */

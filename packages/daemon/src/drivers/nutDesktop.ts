@@ -4,6 +4,7 @@ import { fileURLToPath } from "node:url";
 import { FailedPreconditionError, type KeySpec, NotFoundError } from "@pincer/shared";
 import type { MouseButtonName, PointXY } from "./desktop.js";
 import type { ClipboardDriver, InputDriver, ScreenDriver, ScreenSize, WindowsDriver } from "./drivers.js";
+import { dragAlong, holdingModifiers } from "./inputSteps.js";
 import { nutKeysFor, nutStrokeFor } from "./nutKeys.js";
 import type { NutReply, NutRequest, NutWindow } from "./nutWorker.js";
 import type { Frame } from "./screen.js";
@@ -177,36 +178,16 @@ export class NutDesktop implements InputDriver, ScreenDriver {
     await this.call({ op: "button", button, action: "click", count });
   }
 
-  async drag(path: PointXY[], button: MouseButtonName, stepDelayMs: number, signal?: AbortSignal): Promise<void> {
-    const [first, ...rest] = path;
-    await this.move(first!);
-    await this.buttonDown(button);
-    try {
-      for (const p of rest) {
-        signal?.throwIfAborted();
-        if (stepDelayMs > 0) await new Promise((r) => setTimeout(r, stepDelayMs));
-        await this.move(p);
-      }
-    } finally {
-      await this.buttonUp(button);
-    }
+  drag(path: PointXY[], button: MouseButtonName, stepDelayMs: number, signal?: AbortSignal): Promise<void> {
+    return dragAlong(this, path, button, stepDelayMs, signal);
   }
 
   async scroll(dx: number, dy: number): Promise<void> {
     await this.call({ op: "scroll", dx: this.o.swapHorizontalScroll ? -dx : dx, dy });
   }
 
-  async withModifiers<T>(modifiers: KeySpec[], body: () => Promise<T>): Promise<T> {
-    const pressed: KeySpec[] = [];
-    try {
-      for (const m of modifiers) {
-        await this.keyDown(m);
-        pressed.push(m);
-      }
-      return await body();
-    } finally {
-      for (const m of pressed.reverse()) await this.keyUp(m);
-    }
+  withModifiers<T>(modifiers: KeySpec[], body: () => Promise<T>): Promise<T> {
+    return holdingModifiers(this, modifiers, body);
   }
 
   private keysOf(key: KeySpec): string[] {
