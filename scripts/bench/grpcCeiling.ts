@@ -23,6 +23,15 @@ const service = {
     responseSerialize: id,
     responseDeserialize: id,
   },
+  Ping: {
+    path: "/bench.Ceiling/Ping",
+    requestStream: false,
+    responseStream: false,
+    requestSerialize: id,
+    requestDeserialize: id,
+    responseSerialize: id,
+    responseDeserialize: id,
+  },
 } as const;
 const options = { "grpc.max_receive_message_length": 64 * MiB, "grpc-node.flow_control_window": WINDOW, "grpc.enable_retries": 0 };
 
@@ -46,6 +55,7 @@ function serve(): void {
       };
       pump();
     },
+    Ping: (_call: grpc.ServerUnaryCall<Buffer, Buffer>, done: grpc.sendUnaryData<Buffer>) => done(null, Buffer.alloc(0)),
   });
   server.bindAsync("127.0.0.1:0", grpc.ServerCredentials.createInsecure(), (err, port) => {
     if (err) throw err;
@@ -54,15 +64,49 @@ function serve(): void {
   });
 }
 
-/** MiB/s of `sizeMiB` streamed from a child process, without and with sha256 at both ends (median of 3). */
-export async function grpcCeiling(sizeMiB: number): Promise<{ plain: number; hashed: number }> {
+type CeilingClient = grpc.Client & {
+  Down(req: Buffer): grpc.ClientReadableStream<Buffer>;
+  Ping(req: Buffer, cb: (err: grpc.ServiceError | null) => void): void;
+};
+
+/** A bare grpc-js server in a child process and a client of it; `stop` ends both. */
+async function ceilingServer(): Promise<{ client: CeilingClient; stop(): void }> {
   const child = fork(fileURLToPath(import.meta.url), ["serve"], { execArgv: process.execArgv });
   try {
     const port = await new Promise<number>((resolve, reject) => child.once("message", (p) => resolve(p as number)).once("exit", reject));
     const Client = grpc.makeGenericClientConstructor(service, "Ceiling");
-    const client = new Client(`127.0.0.1:${port}`, grpc.credentials.createInsecure(), options) as unknown as grpc.Client & {
-      Down(req: Buffer): grpc.ClientReadableStream<Buffer>;
+    const client = new Client(`127.0.0.1:${port}`, grpc.credentials.createInsecure(), options) as unknown as CeilingClient;
+    return {
+      client,
+      stop: () => {
+        client.close();
+        child.kill();
+      },
     };
+  } catch (err) {
+    child.kill();
+    throw err;
+  }
+}
+
+/**
+ * The floor for an empty call: a bare grpc-js unary round trip (empty messages, no protobuf, no
+ * interceptors) to a server in another Node process. `timed` is given a function that makes one.
+ */
+export async function withBareUnary<T>(timed: (ping: () => Promise<void>) => Promise<T>): Promise<T> {
+  const { client, stop } = await ceilingServer();
+  try {
+    const ping = () => new Promise<void>((resolve, reject) => client.Ping(Buffer.alloc(0), (err) => (err ? reject(err) : resolve())));
+    return await timed(ping);
+  } finally {
+    stop();
+  }
+}
+
+/** MiB/s of `sizeMiB` streamed from a child process, without and with sha256 at both ends (median of 3). */
+export async function grpcCeiling(sizeMiB: number): Promise<{ plain: number; hashed: number }> {
+  const { client, stop } = await ceilingServer();
+  try {
     const once = (hashing: boolean) =>
       new Promise<number>((resolve, reject) => {
         const hash = createHash("sha256");
@@ -78,10 +122,9 @@ export async function grpcCeiling(sizeMiB: number): Promise<{ plain: number; has
     };
     const plain = await median(false);
     const hashed = await median(true);
-    client.close();
     return { plain, hashed };
   } finally {
-    child.kill();
+    stop();
   }
 }
 

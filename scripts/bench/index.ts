@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- input drivers settle process transfer reset step images queue]`: Pincer's daemon against the alternatives, measured
+ * `npm run bench [-- input drivers settle process transfer peers reset step images queue]`: Pincer's daemon against the alternatives, measured
  * side by side in one run. Input and screenshots run on one 1920x1080 Xvfb screen with realistic
  * content. Prints Markdown tables (operation, p50, p95, peer, ratio). Machines here are noisy:
  * read the medians and the ratios measured in the same run, not single figures.
@@ -10,6 +10,7 @@ import { startXvfb } from "../../test/fixtures/xvfb.js";
 import { driverRows } from "./driversBench.js";
 import { imageFigures } from "./imagesBench.js";
 import { inputRows } from "./inputBench.js";
+import { peersFigures } from "./peersBench.js";
 import { processRows } from "./processBench.js";
 import { queueFigures } from "./queueBench.js";
 import { resetRows } from "./resetBench.js";
@@ -22,7 +23,7 @@ import { transferFiguresInFreshProcess } from "./transferBench.js";
 
 const WIDTH = 1920;
 const HEIGHT = 1080;
-const all = ["input", "drivers", "settle", "process", "transfer", "reset", "step", "images", "queue"];
+const all = ["input", "drivers", "settle", "process", "transfer", "peers", "reset", "step", "images", "queue"];
 const asked = process.argv.slice(2).filter((a) => all.includes(a));
 const suites = new Set(asked.length ? asked : all);
 
@@ -71,6 +72,15 @@ try {
     console.log(`## Processes\n\ncommands start through the ${chooseSpawner()} spawner (PINCER_SPAWNER=native, or =node with PINCER_ALLOW_NODE_SPAWNER=1)\n`);
     printTable(await processRows(daemon.env, ssh));
     console.log("For scale (earlier, not this run): a peer's HTTP /execute took 4.2–4.9 ms.\n");
+  }
+  if (suites.has("peers")) {
+    removeScene ??= await buildScene(xs.display, WIDTH, HEIGHT);
+    console.log("## Against a stand-in for OSWorld's Flask server\n");
+    const settleS = Number(process.env.PINCER_BENCH_SETTLE_S ?? 60);
+    console.log(
+      (await peersFigures(daemon.env, daemon.address, daemon.process.pid!, WIDTH, Number(process.env.PINCER_BENCH_PEERS_MIB ?? 256), settleS)).join("\n"),
+    );
+    console.log("");
   }
   if (suites.has("reset")) {
     console.log("## Clean machines\n");

@@ -21,11 +21,11 @@ test("the demo's packages: its X programs and the sandbox, none of the images', 
   for (const heavy of ["podman", "qemu-system-x86", "mmdebstrap", "chromium", "redis-server", "ffmpeg", "openssh-server"]) expect(demo).not.toContain(heavy);
 });
 
-test("the tests' packages hold the demo's and the images', and the bench adds sshd", () => {
+test("the tests' packages hold the demo's and the images', and the bench adds sshd and Flask", () => {
   const tests = list("test");
   expect(tests).toEqual(expect.arrayContaining([...list("demo"), ...list("images"), "chromium", "redis-server", "zenity"]));
   expect(tests).not.toContain("openssh-server");
-  expect(list("bench")).toEqual([...tests, "openssh-server", "openssh-client"]);
+  expect(list("bench")).toEqual([...tests, "openssh-server", "openssh-client", "python3-flask"]);
   expect(list("all")).toEqual(list("bench"));
 });
 
