@@ -75,6 +75,15 @@ describe.each(SPAWNERS)("with the %s spawner", (spawner) => {
       expect((await daemon.env.process.run(["echo", "$HOME", "a;b"])).stdout).toBe("$HOME a;b\n");
     });
 
+    test("commands do not inherit the malloc settings the daemon was started with", async () => {
+      // The fixture starts the daemon with DAEMON_MALLOC_ENV, as its launchers do.
+      const env = (await daemon.env.process.run(["env"])).stdout;
+      expect(env).toContain("PATH=");
+      expect(env).not.toMatch(/^MALLOC_/m);
+      // What a caller asks for still reaches the command.
+      expect((await daemon.env.process.run(["env"], { env: { MALLOC_ARENA_MAX: "4" } })).stdout).toMatch(/^MALLOC_ARENA_MAX=4$/m);
+    });
+
     test("output over the cap is cut and flagged; the command still finishes", async () => {
       const r = await daemon.env.process.run("head -c 100000 /dev/zero | tr '\\0' a; echo done >&2", { maxOutputBytes: 1000 });
       expect(r.stdout).toBe("a".repeat(1000));

@@ -1,7 +1,8 @@
-#!/usr/bin/env -S node --single-threaded-gc
+#!/usr/bin/env -S MALLOC_ARENA_MAX=2 MALLOC_MMAP_THRESHOLD_=65536 MALLOC_TRIM_THRESHOLD_=131072 node --single-threaded-gc
 import { Command, InvalidArgumentError as CliArgumentError, Option } from "commander";
-import { NODE_FLAGS, PINCER_VERSION, hasNodeFlags } from "@pincer/shared";
+import { DAEMON_MALLOC_ENV, NODE_FLAGS, PINCER_VERSION, hasNodeFlags } from "@pincer/shared";
 import { createLogger } from "./logger.js";
+import { takeMallocEnv } from "./memory.js";
 import { startDaemon, type DaemonOptions } from "./server.js";
 import type { CaptureMethod } from "./drivers/screen.js";
 import { createAuditSink } from "./security/audit.js";
@@ -333,6 +334,9 @@ try {
   process.exit(2);
 }
 
+// glibc read the malloc settings when the process started; the commands this daemon runs are the
+// machine's programs and get the environment they would have had without them.
+const mallocSettings = takeMallocEnv();
 try {
   const daemon = await startDaemon(config);
   // Always written, --quiet or not, and before the address: what this daemon lets callers do.
@@ -354,6 +358,10 @@ try {
       `started without ${NODE_FLAGS.join(" ")}: large transfers will use about twice the CPU; start it as node ${NODE_FLAGS.join(" ")} main.js (the ` +
         `installer and the pincer CLI do)`,
     );
+  }
+  if (!mallocSettings) {
+    const settings = Object.entries(DAEMON_MALLOC_ENV).map(([k, v]) => `${k}=${v}`);
+    log.info(`started without ${settings.join(" ")}: memory freed after transfers and screenshots stays resident; start it with them set (its launchers do)`);
   }
   let stopping = false;
   const stop = (signal: string, code = 0) => {

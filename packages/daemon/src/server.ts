@@ -8,6 +8,7 @@ import type { CaptureMethod } from "./drivers/screen.js";
 import { createLogger, type Logger } from "./logger.js";
 import { inputService } from "./services/input.js";
 import type { DefinedService } from "./services/rpc.js";
+import { IdleCollector } from "./memory.js";
 import { screenService } from "./services/screen.js";
 import { addReflection } from "./services/reflection.js";
 import { accessibilityService } from "./services/accessibility.js";
@@ -247,6 +248,7 @@ async function serve(opts: DaemonOptions, r: Resolved): Promise<Daemon> {
   const processes = new ProcessTable(drivers.displayName ? { DISPLAY: drivers.displayName } : {}, drivers.spawner());
   for (const service of pincerServices(r, drivers, processes)) server.addService(service.definition, service.implementation);
   const health = addHealthAndReflection(server);
+  const collector = new IdleCollector();
 
   const streamWindow = raiseStreamWindow(server);
   const bindHost = host.includes(":") && !host.startsWith("[") ? `[${host}]` : host;
@@ -292,6 +294,7 @@ async function serve(opts: DaemonOptions, r: Resolved): Promise<Daemon> {
       closed = true;
       for (const name of serviceNames()) health.setStatus(fullServiceName(name), "NOT_SERVING");
       await shutdown(server, graceMs);
+      collector.close();
       processes.stopAll();
       await drivers.close();
       await buses?.stop().catch((err: unknown) => log.warn("could not stop the accessibility bus", { error: String(err) }));

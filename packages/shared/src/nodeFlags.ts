@@ -15,3 +15,27 @@ export const NODE_FLAGS = ["--single-threaded-gc"] as const;
 export function hasNodeFlags(execArgv: readonly string[] = process.execArgv): boolean {
   return NODE_FLAGS.every((f) => execArgv.includes(f));
 }
+
+/**
+ * glibc malloc settings the daemon's launchers give it (the systemd unit, the images' entry point,
+ * local machines, the tests, and the `pincer-daemon` shebang). Measured with `npm run bench -- peers`
+ * after a mixed load (commands, screenshots, 256 MiB transfers): the daemon's resident memory
+ * stayed near its peak without them, because glibc kept every freed buffer:
+ * - `MALLOC_ARENA_MAX=2`: libvips's worker threads each got an arena of their own (64 MiB reserved,
+ *   much of it touched) that was never given back.
+ * - `MALLOC_MMAP_THRESHOLD_=65536`: glibc raises its mmap threshold each time a large buffer is
+ *   freed, up to 32 MiB, after which transfer and screenshot buffers came from the heap and stayed
+ *   resident; a fixed threshold keeps them mapped on their own and unmapped when freed.
+ * - `MALLOC_TRIM_THRESHOLD_=131072`: the heap's free top is given back beyond 128 KiB.
+ * They are read when the process starts, so they go in its environment, not in code.
+ */
+export const DAEMON_MALLOC_ENV: Readonly<Record<string, string>> = {
+  MALLOC_ARENA_MAX: "2",
+  MALLOC_MMAP_THRESHOLD_: "65536",
+  MALLOC_TRIM_THRESHOLD_: "131072",
+};
+
+/** Whether this process was started with {@link DAEMON_MALLOC_ENV}. */
+export function hasMallocEnv(env: NodeJS.ProcessEnv = process.env): boolean {
+  return Object.entries(DAEMON_MALLOC_ENV).every(([k, v]) => env[k] === v);
+}

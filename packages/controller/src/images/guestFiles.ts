@@ -4,6 +4,7 @@
  * daemon the token QEMU passes in, and a fixed address on QEMU's user network.
  */
 
+import { DAEMON_MALLOC_ENV } from "@pincer/shared";
 import { FW_CFG_TOKEN, GUEST_PORT, GUEST_TOKEN_FILE } from "../machines/guestContract.js";
 
 /** Where the daemon and its own Node.js live inside an image. */
@@ -11,6 +12,9 @@ export const GUEST_PREFIX = "/opt/pincer";
 
 /** /usr/local/bin/pincer-entrypoint: X server, session, then the daemon, as user `user`. */
 export function entrypoint(): string {
+  const mallocEnv = Object.entries(DAEMON_MALLOC_ENV)
+    .map(([k, v]) => `${k}=${v}`)
+    .join(" ");
   return `#!/bin/sh
 # pincer-entrypoint, written by \`pincer image build\`: starts Xvfb on :0, the profile's session
 # (/etc/pincer/session, if any), then pincer-daemon on 0.0.0.0:${GUEST_PORT}, which requires the token in
@@ -50,7 +54,7 @@ if command -v dbus-launch >/dev/null 2>&1; then
   if [ -x /usr/libexec/at-spi-bus-launcher ]; then /usr/libexec/at-spi-bus-launcher --launch-immediately >/tmp/pincer-a11y.log 2>&1 & fi
 fi
 if [ -x /etc/pincer/session ]; then /etc/pincer/session >/tmp/pincer-session.log 2>&1 & fi
-exec ${GUEST_PREFIX}/bin/node --single-threaded-gc ${GUEST_PREFIX}/node_modules/@pincer/daemon/dist/main.js \\
+exec env ${mallocEnv} ${GUEST_PREFIX}/bin/node --single-threaded-gc ${GUEST_PREFIX}/node_modules/@pincer/daemon/dist/main.js \\
   --host 0.0.0.0 --port ${GUEST_PORT} --display :0 --token-file "$token"
 `;
 }

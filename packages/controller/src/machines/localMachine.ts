@@ -4,7 +4,7 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
-import { FailedPreconditionError, NODE_FLAGS } from "@pincer/shared";
+import { DAEMON_MALLOC_ENV, FailedPreconditionError, NODE_FLAGS } from "@pincer/shared";
 import { connect, type RemoteEnv } from "../env/index.js";
 import { machineEnvironment, prepareSandbox, sandboxSupport, type SandboxMode } from "./sandbox.js";
 import { startUserModeLink, type UserModeLink } from "./userModeLink.js";
@@ -164,7 +164,8 @@ export async function startLocalMachine(opts: LocalMachineOptions = {}): Promise
   const launch = mode === "overlay" ? sandboxedLaunch(daemonArgv, token, !!opts.network) : plainLaunch(daemonArgv, token);
   const [cmd, ...args] = launch.argv;
   const stdio: Array<"pipe"> = ["pipe", "pipe", "pipe", ...Array<"pipe">(launch.extraFds).fill("pipe")];
-  const daemon = spawn(cmd!, args, { stdio, env: machineEnvironment(process.env, mode === "overlay") });
+  // The daemon's malloc settings; it takes them out of what its commands inherit.
+  const daemon = spawn(cmd!, args, { stdio, env: { ...machineEnvironment(process.env, mode === "overlay"), ...DAEMON_MALLOC_ENV } });
   daemon.once("exit", () => launch.cleanup());
   // Held open, never written: its end is the signal to stop.
   daemon.stdin!.on("error", () => undefined);

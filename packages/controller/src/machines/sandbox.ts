@@ -17,6 +17,7 @@ import {
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { DAEMON_MALLOC_ENV } from "@pincer/shared";
 import { removeDeadDirs } from "./hostProcess.js";
 import { reserveNumber } from "./reservations.js";
 
@@ -289,7 +290,8 @@ function bwrapArgv(state: string, sock: string, binds: readonly string[], daemon
     INSIDE,
     ...binds,
     "--clearenv",
-    ...Object.entries(machineEnvironment(process.env, true)).flatMap(([k, v]) => ["--setenv", k, v]),
+    // The machine's environment, and the daemon's malloc settings (it keeps them from its commands).
+    ...Object.entries({ ...machineEnvironment(process.env, true), ...DAEMON_MALLOC_ENV }).flatMap(([k, v]) => ["--setenv", k, v]),
     "--cap-drop",
     "ALL",
     ...MACHINE_CAPABILITIES.flatMap((c) => ["--cap-add", c]),

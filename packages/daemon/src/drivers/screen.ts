@@ -28,6 +28,9 @@ export interface Capture {
 
 // sharp runs one encode per call on the libuv pool; extra threads per image only add contention here.
 sharp.concurrency(1);
+// libvips's operation cache (50 MB by default) never serves the daemon: every encode starts from a
+// new capture buffer, so it only keeps the last ones' pixels resident.
+sharp.cache(false);
 
 /** A black-and-white arrow pointer, 14x22 at scale 1. Its hot spot is the top-left corner. */
 const CURSOR_PATH = "M1 1 L1 18 L5 14 L8 21 L11 20 L8 13 L13 13 Z";

@@ -1,0 +1,97 @@
+import { readFileSync } from "node:fs";
+import { resolve } from "node:path";
+import { describe, expect, test } from "vitest";
+import { DAEMON_MALLOC_ENV, hasMallocEnv } from "@pincer/shared";
+import { exposedGc, IdleCollector, takeMallocEnv } from "../../../packages/daemon/src/memory.js";
+import { entrypoint } from "../../../packages/controller/src/images/guestFiles.js";
+
+const MiB = 1024 * 1024;
+
+/** A collector with a scripted memory and event loop; `look()` is driven by the test. */
+function scripted(opts: { growthBytes?: number } = {}) {
+  const state = { rss: 100 * MiB, busy: 0, freedByGc: 0 };
+  const collector = new IdleCollector({
+    everyMs: 3_600_000,
+    ...opts,
+    rss: () => state.rss,
+    busy: () => state.busy,
+    gc: () => {
+      state.rss -= state.freedByGc;
+    },
+  });
+  return { state, collector };
+}
+
+describe("IdleCollector", () => {
+  test("collects once the daemon is quiet after its memory grew, and not again until it grows anew", () => {
+    const { state, collector } = scripted();
+    try {
+      state.rss += 60 * MiB; // a transfer's buffers
+      state.busy = 0.9;
+      collector.look();
+      expect(collector.collections).toBe(0); // busy: left to V8
+      state.busy = 0.01;
+      state.freedByGc = 50 * MiB;
+      collector.look();
+      expect(collector.collections).toBe(1);
+      collector.look();
+      collector.look();
+      expect(collector.collections).toBe(1); // 110 MiB is the new baseline
+      state.rss += 10 * MiB;
+      collector.look();
+      expect(collector.collections).toBe(1); // under the 16 MiB of growth that makes it worth it
+      state.rss += 10 * MiB;
+      collector.look();
+      expect(collector.collections).toBe(2);
+    } finally {
+      collector.close();
+    }
+  });
+
+  test("a baseline that memory falls under follows it down", () => {
+    const { state, collector } = scripted();
+    try {
+      state.rss = 80 * MiB;
+      collector.look();
+      state.rss = 97 * MiB; // 17 MiB over the lower baseline, 3 under the first one
+      collector.look();
+      expect(collector.collections).toBe(1);
+    } finally {
+      collector.close();
+    }
+  });
+
+  test("the exposed collection is V8's own: it frees what nothing references", async () => {
+    const gc = exposedGc();
+    const weak = new WeakRef({});
+    // A WeakRef keeps its target until the job that made it ends.
+    await new Promise((r) => setImmediate(r));
+    gc();
+    expect(weak.deref()).toBeUndefined();
+  });
+});
+
+describe("the daemon's malloc settings", () => {
+  test("are taken out of the environment its commands inherit, and reported as present", () => {
+    const env: NodeJS.ProcessEnv = { PATH: "/bin", ...DAEMON_MALLOC_ENV };
+    expect(takeMallocEnv(env)).toBe(true);
+    expect(env).toEqual({ PATH: "/bin" });
+    expect(takeMallocEnv(env)).toBe(false);
+  });
+
+  test("a value a user set differently is kept, and the settings count as missing", () => {
+    const env: NodeJS.ProcessEnv = { ...DAEMON_MALLOC_ENV, MALLOC_ARENA_MAX: "4" };
+    expect(hasMallocEnv(env)).toBe(false);
+    expect(takeMallocEnv(env)).toBe(false);
+    expect(env).toEqual({ MALLOC_ARENA_MAX: "4" });
+  });
+
+  test("every launcher sets them: the pincer-daemon shebang, the images' entry point, the systemd unit", () => {
+    const settings = Object.entries(DAEMON_MALLOC_ENV).map(([k, v]) => `${k}=${v}`);
+    const root = resolve(import.meta.dirname, "../../..");
+    const shebang = readFileSync(resolve(root, "packages/daemon/src/main.ts"), "utf8").split("\n")[0]!;
+    expect(shebang).toBe(`#!/usr/bin/env -S ${settings.join(" ")} node --single-threaded-gc`);
+    expect(entrypoint()).toContain(`exec env ${settings.join(" ")} /opt/pincer/bin/node --single-threaded-gc`);
+    expect(readFileSync(resolve(root, "scripts/install-daemon.sh"), "utf8")).toContain(`malloc_env="${settings.join(" ")}"`);
+  });
+});
