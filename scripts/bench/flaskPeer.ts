@@ -1,10 +1,10 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { createReadStream, createWriteStream, existsSync, statSync } from "node:fs";
 import { request } from "node:http";
-import { createServer } from "node:net";
 import { dirname, join } from "node:path";
 import { pipeline } from "node:stream/promises";
 import { fileURLToPath } from "node:url";
+import { freePort } from "./sshPeer.js";
 
 /** Debian's python3 (with python3-flask), not whatever python3 comes first on PATH. */
 const PYTHON = "/usr/bin/python3";
@@ -22,14 +22,6 @@ export interface FlaskPeer {
   /** POST /setup/upload: a multipart form with the file, saved at `path`. */
   upload(from: string, path: string): Promise<void>;
   close(): Promise<void>;
-}
-
-async function freePort(): Promise<number> {
-  const srv = createServer();
-  await new Promise<void>((r) => srv.listen(0, "127.0.0.1", r));
-  const port = (srv.address() as { port: number }).port;
-  await new Promise((r) => srv.close(r));
-  return port;
 }
 
 /**

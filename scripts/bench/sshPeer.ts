@@ -17,7 +17,8 @@ export interface SshPeer {
   close(): Promise<void>;
 }
 
-async function freePort(): Promise<number> {
+/** A port free on 127.0.0.1 right now, for a peer server to listen on. */
+export async function freePort(): Promise<number> {
   const srv = createServer();
   await new Promise<void>((r) => srv.listen(0, "127.0.0.1", r));
   const port = (srv.address() as { port: number }).port;
