@@ -78,6 +78,25 @@ test("no process started by a command survives its timeout", async () => {
   expect(await afterSettling(mark)).toEqual([]);
 });
 
+test("commands after one whose processes were killed run as usual, and a stop reaches only its own command's processes", async () => {
+  // The spawner uses a command's cgroup again once it is empty. What one command left running keeps
+  // its cgroup; one that was killed is not used again (some kernels kill what is cloned into it).
+  const kept = marker();
+  expect((await daemon.env.process.run(["sh", "-c", `setsid sleep ${kept} > /dev/null 2>&1 &`])).exitCode).toBe(0);
+  await eventually(() => survivors(kept).length === 1, 10_000);
+  const mark = marker();
+  const run = daemon.env.process.run(["sh", "-c", escapingCommand(mark)], { commandTimeoutMs: 5_000 });
+  await untilEscaped(mark);
+  expect((await run).timedOut).toBe(true);
+  expect(await afterSettling(mark)).toEqual([]);
+  for (let i = 0; i < 12; i++) {
+    const r = await daemon.env.process.run(["sh", "-c", `echo run ${i}`]);
+    expect([r.exitCode, r.signal, r.stdout]).toEqual([0, null, `run ${i}\n`]);
+  }
+  expect(survivors(kept)).toHaveLength(1);
+  for (const pid of survivors(kept)) process.kill(pid, "SIGKILL");
+});
+
 test("no process started by a command survives its cancel", async () => {
   const mark = marker();
   const ac = new AbortController();
