@@ -18,6 +18,23 @@ async function freshSpawnTimes(n: number): Promise<number[]> {
   return JSON.parse((await run(process.execPath, ["-e", script])).stdout) as number[];
 }
 
+/**
+ * posix_spawn + waitpid of `true`, `n` timed after 30 untimed, from Python's os.posix_spawn (glibc's
+ * posix_spawn, the bare spawn the goal is set against; Python adds a few microseconds per call).
+ */
+async function posixSpawnTimes(n: number): Promise<number[]> {
+  const script = [
+    "import json, os, time",
+    "t = []",
+    `for i in range(${n + 30}):`,
+    "    s = time.perf_counter()",
+    "    os.waitpid(os.posix_spawn('/bin/true', ['true'], os.environ), 0)",
+    "    t.append((time.perf_counter() - s) * 1000)",
+    "print(json.dumps(t[30:]))",
+  ].join("\n");
+  return JSON.parse((await run("python3", ["-c", script])).stdout) as number[];
+}
+
 /** The goal for run(["true"]): its p50 within 0.5 ms of the floor's, its p95 within 1.5× its p50. */
 function processGoal(ours: Sample, floor: Sample): string {
   const over = ours.p50 - floor.p50;
@@ -33,14 +50,17 @@ function processGoal(ours: Sample, floor: Sample): string {
  * the run moves both.
  */
 export async function processRows(env: Env, ssh: SshPeer | undefined): Promise<Row[]> {
-  // The floor in a fresh, small Node process: fork time grows with the parent's resident memory,
-  // and this benchmark process is large by now (screenshots), so its own spawns are slower.
+  // The floor is a bare posix_spawn + wait; Node's spawn is shown beside it, from a fresh, small
+  // process: fork time grows with the parent's resident memory, and this benchmark process is large
+  // by now (screenshots), so its own spawns are slower.
   const floor: number[] = [];
+  const posix: number[] = [];
   const ours: number[] = [];
   const rpc: number[] = [];
   await timesOf(50, () => env.process.run(["true"])); // warm-up (JIT, connection)
   await timesOf(50, () => env.process.list());
   for (let r = 0; r < ROUNDS; r++) {
+    posix.push(...(await posixSpawnTimes(PER_ROUND)));
     floor.push(...(await freshSpawnTimes(PER_ROUND)));
     ours.push(...(await timesOf(PER_ROUND, () => env.process.run(["true"]))));
     rpc.push(...(await timesOf(PER_ROUND, () => env.process.list())));
@@ -58,14 +78,15 @@ export async function processRows(env: Env, ssh: SshPeer | undefined): Promise<R
   );
   const viaExeca = await measure(200, () => execa("true"));
   const rows: Row[] = [
-    { operation: "spawn `true` from a fresh small Node process, the floor", ours: fresh },
+    { operation: "posix_spawn + waitpid of `true` (Python's os.posix_spawn), the floor", ours: summarize(posix) },
+    { operation: "spawn `true` from a fresh small Node process", ours: fresh },
     { operation: "spawn `true` from this (large) benchmark process", ours: bare },
     { operation: "spawn `true` from this process with execa", ours: viaExeca },
     { operation: "gRPC round trip without a command (env.process.list())", ours: summarize(rpc) },
     {
       operation: 'env.process.run(["true"]) over gRPC',
       ours: oursS,
-      goal: processGoal(oursS, fresh),
+      goal: `${processGoal(oursS, summarize(posix))}; against Node's spawn: +${(oursS.p50 - fresh.p50).toFixed(2)} ms`,
     },
   ];
   if (ssh) {
