@@ -133,6 +133,7 @@ Environment=XAUTHORITY=$xauthority"
 fi
 
 malloc_env="MALLOC_ARENA_MAX=2 MALLOC_MMAP_THRESHOLD_=65536 MALLOC_TRIM_THRESHOLD_=131072"
+node_flags="--single-threaded-gc --max-semi-space-size=2"
 unit="# Written by scripts/install-daemon.sh; remove with scripts/uninstall-daemon.sh.
 [Unit]
 Description=pincer-daemon: this machine's mouse, keyboard, screen, files and processes for Pincer controllers
@@ -146,8 +147,9 @@ $unit_env
 # glibc malloc settings that give memory back after transfers and screenshots (DAEMON_MALLOC_ENV in
 # packages/shared/src/nodeFlags.ts); the daemon keeps them out of the commands it runs.
 Environment=$malloc_env
+# Node flags (DAEMON_NODE_FLAGS in the same file): the GC on the main thread, a small young generation.
 WorkingDirectory=-~
-ExecStart=$node_bin --single-threaded-gc $main_js --config $config_file
+ExecStart=$node_bin $node_flags $main_js --config $config_file
 Restart=on-failure
 RestartSec=5
 # Descriptors for connections, files, commands' pipes, the X connection and the buses; the daemon
@@ -228,7 +230,7 @@ elif [ -n "$systemd_running" ]; then
   step "started: systemctl status $service; journalctl -u $service (audit lines included)"
 else
   echo "systemd is not running on this machine: the unit is written but not started. Start the daemon by hand:"
-  echo "  runuser -u $user -- env $malloc_env $node_bin --single-threaded-gc $main_js --config $config_file"
+  echo "  runuser -u $user -- env $malloc_env $node_bin $node_flags $main_js --config $config_file"
 fi
 reach="$host"
 case "$host" in 0.0.0.0|::|"[::]") reach="<this machine's address>" ;; esac

@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { connect, UnauthenticatedError } from "@pincer/controller";
+import { DAEMON_NODE_FLAGS } from "@pincer/shared";
 import { stopProcess } from "../fixtures/xvfb.js";
 
 // systemd is not PID 1 on CI machines (nor in most containers), so `systemctl enable --now` cannot
@@ -70,7 +71,7 @@ describe("install-daemon.sh --dry-run", () => {
       "Environment=XAUTHORITY=/nonexistent/.Xauthority",
       "Restart=on-failure",
       "LimitNOFILE=65536",
-      `ExecStart=${process.execPath} --single-threaded-gc ${dirs.prefix}/node_modules/@pincer/daemon/dist/main.js --config ${dirs.configDir}/daemon.json`,
+      `ExecStart=${process.execPath} ${DAEMON_NODE_FLAGS.join(" ")} ${dirs.prefix}/node_modules/@pincer/daemon/dist/main.js --config ${dirs.configDir}/daemon.json`,
       "WantedBy=graphical.target",
     ]) {
       expect(unit.split("\n")).toContain(line);
@@ -137,7 +138,7 @@ describe.skipIf(!isRoot)("install for real (into temporary directories, --no-sta
     // Start it the way the unit does (its user, its config), on a free port instead of 50777.
     const child = spawn(
       "runuser",
-      ["-u", USER, "--", process.execPath, "--single-threaded-gc", mainJs, "--config", join(dirs.configDir, "daemon.json"), "--port", "0"],
+      ["-u", USER, "--", process.execPath, ...DAEMON_NODE_FLAGS, mainJs, "--config", join(dirs.configDir, "daemon.json"), "--port", "0"],
       {
         cwd: "/",
         stdio: ["ignore", "pipe", "pipe"],

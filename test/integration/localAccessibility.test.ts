@@ -4,7 +4,7 @@ import { resolve } from "node:path";
 import { afterAll, describe, expect, test } from "vitest";
 import type { AccessibleNode, RemoteEnv } from "@pincer/controller";
 import { startLocalMachine, type LocalMachine } from "@pincer/controller/machines";
-import { NODE_FLAGS } from "@pincer/shared";
+import { DAEMON_NODE_FLAGS } from "@pincer/shared";
 import { spawnDaemon, type RunningDaemon } from "../fixtures/daemon.js";
 
 // `pincer-daemon --xvfb … --accessibility-bus`: the daemon starts a session bus and the AT-SPI bus
@@ -14,7 +14,7 @@ import { spawnDaemon, type RunningDaemon } from "../fixtures/daemon.js";
 const ROOT = resolve(import.meta.dirname, "../..");
 const MAIN = resolve(ROOT, "packages/daemon/src/main.ts");
 // tsx by its path: in the sandbox the daemon starts in /home/user, where "tsx" resolves to nothing.
-const FROM_SOURCE = [process.execPath, ...NODE_FLAGS, "--conditions=@pincer/source", "--import", import.meta.resolve("tsx"), MAIN];
+const FROM_SOURCE = [process.execPath, ...DAEMON_NODE_FLAGS, "--conditions=@pincer/source", "--import", import.meta.resolve("tsx"), MAIN];
 
 const flatten = (nodes: readonly AccessibleNode[]): AccessibleNode[] => nodes.flatMap((n) => [n, ...flatten(n.children)]);
 

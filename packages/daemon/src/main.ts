@@ -1,6 +1,6 @@
-#!/usr/bin/env -S MALLOC_ARENA_MAX=2 MALLOC_MMAP_THRESHOLD_=65536 MALLOC_TRIM_THRESHOLD_=131072 node --single-threaded-gc
+#!/usr/bin/env -S MALLOC_ARENA_MAX=2 MALLOC_MMAP_THRESHOLD_=65536 MALLOC_TRIM_THRESHOLD_=131072 node --single-threaded-gc --max-semi-space-size=2
 import { Command, InvalidArgumentError as CliArgumentError, Option } from "commander";
-import { DAEMON_MALLOC_ENV, NODE_FLAGS, PINCER_VERSION, hasNodeFlags } from "@pincer/shared";
+import { DAEMON_MALLOC_ENV, DAEMON_NODE_FLAGS, PINCER_VERSION, hasNodeFlags } from "@pincer/shared";
 import { createLogger } from "./logger.js";
 import { takeMallocEnv } from "./memory.js";
 import { startDaemon, type DaemonOptions } from "./server.js";
@@ -352,11 +352,11 @@ try {
   );
   // The one line on stdout: tools and tests read the address from it.
   process.stdout.write(`pincer-daemon listening on ${daemon.address}\n`);
-  log.info("started", { address: daemon.address, display: daemon.display, version: PINCER_VERSION, nodeFlags: hasNodeFlags() ? NODE_FLAGS : [] });
-  if (!hasNodeFlags()) {
+  log.info("started", { address: daemon.address, display: daemon.display, version: PINCER_VERSION, nodeFlags: process.execArgv });
+  if (!hasNodeFlags(process.execArgv, DAEMON_NODE_FLAGS)) {
     log.info(
-      `started without ${NODE_FLAGS.join(" ")}: large transfers will use about twice the CPU; start it as node ${NODE_FLAGS.join(" ")} main.js (the ` +
-        `installer and the pincer CLI do)`,
+      `started without ${DAEMON_NODE_FLAGS.join(" ")}: large transfers use about twice the CPU and memory stays higher; start it as ` +
+        `node ${DAEMON_NODE_FLAGS.join(" ")} main.js (the installer, the images and local machines do)`,
     );
   }
   if (!mallocSettings) {

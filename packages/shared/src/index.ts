@@ -10,7 +10,7 @@ export type { EncodedChunk, ReadChunk } from "./chunks.js";
 export { DIRECT_IO_MIN_BYTES, openDirect } from "./directIo.js";
 export { FileSink } from "./fileSink.js";
 export type { FileSinkOptions } from "./fileSink.js";
-export { DAEMON_MALLOC_ENV, NODE_FLAGS, hasMallocEnv, hasNodeFlags } from "./nodeFlags.js";
+export { DAEMON_MALLOC_ENV, DAEMON_NODE_FLAGS, NODE_FLAGS, hasMallocEnv, hasNodeFlags } from "./nodeFlags.js";
 export { processAlive } from "./processes.js";
 export {
   KeyNameError,

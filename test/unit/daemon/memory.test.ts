@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { describe, expect, test } from "vitest";
-import { DAEMON_MALLOC_ENV, hasMallocEnv } from "@pincer/shared";
+import { DAEMON_MALLOC_ENV, DAEMON_NODE_FLAGS, hasMallocEnv } from "@pincer/shared";
 import { exposedGc, IdleCollector, takeMallocEnv } from "../../../packages/daemon/src/memory.js";
 import { entrypoint } from "../../../packages/controller/src/images/guestFiles.js";
 
@@ -90,8 +90,12 @@ describe("the daemon's malloc settings", () => {
     const settings = Object.entries(DAEMON_MALLOC_ENV).map(([k, v]) => `${k}=${v}`);
     const root = resolve(import.meta.dirname, "../../..");
     const shebang = readFileSync(resolve(root, "packages/daemon/src/main.ts"), "utf8").split("\n")[0]!;
-    expect(shebang).toBe(`#!/usr/bin/env -S ${settings.join(" ")} node --single-threaded-gc`);
-    expect(entrypoint()).toContain(`exec env ${settings.join(" ")} /opt/pincer/bin/node --single-threaded-gc`);
-    expect(readFileSync(resolve(root, "scripts/install-daemon.sh"), "utf8")).toContain(`malloc_env="${settings.join(" ")}"`);
+    const flags = DAEMON_NODE_FLAGS.join(" ");
+    expect(shebang).toBe(`#!/usr/bin/env -S ${settings.join(" ")} node ${flags}`);
+    expect(entrypoint()).toContain(`exec env ${settings.join(" ")} /opt/pincer/bin/node ${flags} /opt/pincer/`);
+    const unit = readFileSync(resolve(root, "scripts/install-daemon.sh"), "utf8");
+    expect(unit).toContain(`malloc_env="${settings.join(" ")}"`);
+    expect(unit).toContain(`node_flags="${flags}"`);
+    expect(unit).toContain("ExecStart=$node_bin $node_flags $main_js");
   });
 });

@@ -4,7 +4,7 @@
  * daemon the token QEMU passes in, and a fixed address on QEMU's user network.
  */
 
-import { DAEMON_MALLOC_ENV } from "@pincer/shared";
+import { DAEMON_MALLOC_ENV, DAEMON_NODE_FLAGS } from "@pincer/shared";
 import { FW_CFG_TOKEN, GUEST_PORT, GUEST_TOKEN_FILE } from "../machines/guestContract.js";
 
 /** Where the daemon and its own Node.js live inside an image. */
@@ -54,7 +54,7 @@ if command -v dbus-launch >/dev/null 2>&1; then
   if [ -x /usr/libexec/at-spi-bus-launcher ]; then /usr/libexec/at-spi-bus-launcher --launch-immediately >/tmp/pincer-a11y.log 2>&1 & fi
 fi
 if [ -x /etc/pincer/session ]; then /etc/pincer/session >/tmp/pincer-session.log 2>&1 & fi
-exec env ${mallocEnv} ${GUEST_PREFIX}/bin/node --single-threaded-gc ${GUEST_PREFIX}/node_modules/@pincer/daemon/dist/main.js \\
+exec env ${mallocEnv} ${GUEST_PREFIX}/bin/node ${DAEMON_NODE_FLAGS.join(" ")} ${GUEST_PREFIX}/node_modules/@pincer/daemon/dist/main.js \\
   --host 0.0.0.0 --port ${GUEST_PORT} --display :0 --token-file "$token"
 `;
 }

@@ -4,7 +4,7 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
-import { DAEMON_MALLOC_ENV, FailedPreconditionError, NODE_FLAGS } from "@pincer/shared";
+import { DAEMON_MALLOC_ENV, DAEMON_NODE_FLAGS, FailedPreconditionError } from "@pincer/shared";
 import { connect, type RemoteEnv } from "../env/index.js";
 import { machineEnvironment, prepareSandbox, sandboxSupport, type SandboxMode } from "./sandbox.js";
 import { startUserModeLink, type UserModeLink } from "./userModeLink.js";
@@ -65,7 +65,7 @@ export function defaultDaemonCommand(): string[] {
   const pkg = createRequire(import.meta.url).resolve("@pincer/daemon/package.json");
   const main = join(dirname(pkg), "dist", "main.js");
   if (!existsSync(main)) throw new FailedPreconditionError(`pincer-daemon is not built (${main} is missing); run npm run build`);
-  return [process.execPath, ...NODE_FLAGS, main];
+  return [process.execPath, ...DAEMON_NODE_FLAGS, main];
 }
 
 /**
