@@ -71,7 +71,8 @@ describe("install-daemon.sh --dry-run", () => {
       "Environment=XAUTHORITY=/nonexistent/.Xauthority",
       "Restart=on-failure",
       "LimitNOFILE=65536",
-      `ExecStart=${process.execPath} ${DAEMON_NODE_FLAGS.join(" ")} ${dirs.prefix}/node_modules/@pincer/daemon/dist/main.js --config ${dirs.configDir}/daemon.json`,
+      `ExecStart=${process.execPath} ${DAEMON_NODE_FLAGS.join(" ")} ${dirs.prefix}/node_modules/@pincer/daemon/dist/main.js ` +
+        `--config ${dirs.configDir}/daemon.json`,
       "WantedBy=graphical.target",
     ]) {
       expect(unit.split("\n")).toContain(line);
