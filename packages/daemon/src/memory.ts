@@ -28,6 +28,8 @@ export interface IdleCollectorOptions {
   gc?: () => void;
   /** The event loop's busy share since the last call (0-1). @default from performance.eventLoopUtilization */
   busy?: () => number;
+  /** Run before each collection, which waits for it: lets go of memory held between calls (capture buffers). */
+  release?: () => Promise<void>;
 }
 
 /** The event loop's busy share since the previous call of the returned function. */
@@ -48,7 +50,8 @@ function loopBusy(): () => number {
  * daemon per machine pays for every machine's last transfer. Every `everyMs` this compares the
  * resident memory with what was left after the last collection; when it grew by `growthBytes` or
  * more and the event loop was quiet over the last look, it runs one full collection (a few ms on
- * the daemon's heap). A busy daemon is left to V8's own scheduling.
+ * the daemon's heap), after `release` let go of what the drivers hold between calls. A busy
+ * daemon is left to V8's own scheduling.
  */
 export class IdleCollector {
   /** Collections run so far. */
@@ -58,6 +61,7 @@ export class IdleCollector {
   private readonly gc: () => void;
   private readonly busy: () => number;
   private baseline: number;
+  private collecting = false;
 
   constructor(private readonly opts: IdleCollectorOptions = {}) {
     this.rss = opts.rss ?? residentBytes;
@@ -72,7 +76,22 @@ export class IdleCollector {
     const busy = this.busy();
     const rss = this.rss();
     if (rss < this.baseline) this.baseline = rss;
-    if (busy > (this.opts.quietShare ?? 0.05) || rss - this.baseline < (this.opts.growthBytes ?? 16 * MiB)) return;
+    if (this.collecting || busy > (this.opts.quietShare ?? 0.05) || rss - this.baseline < (this.opts.growthBytes ?? 16 * MiB)) return;
+    if (!this.opts.release) {
+      this.collect();
+      return;
+    }
+    this.collecting = true;
+    void this.opts
+      .release()
+      .catch(() => undefined)
+      .finally(() => {
+        this.collecting = false;
+        this.collect();
+      });
+  }
+
+  private collect(): void {
     this.gc();
     this.collections += 1;
     this.baseline = this.rss();

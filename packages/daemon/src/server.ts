@@ -248,7 +248,7 @@ async function serve(opts: DaemonOptions, r: Resolved): Promise<Daemon> {
   const processes = new ProcessTable(drivers.displayName ? { DISPLAY: drivers.displayName } : {}, drivers.spawner());
   for (const service of pincerServices(r, drivers, processes)) server.addService(service.definition, service.implementation);
   const health = addHealthAndReflection(server);
-  const collector = new IdleCollector();
+  const collector = new IdleCollector({ release: () => drivers.releaseMemory() });
 
   const streamWindow = raiseStreamWindow(server);
   const bindHost = host.includes(":") && !host.startsWith("[") ? `[${host}]` : host;

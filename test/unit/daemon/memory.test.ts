@@ -48,6 +48,38 @@ describe("IdleCollector", () => {
     }
   });
 
+  test("a release runs before the collection, which waits for it; no second one starts meanwhile", async () => {
+    const order: string[] = [];
+    let finish = () => undefined as void;
+    const state = { rss: 100 * MiB };
+    const collector = new IdleCollector({
+      everyMs: 3_600_000,
+      rss: () => state.rss,
+      busy: () => 0,
+      gc: () => {
+        order.push("gc");
+        state.rss -= 40 * MiB;
+      },
+      release: () => {
+        order.push("release");
+        return new Promise<void>((resolve) => (finish = resolve));
+      },
+    });
+    try {
+      state.rss += 60 * MiB;
+      collector.look();
+      collector.look(); // while the release is under way
+      expect(order).toEqual(["release"]);
+      expect(collector.collections).toBe(0);
+      finish();
+      await new Promise((r) => setImmediate(r));
+      expect(order).toEqual(["release", "gc"]);
+      expect(collector.collections).toBe(1);
+    } finally {
+      collector.close();
+    }
+  });
+
   test("a baseline that memory falls under follows it down", () => {
     const { state, collector } = scripted();
     try {

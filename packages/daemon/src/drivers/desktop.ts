@@ -200,6 +200,12 @@ export class Desktop implements InputDriver, ScreenDriver {
     return (await this.connection()).shm ? ["screen.capture.shm"] : [];
   }
 
+  /** Gives back the screen capture's shared segment and its copy while idle (see ShmCapture.release). */
+  async releaseMemory(): Promise<void> {
+    const c = await this.conn?.catch(() => undefined);
+    await c?.shm?.release();
+  }
+
   async close(): Promise<void> {
     const c = await this.conn?.catch(() => undefined);
     this.conn = undefined;

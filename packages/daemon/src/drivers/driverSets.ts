@@ -60,6 +60,7 @@ function nativeSet(o: DriverSetOptions): DriverSet {
     clipboard: () => desktop.clipboard(),
     spawner: () => new Spawner(kind),
     warmUp: () => undefined,
+    releaseMemory: () => desktop.releaseMemory(),
     close: () => desktop.close(),
   };
 }
@@ -95,6 +96,7 @@ function portableSet(o: DriverSetOptions): DriverSet {
     clipboard: async () => (desktop ? desktop.clipboard() : clipboard!),
     spawner: () => new ExecaSpawner(platform),
     warmUp: () => nut.warmUp(),
+    releaseMemory: async () => desktop?.releaseMemory(),
     close: async () => {
       await nut.close();
       await desktop?.close();

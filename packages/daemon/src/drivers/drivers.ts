@@ -146,5 +146,7 @@ export interface DriverSet {
   spawner(): CommandSpawner;
   /** Begins what takes long to get ready (loading nut-js), so that the first call does not wait for it all. */
   warmUp(): void;
+  /** Gives back memory held between calls (the capture's buffers), called while the daemon is idle. */
+  releaseMemory(): Promise<void>;
   close(): Promise<void>;
 }
