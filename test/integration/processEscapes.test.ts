@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from "node:fs";
+import { readdirSync, readFileSync, readlinkSync } from "node:fs";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { spawnDaemon, type RunningDaemon } from "../fixtures/daemon.js";
 import { eventually } from "../fixtures/poll.js";
@@ -137,6 +137,25 @@ test("processes a command leaves running on a normal exit keep running until the
     expect(survivors(mark)).toHaveLength(1);
     await own.close();
     expect(await afterSettling(mark)).toEqual([]);
+  } finally {
+    await own.close();
+  }
+});
+
+test("commands get only their stdin, stdout and stderr, not descriptors the daemon inherited", async () => {
+  // The daemon starts with /etc/hostname open at fd 300, open across exec, as a parent may leave one.
+  const own = await spawnDaemon({ prefix: ["bash", "-c", 'exec 300</etc/hostname; exec "$@"', "bash"] });
+  try {
+    await own.env.waitUntilReady({ timeoutMs: 20_000 });
+    expect(readlinkSync(`/proc/${own.process.pid}/fd/300`)).toBe("/etc/hostname");
+    const listed = "for f in /proc/$$/fd/*; do echo ${f##*/} $(readlink $f); done";
+    const r = await own.env.process.run(["sh", "-c", listed]);
+    const fds = r.stdout.trim().split("\n");
+    expect(
+      fds.filter((l) => l.includes("/etc/hostname")),
+      r.stdout,
+    ).toEqual([]);
+    expect(fds.map((l) => l.split(" ")[0])).toEqual(expect.arrayContaining(["0", "1", "2"]));
   } finally {
     await own.close();
   }

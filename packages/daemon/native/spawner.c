@@ -16,8 +16,8 @@
  *                   those that left its process group or session (see "Escapes" below).
  *   reply          u8 type, u32 id, then: SPAWNED i32 pid | ERROR i32 errno | STDOUT/STDERR bytes |
  *                  EXIT i32 code (-1 when signalled), i32 signal (0 when exited).
- * Each command leads a new session (its own process group), with default signal handling and an
- * empty signal mask. EXIT follows the command's output; it is sent when both output pipes closed,
+ * Each command leads a new session (its own process group), with default signal handling, an
+ * empty signal mask, and no descriptor but its stdin, stdout and stderr. EXIT follows the command's output; it is sent when both output pipes closed,
  * or 200 ms after the command exited if a grandchild still holds them (not while paused). When the
  * daemon goes away (stdin closes), everything the commands started is killed and this process exits.
  *
@@ -435,6 +435,23 @@ static int null_in = -1, null_out = -1;
  * the only ones a new process must reset, one syscall each, while this process waits for it. */
 static sigset_t not_default;
 
+/* Descriptors this process inherited beyond its stdin, stdout and stderr (from the daemon, which
+ * got them from whatever started it) are not the commands' to have: marked close-on-exec, once.
+ * Everything this process opens itself is close-on-exec already. */
+static void descriptors_setup(void) {
+#ifdef SYS_close_range
+  if (syscall(SYS_close_range, 3u, ~0u, 4u /* CLOSE_RANGE_CLOEXEC */) == 0) return;
+#endif
+  DIR *d = opendir("/proc/self/fd");
+  if (!d) return;
+  struct dirent *e;
+  while ((e = readdir(d))) {
+    int fd = atoi(e->d_name);
+    if (fd > 2 && fd != dirfd(d)) fcntl(fd, F_SETFD, fcntl(fd, F_GETFD) | FD_CLOEXEC);
+  }
+  closedir(d);
+}
+
 static void signals_setup(void) {
   sigemptyset(&not_default);
   for (int sig = 1; sig < NSIG; sig++) {
@@ -721,6 +738,7 @@ int main(void) {
   signal(SIGPIPE, SIG_IGN);
   /* Orphans of the commands become this process's children, so that it can end them (see above). */
   prctl(PR_SET_CHILD_SUBREAPER, 1);
+  descriptors_setup();
   signals_setup();
   null_in = open("/dev/null", O_RDONLY | O_CLOEXEC);
   null_out = open("/dev/null", O_WRONLY | O_CLOEXEC);
