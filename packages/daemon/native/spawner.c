@@ -17,9 +17,10 @@
  *   reply          u8 type, u32 id, then: SPAWNED i32 pid | ERROR i32 errno | STDOUT/STDERR bytes |
  *                  EXIT i32 code (-1 when signalled), i32 signal (0 when exited).
  * Each command leads a new session (its own process group), with default signal handling, an
- * empty signal mask, and no descriptor but its stdin, stdout and stderr. EXIT follows the command's output; it is sent when both output pipes closed,
- * or 200 ms after the command exited if a grandchild still holds them (not while paused). When the
- * daemon goes away (stdin closes), everything the commands started is killed and this process exits.
+ * empty signal mask, and no descriptor but its stdin, stdout and stderr. EXIT follows the
+ * command's output; it is sent when both output pipes closed, or 200 ms after the command exited
+ * if a grandchild still holds them (not while paused). When the daemon goes away (stdin closes),
+ * everything the commands started is killed and this process exits.
  *
  * Escapes. A process group cannot hold a process that calls setsid(), forks twice or calls
  * daemon(3). Where this process can create cgroups (cgroup v2, writable: root, or a delegated

@@ -38,8 +38,6 @@ function newSegment(ext: ShmExtension, size: number): Promise<ShmSegment | undef
  */
 export class ShmCapture {
   private queue: Promise<unknown> = Promise.resolve();
-  /** Segments attached since the start (the first, and one after each release). */
-  attached = 1;
 
   private constructor(
     private readonly x: XConnection,
@@ -75,7 +73,6 @@ export class ShmCapture {
       if (!this.segment) {
         this.segment = await newSegment(this.ext, this.size);
         if (!this.segment) throw new Error("MIT-SHM: could not attach a new segment after releasing the last one");
-        this.attached += 1;
       }
       const segment = this.segment;
       return new Promise<T>((resolve, reject) => {
