@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { type Command, InvalidArgumentError as CliArgumentError, Option } from "commander";
 import { buildImage, cacheRoot, type ImageOutput, type ImageManifest } from "../images/build.js";
 import { PROFILE_NAMES, PROFILES } from "../images/profiles.js";
+import { describeEntry, formatBytes, pruneImages } from "../images/prune.js";
 
 function formatsOf(v: string): ImageOutput[] {
   const list = v.split(",").map((s) => s.trim());
@@ -19,6 +20,12 @@ function packagesOf(v: string, previous: string[] = []): string[] {
       .map((s) => s.trim())
       .filter(Boolean),
   ];
+}
+
+function positiveInt(v: string): number {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 1) throw new CliArgumentError(`${JSON.stringify(v)}: give a whole number of 1 or more`);
+  return n;
 }
 
 function collect(v: string, previous: string[] = []): string[] {
@@ -115,6 +122,7 @@ export function registerImageCommand(program: Command): void {
           log: (l) => process.stderr.write(`${l}\n`),
         });
         process.stdout.write(`${describe(m)}\n  took ${((performance.now() - t0) / 1000).toFixed(1)} s\n`);
+        await sayOlderImages(m, o.cacheDir);
       },
     );
   image
@@ -126,10 +134,48 @@ export function registerImageCommand(program: Command): void {
       if (list.length === 0) process.stdout.write("no images yet: pincer image build --profile minimal\n");
       for (const m of list) process.stdout.write(`${describe(m)}\n  built ${m.created}${m.addPackages.length ? `, added ${m.addPackages.join(" ")}` : ""}\n`);
     });
+  registerPrune(image);
   image
     .command("profiles")
     .description("what each profile installs")
     .action(() => {
       for (const p of Object.values(PROFILES)) process.stdout.write(`${p.name}: ${p.description}\n  ${p.packages.join(" ")}\n`);
     });
+}
+
+/** `pincer image prune`: older images out of the cache and the engine; what is in use is skipped. */
+function registerPrune(image: Command): void {
+  image
+    .command("prune")
+    .description("remove older images from the cache and the container engine; each profile keeps the one --image <profile> uses")
+    .option("--keep <n>", "images kept per profile", positiveInt, 1)
+    .addOption(new Option("--profile <name>", "only this profile's images").choices([...PROFILE_NAMES]))
+    .option("--dry-run", "say what would be removed, remove nothing", false)
+    .option("--cache-dir <dir>", "where images are kept (default $PINCER_CACHE_DIR, else ~/.cache/pincer)")
+    .option("--engine <socket>", "container engine holding the images' tags (default: found, or a private podman service)")
+    .action(async (o: { keep: number; profile?: string; dryRun: boolean; cacheDir?: string; engine?: string }) => {
+      const { openEngine } = await import("../machines/dockerEngine.js");
+      const entries = await pruneImages({
+        keep: o.keep,
+        dryRun: o.dryRun,
+        ...(o.profile ? { profile: o.profile } : {}),
+        ...(o.cacheDir ? { cacheDir: o.cacheDir } : {}),
+        openEngine: () => openEngine({ ...(o.engine ? { address: o.engine } : {}), log: (l) => process.stderr.write(`${l}\n`) }),
+      });
+      if (entries.length === 0) process.stdout.write("no images in the cache\n");
+      for (const e of entries) process.stdout.write(`${describeEntry(e)}\n`);
+      const gone = entries.filter((e) => e.outcome === "removed" || e.outcome === "to remove");
+      const freed = formatBytes(gone.reduce((n, e) => n + e.bytes, 0));
+      const skipped = entries.filter((e) => e.outcome === "skipped").length;
+      const kept = entries.length - gone.length - skipped;
+      process.stdout.write(`${o.dryRun ? "would free" : "freed"} ${freed} in ${gone.length} image(s); kept ${kept}; skipped ${skipped} in use\n`);
+    });
+}
+
+/** After a build: how much older images of the profile take, and what removes them. */
+async function sayOlderImages(m: ImageManifest, cacheDir: string | undefined): Promise<void> {
+  const older = (await pruneImages({ dryRun: true, profile: m.profile, ...(cacheDir ? { cacheDir } : {}) })).filter((e) => e.outcome === "to remove");
+  if (older.length === 0) return;
+  const bytes = older.reduce((n, e) => n + e.bytes, 0);
+  process.stdout.write(`  ${older.length} older ${m.profile} image(s) take ${formatBytes(bytes)}: pincer image prune removes them\n`);
 }
