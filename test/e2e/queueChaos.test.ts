@@ -20,6 +20,10 @@ const CLI = resolve(ROOT, "packages/controller/src/cli/main.ts");
 const TASKS = 60;
 const LOCK_SECONDS = 2;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** A worker's attempt folders in the temporary folder (`pincer-worker-<its pid>-…`). */
+const workDirsOf = (pid: number) => readdirSync(tmpdir()).filter((n) => n.startsWith(`pincer-worker-${pid}-`));
+/** Worker A of the first test, killed mid-task: its attempt folders stay until another worker starts on this host. */
+let killedWorker: number | undefined;
 
 const dir = mkdtempSync(join(tmpdir(), "pincer-queue-chaos-"));
 const procs: ChildProcess[] = [];
@@ -77,6 +81,9 @@ test("60 tasks over 3 workers: a worker killed, one frozen past its lock, Redis 
     await until("a few tasks done and worker A in a task", async () => (await done()) >= 4 && (await activeOf("A")), logs);
     const machinesOfA = descendants(workers.A.pid!);
     workers.A.kill("SIGKILL");
+    await exited(workers.A);
+    killedWorker = workers.A.pid!;
+    expect(workDirsOf(killedWorker).length).toBeGreaterThanOrEqual(1);
 
     await until("worker B in a task", () => activeOf("B"), logs);
     workers.B.kill("SIGSTOP");
@@ -188,6 +195,9 @@ test("a task that keeps failing for infrastructure reasons is retried with backo
     const starts = summaries.map((s) => Date.parse(s.results.started_at));
     expect(starts[2]! - starts[0]!).toBeGreaterThanOrEqual(3_000);
     expect(run.log()).toMatch(/broken\/unreachable: setup_error after 3 attempt/);
+    // The worker started here removed the attempt folders worker A (killed in the test above) left.
+    expect(killedWorker).toBeDefined();
+    expect(workDirsOf(killedWorker!)).toEqual([]);
   } finally {
     worker.kill("SIGTERM");
     await exited(worker);

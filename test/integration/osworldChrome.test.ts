@@ -93,7 +93,7 @@ beforeAll(async () => {
   ctx = {
     env: daemon.env,
     signal: new AbortController().signal,
-    cacheDir: mkdtempSync(join(tmpdir(), "pincer-chrome-cache-")),
+    cacheDir: mkdtempSync(join(home, "cache-")),
     downloads: new DownloadCache(join(home, "downloads")),
     password: "password",
     log: (l) => logs.push(l),

@@ -1,6 +1,7 @@
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { afterAll } from "vitest";
 import { NotFoundError } from "@pincer/shared";
 import type { AccessibleNode } from "../../../packages/controller/src/env/accessibility.js";
 import type { Env } from "../../../packages/controller/src/env/index.js";
@@ -25,6 +26,8 @@ export interface FakeMachine {
 }
 
 const dir = mkdtempSync(join(tmpdir(), "pincer-osworld-apps-"));
+// Registered in the test file that imports this module: its folder goes when that file's tests end.
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /** A machine whose user is /home/user; `answer` answers each command run (not the home lookup). */
 export function fakeMachine(

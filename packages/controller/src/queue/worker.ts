@@ -8,6 +8,7 @@ import { InvalidArgumentError } from "@pincer/shared";
 import { agentFactory } from "../agents/factory.js";
 import { loadDataset } from "../datasets/loader.js";
 import type { Registries } from "../datasets/registries.js";
+import { removeDeadDirs } from "../machines/hostProcess.js";
 import type { MachinePool, MachineSlot } from "../machines/provider.js";
 import { isInfraState, ResultStore, type Summary } from "../runner/results.js";
 import { runOneAttempt } from "../runner/runner.js";
@@ -82,6 +83,9 @@ function slotQueue(pool: MachinePool) {
   };
 }
 
+/** An attempt's work folder in the temporary folder: `pincer-worker-<worker pid>-…`, removed when the attempt ends. */
+const WORK_PREFIX = "pincer-worker-";
+
 /**
  * Takes tasks of any run from the queue and runs each like `pincer run` does, on this worker's
  * machines, with the agent the run names (a model agent's key comes from this process's
@@ -91,6 +95,8 @@ function slotQueue(pool: MachinePool) {
  */
 export async function startWorker(opts: QueueWorkerOptions): Promise<QueueWorker> {
   const name = opts.name ?? `${hostname()}:${process.pid}`;
+  // Work folders of workers on this host that died mid-task (SIGKILL, a crash) and could not remove them.
+  await removeDeadDirs(WORK_PREFIX);
   const environments = Object.keys(opts.pool.slots[0]?.envs ?? {});
   if (environments.length === 0) throw new InvalidArgumentError("a worker needs machines: its pool has no slot");
   const queueName = queueFor(opts.queueName ?? DEFAULT_QUEUE_NAME, environments);
@@ -187,7 +193,7 @@ async function runJob(c: JobContext): Promise<{ attempt: number; state: string }
     );
   }
   const slot = await c.slots.take();
-  const work = await mkdtemp(join(tmpdir(), "pincer-worker-"));
+  const work = await mkdtemp(join(tmpdir(), `${WORK_PREFIX}${process.pid}-`));
   const started = Date.now();
   const finish = async (record: ResultRecord, attempt: number, final: boolean) => {
     const ok = await r.pincerFinish(
