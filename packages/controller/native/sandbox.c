@@ -28,6 +28,10 @@
  * The sandbox's network namespace has its loopback up and nothing else. Exits with the command's
  * status. Dies (SIGKILL) with its parent, and the sandbox with it. Needs root and Linux >= 5.19
  * (idmapped layers of overlayfs).
+ *
+ * For tests, PINCER_SANDBOX_TEST_DELAY_MS holds the sandbox's first process that long right after
+ * the fork and again after it takes the sandbox's ids: the two moments at which it must notice that
+ * the helper died (a parent-death signal is not set yet, or was cleared by the change of ids).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -104,10 +108,13 @@ static void write_maps(pid_t pid, unsigned base) {
 static int mapping_userns(unsigned base) {
   int ready[2];
   if (pipe2(ready, O_CLOEXEC) < 0) die("pipe");
+  pid_t parent = getpid();
   pid_t pid = fork();
   if (pid < 0) die("fork");
   if (pid == 0) {
     char c = 0;
+    /* It waits in pause(): without this it would outlive a helper killed before it kills it. */
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent) _exit(1);
     if (unshare(CLONE_NEWUSER) < 0) _exit(1);
     if (write(ready[1], &c, 1) != 1) _exit(1);
     pause();
@@ -273,15 +280,28 @@ int main(int argc, char **argv) {
 
   int go[2], ready[2];
   if (pipe2(go, O_CLOEXEC) < 0 || pipe2(ready, O_CLOEXEC) < 0) die("pipe");
+  const char *delay_env = getenv("PINCER_SANDBOX_TEST_DELAY_MS");
+  useconds_t delay = delay_env ? (useconds_t)strtoul(delay_env, NULL, 10) * 1000 : 0;
+  pid_t helper = getpid();
   child = fork();
   if (child < 0) die("fork");
   if (child == 0) {
     char c = 0;
+    if (delay) usleep(delay);
+    /* A helper killed between the fork and this line sends no signal: the child would wait below forever. */
     if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0) die("prctl");
+    if (getppid() != helper) _exit(125);
+    /* Only the helper holds the other ends: its death ends the read below too. */
+    close(ready[0]);
+    close(go[1]);
     if (unshare(CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWUTS | CLONE_NEWIPC | CLONE_NEWCGROUP) < 0) die("unshare the namespaces");
     if (write(ready[1], &c, 1) != 1) _exit(125);
     if (read(go[0], &c, 1) != 1) _exit(125);
     if (setresgid(0, 0, 0) < 0 || setresuid(0, 0, 0) < 0) die("become root of the user namespace");
+    /* The kernel clears the parent-death signal when the ids change: set it again, and check. */
+    if (delay) usleep(delay);
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0) die("prctl");
+    if (getppid() != helper) _exit(125);
     loopback_up();
     execvp(command[0], command);
     dief("cannot run %s", command[0]);
