@@ -75,6 +75,38 @@ describe("attempt fencing (Lua on Redis)", () => {
     expect(await redis.hget(keys.attempts, "t/a")).toBe("2");
   });
 
+  test("a finish run twice (ioredis sends a command again when a dropped connection lost its reply) is recorded once", async () => {
+    const k = runKeys("resent");
+    const run = (script: string, n: number, args: Array<string | number>) => redis.eval(script, n, lock, ...args) as Promise<number>;
+    const beginB = () => run(BEGIN_ATTEMPT, 5, [k.attempts, k.active, k.results, k.done, "token-R", "t/b", "R", 1000, 3600]);
+    const finishB = (attempt: number, final: boolean) =>
+      run(FINISH_ATTEMPT, 4, [
+        k.active,
+        k.results,
+        k.done,
+        "token-R",
+        "t/b",
+        JSON.stringify({ kind: "attempt", attempt, final }),
+        attempt,
+        final ? "1" : "0",
+        3600,
+      ]);
+    await redis.set(lock, "token-R");
+    // An attempt that is not final (an infrastructure error with attempts left), then the final one.
+    expect(await beginB()).toBe(1);
+    expect(await finishB(1, false)).toBe(1);
+    expect(await finishB(1, false)).toBe(1);
+    expect(await beginB()).toBe(2);
+    expect(await finishB(2, true)).toBe(1);
+    expect(await finishB(2, true)).toBe(1);
+    const records = (await redis.lrange(k.results, 0, -1)).map((r) => JSON.parse(r));
+    expect(records).toEqual([
+      { kind: "attempt", attempt: 1, final: false },
+      { kind: "attempt", attempt: 2, final: true },
+    ]);
+    expect(await redis.hget(k.done, "t/b")).toBe("2");
+  });
+
   test("what was written survives a restart of Redis (append-only file)", async () => {
     await server.restart();
     expect(await redis.hget(keys.done, "t/a")).toBe("2");

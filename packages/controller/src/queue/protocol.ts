@@ -123,13 +123,16 @@ return n
 /**
  * Finishes an attempt, fenced by the job's lock: its record joins the results and it is no longer
  * in progress; a final one marks the task done. Returns 1, or 0 when the caller lost the lock (its
- * result is refused).
+ * result is refused). Runs once per attempt: an attempt no longer in progress was finished already
+ * (the client sends a command again when a dropped connection lost its reply), and answers 1
+ * without a second record.
  * KEYS: lock, active, results, done. ARGV: token, task key, record JSON, attempt number, "1" if final, the time to live.
  */
 export const FINISH_ATTEMPT = `
 if redis.call("GET", KEYS[1]) ~= ARGV[1] then return 0 end
 local cur = redis.call("HGET", KEYS[2], ARGV[2])
-if cur and cjson.decode(cur).attempt == tonumber(ARGV[4]) then redis.call("HDEL", KEYS[2], ARGV[2]) end
+if not cur or cjson.decode(cur).attempt ~= tonumber(ARGV[4]) then return 1 end
+redis.call("HDEL", KEYS[2], ARGV[2])
 if ARGV[5] == "1" then redis.call("HSET", KEYS[4], ARGV[2], ARGV[4]) end
 redis.call("RPUSH", KEYS[3], ARGV[3])
 for i = 3, 4 do redis.call("EXPIRE", KEYS[i], ARGV[6]) end
