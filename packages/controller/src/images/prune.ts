@@ -1,9 +1,9 @@
 import { spawn } from "node:child_process";
-import { mkdir, readdir, readFile, readlink, rm, writeFile } from "node:fs/promises";
+import { readdir, readFile, readlink, rm } from "node:fs/promises";
 import { join } from "node:path";
-import { processAlive } from "@pincer/shared";
 import type { DockerEngine } from "../machines/dockerEngine.js";
 import { cacheRoot, type ImageManifest } from "./build.js";
+import { tryLock } from "./lock.js";
 
 /** Options of {@link pruneImages}. */
 export interface PruneOptions {
@@ -17,7 +17,6 @@ export interface PruneOptions {
   openEngine?: () => Promise<DockerEngine>;
   /** Say what would be removed, and remove nothing. */
   dryRun?: boolean;
-  log?: (line: string) => void;
 }
 
 /** What {@link pruneImages} did with one image. */
@@ -78,23 +77,6 @@ async function processUsing(dir: string): Promise<number | undefined> {
     }
   }
   return undefined;
-}
-
-/**
- * Takes the image's build lock without waiting (the lock `pincer image build` holds), so that no
- * build writes the folder while it is removed. Undefined when it is held by a live process.
- */
-async function takeLock(dir: string): Promise<(() => Promise<void>) | undefined> {
-  const lock = join(dir, "lock");
-  try {
-    await mkdir(lock);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
-    const pid = Number((await readFile(join(lock, "pid"), "utf8").catch(() => "")).trim());
-    if (!(pid > 0) || processAlive(pid)) return undefined;
-  }
-  await writeFile(join(lock, "pid"), `${process.pid}\n`);
-  return () => rm(lock, { recursive: true, force: true });
 }
 
 /** Removes the image's container tag; a reason when the engine refuses (a container uses it). */
@@ -158,7 +140,6 @@ export async function pruneImages(opts: PruneOptions = {}): Promise<PruneEntry[]
         engine = await opts.openEngine();
       }
       entries.push(await removeOne(m, dir, bytes, engine));
-      opts.log?.(describeEntry(entries.at(-1)!));
     }
   } finally {
     await engine?.close();
@@ -167,8 +148,9 @@ export async function pruneImages(opts: PruneOptions = {}): Promise<PruneEntry[]
 }
 
 async function removeOne(m: ImageManifest, dir: string, bytes: number, engine: DockerEngine | undefined): Promise<PruneEntry> {
-  const release = await takeLock(dir);
-  if (!release) return { image: m, outcome: "skipped", reason: "a build of it is running (its lock is held)", bytes };
+  // The lock `pincer image build` holds: no build writes the folder while it is removed.
+  const lock = await tryLock(join(dir, "lock"));
+  if (!("release" in lock)) return { image: m, outcome: "skipped", reason: "a build of it is running (its lock is held)", bytes };
   try {
     const pid = await processUsing(dir);
     if (pid !== undefined) return { image: m, outcome: "skipped", reason: `process ${pid} has its files open (a VM on its disk?)`, bytes };
@@ -180,7 +162,7 @@ async function removeOne(m: ImageManifest, dir: string, bytes: number, engine: D
     return { image: m, outcome: "removed", reason: m.container ? `and ${m.container.tag}` : "", bytes };
   } finally {
     // The folder is gone when removed; the lock went with it.
-    await release().catch(() => undefined);
+    await lock.release().catch(() => undefined);
   }
 }
 
