@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync, readlinkSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { spawnDaemon, type RunningDaemon } from "../fixtures/daemon.js";
 import { eventually } from "../fixtures/poll.js";
@@ -142,12 +142,12 @@ test("processes a command leaves running on a normal exit keep running until the
   }
 });
 
-test("commands get only their stdin, stdout and stderr, not descriptors the daemon inherited", async () => {
+test.each(["native", "portable"])("commands get only their stdin, stdout and stderr, not descriptors the daemon inherited (%s drivers)", async (drivers) => {
   // The daemon starts with /etc/hostname open at fd 300, open across exec, as a parent may leave one.
-  const own = await spawnDaemon({ prefix: ["bash", "-c", 'exec 300</etc/hostname; exec "$@"', "bash"] });
+  // The native spawner is a process of its own; the portable set starts commands with execa, from the daemon.
+  const own = await spawnDaemon({ prefix: ["bash", "-c", 'exec 300</etc/hostname; exec "$@"', "bash"], args: ["--drivers", drivers] });
   try {
     await own.env.waitUntilReady({ timeoutMs: 20_000 });
-    expect(readlinkSync(`/proc/${own.process.pid}/fd/300`)).toBe("/etc/hostname");
     const listed = "for f in /proc/$$/fd/*; do echo ${f##*/} $(readlink $f); done";
     const r = await own.env.process.run(["sh", "-c", listed]);
     const fds = r.stdout.trim().split("\n");
@@ -156,6 +156,8 @@ test("commands get only their stdin, stdout and stderr, not descriptors the daem
       r.stdout,
     ).toEqual([]);
     expect(fds.map((l) => l.split(" ")[0])).toEqual(expect.arrayContaining(["0", "1", "2"]));
+    // The daemon closed it too: it never uses what its parent left open.
+    expect(existsSync(`/proc/${own.process.pid}/fd/300`)).toBe(false);
   } finally {
     await own.close();
   }

@@ -1,6 +1,7 @@
 #!/usr/bin/env -S MALLOC_ARENA_MAX=2 MALLOC_MMAP_THRESHOLD_=65536 MALLOC_TRIM_THRESHOLD_=131072 node --single-threaded-gc --max-semi-space-size=2
 import { Command, InvalidArgumentError as CliArgumentError, Option } from "commander";
 import { DAEMON_MALLOC_ENV, DAEMON_NODE_FLAGS, PINCER_VERSION, hasNodeFlags } from "@pincer/shared";
+import { closeInheritedFds } from "./inheritedFds.js";
 import { createLogger } from "./logger.js";
 import { takeMallocEnv } from "./memory.js";
 import { startDaemon, type DaemonOptions } from "./server.js";
@@ -337,6 +338,8 @@ try {
 // glibc read the malloc settings when the process started; the commands this daemon runs are the
 // machine's programs and get the environment they would have had without them.
 const mallocSettings = takeMallocEnv();
+// Before anything starts a command: what the daemon's parent left open is not the commands' to have.
+const inheritedFds = closeInheritedFds();
 try {
   const daemon = await startDaemon(config);
   // Always written, --quiet or not, and before the address: what this daemon lets callers do.
@@ -353,6 +356,7 @@ try {
   // The one line on stdout: tools and tests read the address from it.
   process.stdout.write(`pincer-daemon listening on ${daemon.address}\n`);
   log.info("started", { address: daemon.address, display: daemon.display, version: PINCER_VERSION, nodeFlags: process.execArgv });
+  if (inheritedFds.length > 0) log.info("closed descriptors inherited open from the parent (commands must not get them)", { fds: inheritedFds });
   if (!hasNodeFlags(process.execArgv, DAEMON_NODE_FLAGS)) {
     log.info(
       `started without ${DAEMON_NODE_FLAGS.join(" ")}: large transfers use about twice the CPU and memory stays higher; start it as ` +
