@@ -30,8 +30,10 @@ describe.each([
           return Promise.all(ids.map(async (id) => JSON.parse(await readFile(join(out, runDir!, tool, id, "attempt-1", "summary.json"), "utf8"))));
         }),
       );
-      const methods = summaries.flat().map((s) => s.results?.machine_reset?.desktop?.method ?? s.machine_reset?.desktop?.method);
-      expect(methods.filter((m) => m === resetMethod).length).toBeGreaterThanOrEqual(11);
+      const resets = summaries.flat().map((s) => s.results?.machine_reset?.desktop ?? s.machine_reset?.desktop);
+      // A reset that went another way says why (a VM booted anew because its snapshot did not come back).
+      const other = resets.filter((m) => m?.method !== resetMethod && m?.method !== "fresh");
+      expect(resets.filter((m) => m?.method === resetMethod).length, JSON.stringify(other)).toBeGreaterThanOrEqual(11);
     } finally {
       await rm(out, { recursive: true, force: true });
     }

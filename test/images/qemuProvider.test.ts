@@ -137,6 +137,27 @@ describe.skipIf(!qemuInstalled)("the qemu provider", () => {
     expect(median(times)).toBeLessThan(10_000);
   }, 240_000);
 
+  test("a VM stalled past the reset's timeout comes back from its snapshot at a second load, not by a new boot", async () => {
+    const slot = pool!.slots[0]!;
+    await slot.reset!(); // past the first use ("fresh"), alone or after the tests above
+    const vm = provider.vmOf(slot.envs["desktop"]!)!;
+    await slot.envs["desktop"]!.files.write(MARKER, "left behind");
+    // QEMU does not run for longer than the reset's 30 s (a host too busy to schedule it), then runs again.
+    process.kill(vm.pid!, "SIGSTOP");
+    const resume = setTimeout(() => process.kill(vm.pid!, "SIGCONT"), 31_500);
+    try {
+      const reset = (await slot.reset!())["desktop"]!;
+      expect(reset.method).toBe("snapshot");
+      expect(reset.why).toMatch(/^loaded twice; the first load: .*did not answer .*within 30000 ms/);
+    } finally {
+      clearTimeout(resume);
+      process.kill(vm.pid!, "SIGCONT");
+    }
+    expect(provider.vmOf(slot.envs["desktop"]!)!.pid).toBe(vm.pid);
+    expect(await slot.envs["desktop"]!.files.exists(MARKER)).toBe(false);
+    expect(log.join("\n")).toMatch(/came back from its snapshot at the second load/);
+  }, 120_000);
+
   test("a reset whose snapshot is gone boots the VM anew, which is clean and resets from its own snapshot", async () => {
     const slot = pool!.slots[0]!;
     const env = slot.envs["desktop"]!;
@@ -146,6 +167,8 @@ describe.skipIf(!qemuInstalled)("the qemu provider", () => {
 
     const reset = (await slot.reset!())["desktop"]!;
     expect(reset.method).toBe("new boot");
+    // The reset record says why (summary.json's machine_reset), as the provider's log does.
+    expect(reset.why).toMatch(/^did not come back from its snapshot: loadvm pincer-ready/);
     expect(log.join("\n")).toMatch(/did not come back from its snapshot/);
     const fresh = provider.vmOf(slot.envs["desktop"]!)!;
     expect(fresh.pid).not.toBe(old.pid);

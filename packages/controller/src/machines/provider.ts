@@ -30,9 +30,10 @@ export interface MachineProvider {
   acquire(envName: string, slot: number, signal?: AbortSignal): Promise<ProvidedMachine>;
   /**
    * Brings a used machine to its clean state. Resolves to the machine to use from now on (the same
-   * one, or a new one that replaces it) and how it was reset ("new sandbox", "command", "none", …).
+   * one, or a new one that replaces it) and how it was reset ("new sandbox", "command", "none", …),
+   * with `why` when it fell back from its usual method.
    */
-  reset(machine: ProvidedMachine, signal?: AbortSignal): Promise<{ machine: ProvidedMachine; method: string }>;
+  reset(machine: ProvidedMachine, signal?: AbortSignal): Promise<{ machine: ProvidedMachine; method: string; why?: string }>;
   /** Gives a machine back: stops it, or disconnects from it. */
   release(machine: ProvidedMachine): Promise<void>;
   /** Frees what the provider itself holds (an engine service it started, say), after every machine is released. */
@@ -50,6 +51,8 @@ export interface MachineReset {
    */
   method: string;
   ms: number;
+  /** Why the provider did not reset the usual way, when it did not (its snapshot did not come back, say): the error's first line. */
+  why?: string;
 }
 
 /** The machines one task runs on at a time: one env handle per environment name. */
@@ -127,7 +130,8 @@ export async function openPool(provider: MachineProvider, names: readonly string
           const done = await provider.reset(machine, signal);
           done.machine.fresh = false;
           byName.set(name, done.machine);
-          return [name, { provider: provider.name, method: done.method, ms: Math.round(performance.now() - t0) }];
+          const ms = Math.round(performance.now() - t0);
+          return [name, { provider: provider.name, method: done.method, ms, ...(done.why ? { why: done.why } : {}) }];
         }),
       );
       describe(slot, byName);

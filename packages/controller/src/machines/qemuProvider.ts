@@ -23,7 +23,10 @@ export interface QemuProviderOptions {
   accel?: "auto" | QemuAccel;
   /** Longest a cold boot may take until the daemon answers, in milliseconds. @default 240_000 */
   bootTimeoutMs?: number;
-  /** Longest a reset to the snapshot may take until the daemon answers, in milliseconds; then the VM is booted anew. @default 30_000 */
+  /**
+   * Longest a load of the snapshot may take until the daemon answers, in milliseconds; a second load
+   * gets as long, then the VM is booted anew. @default 30_000
+   */
   resetTimeoutMs?: number;
   /** Where the provider says what it does (the accelerator it chose, VMs replaced after a failed reset). @default nothing */
   log?: (line: string) => void;
@@ -136,10 +139,10 @@ class QemuMachines {
 
   /** The used VM, back at its snapshot behind the reset, becomes the slot's spare; one that does not come back is replaced. */
   recycle(h: Held): void {
-    const back = restore(h.vm, this.resetTimeoutMs).then(
+    const back = restoreOrRetry(h.vm, this.resetTimeoutMs).then(
       () => h,
       async (err: unknown) => {
-        this.log(`qemu: ${h.vm.spec.name} did not come back from its snapshot (${(err as Error).message.split("\n")[0]}): booting a spare anew`);
+        this.log(`qemu: ${h.vm.spec.name} did not come back from its snapshot (${firstLine(err)}): booting a spare anew`);
         await this.stop(h.vm);
         return this.boot(h.envName, h.slot, undefined, false);
       },
@@ -147,7 +150,7 @@ class QemuMachines {
     this.spares.offer(keyOf(h), back);
   }
 
-  async reset(machine: ProvidedMachine, signal?: AbortSignal): Promise<{ machine: ProvidedMachine; method: string }> {
+  async reset(machine: ProvidedMachine, signal?: AbortSignal): Promise<{ machine: ProvidedMachine; method: string; why?: string }> {
     const h = this.held.get(machine.env);
     if (!h) throw new FailedPreconditionError(`qemu: ${machine.address} is not a machine of this provider (released already?)`);
     machine.env.close();
@@ -158,16 +161,18 @@ class QemuMachines {
       return { machine: this.machineOf(spare, false), method: "spare at snapshot" };
     }
     try {
-      await restore(h.vm, this.resetTimeoutMs, signal);
-      return { machine: this.machineOf(h, false), method: "snapshot" };
+      const retried = await restoreOrRetry(h.vm, this.resetTimeoutMs, signal);
+      if (retried) this.log(`qemu: ${h.vm.spec.name} came back from its snapshot at the second load (the first: ${retried})`);
+      return { machine: this.machineOf(h, false), method: "snapshot", ...(retried ? { why: `loaded twice; the first load: ${retried}` } : {}) };
     } catch (err) {
       if (signal?.aborted) {
         await this.stop(h.vm);
         throw new CancelledError(`the reset of ${h.vm.spec.name} was cancelled`);
       }
-      this.log(`qemu: ${h.vm.spec.name} did not come back from its snapshot (${(err as Error).message.split("\n")[0]}): booting it anew`);
+      const why = `did not come back from its snapshot: ${firstLine(err)}`;
+      this.log(`qemu: ${h.vm.spec.name} ${why}; booting it anew`);
       await this.stop(h.vm);
-      return { machine: this.machineOf(await this.boot(h.envName, h.slot, signal), false), method: "new boot" };
+      return { machine: this.machineOf(await this.boot(h.envName, h.slot, signal), false), method: "new boot", why };
     }
   }
 
@@ -185,7 +190,9 @@ class QemuMachines {
  * fw_cfg and its daemon forwarded to a free port on 127.0.0.1. Once its daemon answers, the VM's
  * state is saved in its overlay (`savevm pincer-ready`); a reset loads it back through QMP
  * (`loadvm`, about a second), sets the guest's clock through its agent and waits for the daemon.
- * A VM whose reset fails or overruns `resetTimeoutMs` is killed and booted anew ("new boot").
+ * A load that fails or overruns `resetTimeoutMs` while QEMU runs is tried once more (a VM stalled
+ * on a busy host); a VM whose second load fails too is killed and booted anew ("new boot"). The
+ * reset's record says why (`why`).
  * With `spare`, a second VM per slot (started from a copy of the first one's ready state) is handed
  * over instead, and the used one goes back to its snapshot behind the reset.
  * Releasing quits QEMU (SIGKILL by PID if it lingers) and removes the overlay, token and sockets;
@@ -269,6 +276,25 @@ async function restore(vm: QemuVm, timeoutMs: number, signal?: AbortSignal): Pro
   await vm.monitor(`loadvm ${READY_SNAPSHOT}`, timeoutMs, signal);
   await settle(vm, Math.max(1, deadline - Date.now()), signal);
 }
+
+/**
+ * {@link restore}, and once more when that fails while QEMU still runs: a VM stalled for a moment
+ * (a host busy enough that QEMU did not run for a while) is back in seconds, where a new boot
+ * takes a minute in TCG. Resolves to why the first load failed when the second one was needed;
+ * throws the second failure.
+ */
+async function restoreOrRetry(vm: QemuVm, timeoutMs: number, signal?: AbortSignal): Promise<string | undefined> {
+  try {
+    await restore(vm, timeoutMs, signal);
+    return undefined;
+  } catch (err) {
+    if (signal?.aborted || vm.exit !== undefined) throw err;
+    await restore(vm, timeoutMs, signal);
+    return firstLine(err);
+  }
+}
+
+const firstLine = (err: unknown) => (err instanceof Error ? err.message : String(err)).split("\n")[0]!;
 
 /** A VM just at its snapshot made ready: its clock set to this computer's, and its daemon answering. */
 async function settle(vm: QemuVm, timeoutMs: number, signal?: AbortSignal): Promise<void> {

@@ -131,7 +131,7 @@ export interface TaskResults {
   daemon_versions: Record<string, string>;
   environments: Record<string, string>;
   /** How each machine was brought to its clean state before the attempt (provider, method, ms); empty when the pool does not reset. */
-  machine_reset: Record<string, { provider: string; method: string; ms: number }>;
+  machine_reset: Record<string, { provider: string; method: string; ms: number; why?: string }>;
   attempt: number;
   metrics: Record<string, unknown>;
   started_at: string;
