@@ -168,3 +168,27 @@ describe.skipIf(!onPath("podman") && !onPath("docker"))("the container provider"
     expect(childrenNamed("podman")).toEqual([]);
   }, 60_000);
 });
+
+describe.skipIf(!onPath("podman") && !onPath("docker"))("the container provider after a failed reset", () => {
+  test("a reset that could not start the next container leaves the slot's machine to the next reset, which starts one", async () => {
+    const image = await minimalImage(["container"]);
+    // Without a spare, a reset removes the used container and then starts the next one.
+    const pool = await openPool(containerProvider({ image: image.container!.tag, spare: false }), ["desktop"], 1);
+    try {
+      const slot = pool.slots[0]!;
+      expect((await slot.reset!()).desktop).toMatchObject({ method: "fresh" });
+      await slot.envs.desktop!.files.write(MARKER, "left by task 1");
+      // Cancelled as the next container starts (a run stopping): the reset fails, and leaves no container.
+      await expect(slot.reset!(undefined, AbortSignal.abort())).rejects.toThrow();
+      expect(await ourContainers()).toEqual([]);
+
+      const reset = (await slot.reset!()).desktop!;
+      expect(reset).toMatchObject({ provider: "container", method: "new container" });
+      expect(await slot.envs.desktop!.files.exists(MARKER)).toBe(false);
+      expect(await ourContainers()).toHaveLength(1);
+    } finally {
+      await pool.close();
+    }
+    expect(await ourContainers()).toEqual([]);
+  }, 120_000);
+});

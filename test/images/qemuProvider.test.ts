@@ -160,16 +160,25 @@ describe.skipIf(!qemuInstalled)("the qemu provider", () => {
 
   test("a reset whose snapshot is gone boots the VM anew, which is clean and resets from its own snapshot", async () => {
     const slot = pool!.slots[0]!;
+    await slot.reset!(); // past the first use ("fresh"), alone or after the tests above
     const env = slot.envs["desktop"]!;
     const old = provider.vmOf(env)!;
     await env.files.write(MARKER, "left behind");
     await old.monitor("delvm pincer-ready", 30_000);
 
+    // A reset cancelled while it boots the VM anew (a run stopping) fails, and leaves the slot's
+    // machine to the next reset, which boots it anew instead of refusing a machine it forgot.
+    const cancel = new AbortController();
+    const cancelled = setTimeout(() => cancel.abort(), 3_000);
+    await expect(slot.reset!(undefined, cancel.signal)).rejects.toThrow(/cancel/i);
+    clearTimeout(cancelled);
+    expect(log.join("\n")).toMatch(/did not come back from its snapshot: loadvm pincer-ready/);
+    expect(old.exit).toBeDefined();
+
     const reset = (await slot.reset!())["desktop"]!;
     expect(reset.method).toBe("new boot");
     // The reset record says why (summary.json's machine_reset), as the provider's log does.
-    expect(reset.why).toMatch(/^did not come back from its snapshot: loadvm pincer-ready/);
-    expect(log.join("\n")).toMatch(/did not come back from its snapshot/);
+    expect(reset.why).toMatch(/^its VM had stopped .* when an earlier reset failed/);
     const fresh = provider.vmOf(slot.envs["desktop"]!)!;
     expect(fresh.pid).not.toBe(old.pid);
     expect(existsSync(old.dir)).toBe(false);

@@ -192,6 +192,8 @@ interface Opened {
 /** The machines of one {@link containerProvider}: its engine, its containers and their spares. */
 class ContainerMachines {
   readonly made = new Map<ProvidedMachine, Made>();
+  /** Machines whose container a failed reset removed without starting the next: the next reset starts one. */
+  readonly lost = new Map<ProvidedMachine, { envName: string; slot: number }>();
   /** A fresh container started ahead, by "slot/env name"; used containers being removed behind a reset. */
   readonly spares = new Spares<Made>({
     start: (key, signal) => {
@@ -289,21 +291,29 @@ class ContainerMachines {
   /**
    * A fresh container for the machine's slot and name: its spare, the used one then removed behind
    * the reset; else the used one removed first (starting while removing is slower on Podman) and a
-   * new one started.
+   * new one started. A reset that fails leaves the machine this provider's: the next reset removes
+   * what is left of it, or starts the container that failed to start.
    */
   async reset(machine: ProvidedMachine, signal?: AbortSignal): Promise<ProvidedMachine> {
-    const m = this.made.get(machine);
-    if (!m) throw new FailedPreconditionError(`reset: ${machine.address} is not a container this provider made (or it was released)`);
-    this.made.delete(machine);
+    const used = this.made.get(machine);
+    const place = used ?? this.lost.get(machine);
+    if (!place) throw new FailedPreconditionError(`reset: ${machine.address} is not a container this provider made (or it was released)`);
     const leave = this.hold();
     try {
-      const spare = await this.spares.take(`${m.slot}/${m.envName}`);
-      if (spare) {
-        this.spares.retire(m);
-        return this.provide(spare);
+      if (used) {
+        const spare = await this.spares.take(`${used.slot}/${used.envName}`);
+        if (spare) {
+          this.made.delete(machine);
+          this.spares.retire(used);
+          return this.provide(spare);
+        }
+        await this.remove(used);
+        this.made.delete(machine);
+        this.lost.set(machine, { envName: used.envName, slot: used.slot });
       }
-      await this.remove(m);
-      return this.provide(await this.start(m.envName, m.slot, signal));
+      const next = this.provide(await this.start(place.envName, place.slot, signal));
+      this.lost.delete(machine);
+      return next;
     } finally {
       await leave();
     }
@@ -311,6 +321,9 @@ class ContainerMachines {
 
   /** Removes a machine's container and the spare of its slot and name. */
   async release(machine: ProvidedMachine): Promise<void> {
+    const lost = this.lost.get(machine);
+    this.lost.delete(machine);
+    if (lost) await this.spares.drop(`${lost.slot}/${lost.envName}`);
     const m = this.made.get(machine);
     if (!m) return;
     this.made.delete(machine);

@@ -31,7 +31,8 @@ export interface MachineProvider {
   /**
    * Brings a used machine to its clean state. Resolves to the machine to use from now on (the same
    * one, or a new one that replaces it) and how it was reset ("new sandbox", "command", "none", …),
-   * with `why` when it fell back from its usual method.
+   * with `why` when it fell back from its usual method. A reset that fails (a new machine that does
+   * not start, a cancel) leaves the machine the provider's: the next reset of it tries again.
    */
   reset(machine: ProvidedMachine, signal?: AbortSignal): Promise<{ machine: ProvidedMachine; method: string; why?: string }>;
   /** Gives a machine back: stops it, or disconnects from it. */

@@ -150,30 +150,38 @@ class QemuMachines {
     this.spares.offer(keyOf(h), back);
   }
 
+  /**
+   * The slot's VM back at its snapshot, or booted anew. The used machine stays this provider's until
+   * a machine replaces it: after a reset that fails (a boot that fails, a cancel), the next reset
+   * boots the slot's VM anew instead of refusing a machine it no longer knows.
+   */
   async reset(machine: ProvidedMachine, signal?: AbortSignal): Promise<{ machine: ProvidedMachine; method: string; why?: string }> {
     const h = this.held.get(machine.env);
     if (!h) throw new FailedPreconditionError(`qemu: ${machine.address} is not a machine of this provider (released already?)`);
     machine.env.close();
-    this.held.delete(machine.env);
+    const handOver = (next: Held) => {
+      this.held.delete(machine.env);
+      return this.machineOf(next, false);
+    };
     const spare = this.opts.spare ? await this.spares.take(keyOf(h)) : undefined;
     if (spare) {
       this.recycle(h);
-      return { machine: this.machineOf(spare, false), method: "spare at snapshot" };
+      return { machine: handOver(spare), method: "spare at snapshot" };
     }
-    try {
-      const retried = await restoreOrRetry(h.vm, this.resetTimeoutMs, signal);
-      if (retried) this.log(`qemu: ${h.vm.spec.name} came back from its snapshot at the second load (the first: ${retried})`);
-      return { machine: this.machineOf(h, false), method: "snapshot", ...(retried ? { why: `loaded twice; the first load: ${retried}` } : {}) };
-    } catch (err) {
-      if (signal?.aborted) {
+    let why = `its VM had stopped (${h.vm.exit}) when an earlier reset failed`;
+    if (h.vm.exit === undefined) {
+      try {
+        const retried = await restoreOrRetry(h.vm, this.resetTimeoutMs, signal);
+        if (retried) this.log(`qemu: ${h.vm.spec.name} came back from its snapshot at the second load (the first: ${retried})`);
+        return { machine: handOver(h), method: "snapshot", ...(retried ? { why: `loaded twice; the first load: ${retried}` } : {}) };
+      } catch (err) {
         await this.stop(h.vm);
-        throw new CancelledError(`the reset of ${h.vm.spec.name} was cancelled`);
+        if (signal?.aborted) throw new CancelledError(`the reset of ${h.vm.spec.name} was cancelled`);
+        why = `did not come back from its snapshot: ${firstLine(err)}`;
+        this.log(`qemu: ${h.vm.spec.name} ${why}; booting it anew`);
       }
-      const why = `did not come back from its snapshot: ${firstLine(err)}`;
-      this.log(`qemu: ${h.vm.spec.name} ${why}; booting it anew`);
-      await this.stop(h.vm);
-      return { machine: this.machineOf(await this.boot(h.envName, h.slot, signal), false), method: "new boot", why };
     }
+    return { machine: handOver(await this.boot(h.envName, h.slot, signal)), method: "new boot", why };
   }
 
   async release(machine: ProvidedMachine): Promise<void> {
