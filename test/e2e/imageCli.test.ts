@@ -28,6 +28,30 @@ describe("pincer image and --provider on the command line", () => {
     expect(pkg.stderr).toContain('"-rf" is not a Debian package name');
   });
 
+  test("image list shows the cache's images newest first and passes over a manifest a crash cut short", async () => {
+    const own = mkdtempSync(join(tmpdir(), "pincer-image-list-"));
+    try {
+      const manifest = (key: string, created: string) => ({
+        ...{ profile: "minimal", key, created, suite: "bookworm", mirror: "http://deb.debian.org/debian" },
+        ...{ packages: ["xvfb"], addPackages: [], rootfs: join(own, "images", `minimal-${key}`, "rootfs.tar"), dir: join(own, "images", `minimal-${key}`) },
+      });
+      for (const [key, created] of [
+        ["0000000000000001", "2026-01-01T00:00:00.000Z"],
+        ["0000000000000002", "2026-02-01T00:00:00.000Z"],
+      ] as const) {
+        await mkdir(join(own, "images", `minimal-${key}`), { recursive: true });
+        await writeFile(join(own, "images", `minimal-${key}`, "image.json"), JSON.stringify(manifest(key, created)));
+      }
+      await mkdir(join(own, "images", "minimal-0000000000000003"));
+      await writeFile(join(own, "images", "minimal-0000000000000003", "image.json"), '{"profile":"minimal","ke');
+      const r = await runPincer(["image", "list", "--cache-dir", own], { env });
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout.match(/^image \S+/gm)).toEqual(["image minimal-0000000000000002", "image minimal-0000000000000001"]);
+    } finally {
+      rmSync(own, { recursive: true, force: true });
+    }
+  });
+
   test("--provider qemu or container without a built image, or with --env, says what to do", async () => {
     const task = ["run", "examples", "--task", "terminal/write-greeting", "--out", join(cache, "results")];
     const qemu = await runPincer([...task, "--provider", "qemu"], { env });

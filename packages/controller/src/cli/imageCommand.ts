@@ -1,9 +1,8 @@
-import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { type Command, InvalidArgumentError as CliArgumentError, Option } from "commander";
 import { buildImage, cacheRoot, type ImageOutput, type ImageManifest } from "../images/build.js";
 import { PROFILE_NAMES, PROFILES } from "../images/profiles.js";
-import { describeEntry, formatBytes, pruneImages } from "../images/prune.js";
+import { cachedImages, describeEntry, formatBytes, pruneImages } from "../images/prune.js";
 
 function formatsOf(v: string): ImageOutput[] {
   const list = v.split(",").map((s) => s.trim());
@@ -41,28 +40,6 @@ function describe(m: ImageManifest): string {
   const providers = [...(m.container ? ["container"] : []), ...(m.qcow2 ? ["qemu"] : [])];
   for (const p of providers) lines.push(`  use it: pincer run TASKS --provider ${p} --image ${m.profile}`);
   return lines.join("\n");
-}
-
-/** Images in the cache, newest first, from each image folder's image.json. */
-function cachedImages(cacheDir?: string): ImageManifest[] {
-  const root = join(cacheRoot(cacheDir), "images");
-  let names: string[];
-  try {
-    names = readdirSync(root);
-  } catch {
-    return [];
-  }
-  return names
-    .map((n) => join(root, n, "image.json"))
-    .filter((f) => {
-      try {
-        return statSync(f).isFile();
-      } catch {
-        return false;
-      }
-    })
-    .map((f) => JSON.parse(readFileSync(f, "utf8")) as ImageManifest)
-    .sort((a, b) => b.created.localeCompare(a.created));
 }
 
 /** `pincer image build|list|profiles`: Pincer's machine images, built from Debian packages. */
@@ -129,8 +106,8 @@ export function registerImageCommand(program: Command): void {
     .command("list")
     .description("the images in the cache, newest first")
     .option("--cache-dir <dir>", "where images are kept")
-    .action((o: { cacheDir?: string }) => {
-      const list = cachedImages(o.cacheDir);
+    .action(async (o: { cacheDir?: string }) => {
+      const list = (await cachedImages(join(cacheRoot(o.cacheDir), "images"))).map((i) => i.manifest);
       if (list.length === 0) process.stdout.write("no images yet: pincer image build --profile minimal\n");
       for (const m of list) process.stdout.write(`${describe(m)}\n  built ${m.created}${m.addPackages.length ? `, added ${m.addPackages.join(" ")}` : ""}\n`);
     });

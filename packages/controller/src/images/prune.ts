@@ -29,20 +29,24 @@ export interface PruneEntry {
   bytes: number;
 }
 
-/** The images in the cache folder `root`/images, each from its image.json; folders without one are left alone. */
-async function imagesIn(imagesDir: string): Promise<Map<ImageManifest, string>> {
+/**
+ * The images in Pincer's cache folder of images (`<cache>/images`), newest first, each with the
+ * folder its image.json is in. A manifest cut short by a crash is passed over: the build that owns
+ * its folder writes it again.
+ */
+export async function cachedImages(imagesDir: string): Promise<Array<{ manifest: ImageManifest; folder: string }>> {
   const names = await readdir(imagesDir).catch(() => [] as string[]);
-  const found = new Map<ImageManifest, string>();
+  const found: Array<{ manifest: ImageManifest; folder: string }> = [];
   for (const n of names) {
     const text = await readFile(join(imagesDir, n, "image.json"), "utf8").catch(() => undefined);
     if (text === undefined) continue;
     try {
-      found.set(JSON.parse(text) as ImageManifest, join(imagesDir, n));
+      found.push({ manifest: JSON.parse(text) as ImageManifest, folder: join(imagesDir, n) });
     } catch {
-      // A manifest cut short by a crash: the build that owns the folder writes it again.
+      // cut short: passed over
     }
   }
-  return found;
+  return found.sort((a, b) => b.manifest.created.localeCompare(a.manifest.created));
 }
 
 /** The key `<profile>.json` names: the image `--image <profile>` uses. */
@@ -116,7 +120,7 @@ export async function pruneImages(opts: PruneOptions = {}): Promise<PruneEntry[]
   const keep = opts.keep ?? 1;
   if (!Number.isInteger(keep) || keep < 1) throw new RangeError(`keep ${keep}: keep at least 1 image per profile`);
   const imagesDir = join(cacheRoot(opts.cacheDir), "images");
-  const dirs = await imagesIn(imagesDir);
+  const dirs = new Map((await cachedImages(imagesDir)).map((i) => [i.manifest, i.folder]));
   const images = [...dirs.keys()].filter((m) => opts.profile === undefined || m.profile === opts.profile);
   const current = new Map<string, string | undefined>();
   for (const p of new Set(images.map((m) => m.profile))) current.set(p, await currentKey(imagesDir, p));
