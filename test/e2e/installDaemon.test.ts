@@ -130,8 +130,9 @@ describe.skipIf(!isRoot)("install for real (into temporary directories, --no-sta
     expect(verify(readFileSync(unitFile, "utf8"), "installed.service").problems).toEqual([]);
     const mainJs = join(dirs.prefix, "node_modules/@pincer/daemon/dist/main.js");
     expect(existsSync(mainJs)).toBe(true);
-    // The package's install script compiled the native spawner on this machine.
+    // The package's install script compiled the native spawner and the heap addon on this machine.
     expect(existsSync(join(dirs.prefix, "node_modules/@pincer/daemon/native/build/pincer-spawner"))).toBe(true);
+    expect(existsSync(join(dirs.prefix, "node_modules/@pincer/daemon/native/build/pincer_memory.node"))).toBe(true);
     // The contract travels embedded in @pincer/shared's code: no .proto file is shipped or read.
     expect(existsSync(join(dirs.prefix, "node_modules/@pincer/shared/dist/generated/contractJson.js"))).toBe(true);
     expect(existsSync(join(dirs.prefix, "node_modules/@pincer/shared/proto"))).toBe(false);

@@ -89,6 +89,7 @@ describe("the packed packages, installed into an empty folder", () => {
     expect(ls.code, `${ls.stdout}\n${ls.stderr}`).toBe(0);
     for (const p of PACKAGES) expect(lstatSync(join(project, "node_modules/@pincer", p)).isDirectory()).toBe(true);
     expect(existsSync(join(project, "node_modules/@pincer/daemon/native/build/pincer-spawner"))).toBe(true);
+    expect(existsSync(join(project, "node_modules/@pincer/daemon/native/build/pincer_memory.node"))).toBe(true);
     expect(existsSync(join(project, "node_modules/@pincer/controller/native/build/pincer-sandbox"))).toBe(true);
     const pin = (JSON.parse(readFileSync(join(ROOT, "packages/daemon/package.json"), "utf8")) as { dependencies: Record<string, string> }).dependencies[
       "@grpc/grpc-js"

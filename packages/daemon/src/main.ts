@@ -3,7 +3,7 @@ import { Command, InvalidArgumentError as CliArgumentError, Option } from "comma
 import { DAEMON_MALLOC_ENV, DAEMON_NODE_FLAGS, PINCER_VERSION, hasNodeFlags } from "@pincer/shared";
 import { closeInheritedFds } from "./inheritedFds.js";
 import { createLogger } from "./logger.js";
-import { takeMallocEnv } from "./memory.js";
+import { heapControl, heapControlMissing, raiseMmapThreshold, takeMallocEnv } from "./memory.js";
 import { startDaemon, type DaemonOptions } from "./server.js";
 import type { CaptureMethod } from "./drivers/screen.js";
 import { createAuditSink } from "./security/audit.js";
@@ -338,6 +338,8 @@ try {
 // glibc read the malloc settings when the process started; the commands this daemon runs are the
 // machine's programs and get the environment they would have had without them.
 const mallocSettings = takeMallocEnv();
+// Transfer buffers back on the heap, where they are reused, when the idle trim can give it back.
+const mmapThreshold = raiseMmapThreshold(mallocSettings, heapControl());
 // Before anything starts a command: what the daemon's parent left open is not the commands' to have.
 const inheritedFds = closeInheritedFds();
 try {
@@ -363,6 +365,9 @@ try {
         `node ${DAEMON_NODE_FLAGS.join(" ")} main.js (the installer, the images and local machines do)`,
     );
   }
+  if (mmapThreshold) log.info("heap: large buffers mapped from", { mmapThresholdBytes: mmapThreshold, trimWhenIdle: true });
+  const noHeapControl = heapControlMissing();
+  if (noHeapControl) log.info(`heap: no malloc_trim (${noHeapControl}); uploads are slower, since their buffers stay off the heap`);
   if (!mallocSettings) {
     const settings = Object.entries(DAEMON_MALLOC_ENV).map(([k, v]) => `${k}=${v}`);
     log.info(`started without ${settings.join(" ")}: memory freed after transfers and screenshots stays resident; start it with them set (its launchers do)`);

@@ -8,7 +8,7 @@ import type { CaptureMethod } from "./drivers/screen.js";
 import { createLogger, type Logger } from "./logger.js";
 import { inputService } from "./services/input.js";
 import type { DefinedService } from "./services/rpc.js";
-import { IdleCollector } from "./memory.js";
+import { heapControl, IdleCollector } from "./memory.js";
 import { screenService } from "./services/screen.js";
 import { addReflection } from "./services/reflection.js";
 import { accessibilityService } from "./services/accessibility.js";
@@ -248,7 +248,9 @@ async function serve(opts: DaemonOptions, r: Resolved): Promise<Daemon> {
   const processes = new ProcessTable(drivers.displayName ? { DISPLAY: drivers.displayName } : {}, drivers.spawner());
   for (const service of pincerServices(r, drivers, processes)) server.addService(service.definition, service.implementation);
   const health = addHealthAndReflection(server);
-  const collector = new IdleCollector({ release: () => drivers.releaseMemory() });
+  // With the heap addon: after a collection the heap's free pages go back to the system too.
+  const heap = heapControl();
+  const collector = new IdleCollector({ release: () => drivers.releaseMemory(), ...(heap ? { trim: () => heap.trim() } : {}) });
 
   const streamWindow = raiseStreamWindow(server);
   const bindHost = host.includes(":") && !host.startsWith("[") ? `[${host}]` : host;

@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { describe, expect, test } from "vitest";
 import { DAEMON_MALLOC_ENV, DAEMON_NODE_FLAGS, hasMallocEnv } from "@pincer/shared";
-import { exposedGc, IdleCollector, takeMallocEnv } from "../../../packages/daemon/src/memory.js";
+import { exposedGc, heapControl, IdleCollector, raiseMmapThreshold, takeMallocEnv, TRIMMED_MMAP_THRESHOLD } from "../../../packages/daemon/src/memory.js";
 import { entrypoint } from "../../../packages/controller/src/images/guestFiles.js";
 
 const MiB = 1024 * 1024;
@@ -100,6 +100,46 @@ describe("IdleCollector", () => {
     await new Promise((r) => setImmediate(r));
     gc();
     expect(weak.deref()).toBeUndefined();
+  });
+});
+
+describe("the heap addon (native/memory.c)", () => {
+  test("is built by npm ci and loads; it trims, and refuses a threshold that is not a whole number in range", () => {
+    const heap = heapControl();
+    expect(heap, "npm run build:native builds native/build/pincer_memory.node").toBeDefined();
+    expect(typeof heap!.trim()).toBe("boolean");
+    expect(() => heap!.setMmapThreshold(-1)).toThrow(/whole number from 0 to 2\^31-1/);
+    expect(() => (heap!.setMmapThreshold as (x: unknown) => boolean)("big")).toThrow(/whole number/);
+  });
+
+  test("the threshold goes up only for a daemon started with the launchers' settings, and only where it can trim", () => {
+    const asked: number[] = [];
+    const control = { trim: () => true, setMmapThreshold: (b: number) => asked.push(b) > 0 };
+    expect(raiseMmapThreshold(false, control)).toBeUndefined();
+    expect(raiseMmapThreshold(true, undefined)).toBeUndefined();
+    expect(asked).toEqual([]);
+    expect(raiseMmapThreshold(true, control)).toBe(TRIMMED_MMAP_THRESHOLD);
+    expect(asked).toEqual([256 * 1024]);
+    expect(raiseMmapThreshold(true, { ...control, setMmapThreshold: () => false })).toBeUndefined();
+  });
+
+  test("the collector trims after its collection", () => {
+    const order: string[] = [];
+    const state = { rss: 100 * MiB };
+    const collector = new IdleCollector({
+      everyMs: 3_600_000,
+      rss: () => state.rss,
+      busy: () => 0,
+      gc: () => order.push("gc"),
+      trim: () => order.push("trim"),
+    });
+    try {
+      state.rss += 40 * MiB;
+      collector.look();
+      expect(order).toEqual(["gc", "trim"]);
+    } finally {
+      collector.close();
+    }
   });
 });
 
