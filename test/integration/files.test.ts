@@ -306,6 +306,36 @@ describe("upload and download, verified by sha256 on both sides", () => {
   });
 });
 
+describe("uploads and downloads at the same time", () => {
+  // Node's HTTP/2 stops reading a connection while one of its writes waits for the socket. With
+  // 16 MiB windows both ways, an upload and a download on one connection each filled the socket
+  // and stopped reading the other's bytes: both hung until their deadlines.
+  const sha = (f: string) => createHash("sha256").update(readFileSync(f)).digest("hex");
+
+  test("on one env, and from two envs to the same daemon, all finish with the right bytes", async () => {
+    const sub = mkdtempSync(join(dir, "both-"));
+    const up = join(sub, "up.bin");
+    const there = join(sub, "there.bin");
+    writeFileSync(up, randomBytes(64 << 20));
+    writeFileSync(there, randomBytes(64 << 20));
+    const other = connect(daemon.address);
+    try {
+      const within = { timeoutMs: 20_000 };
+      await Promise.all([
+        daemon.env.files.upload(up, join(sub, "a.bin"), within),
+        daemon.env.files.download(there, join(sub, "b.bin"), within),
+        daemon.env.files.download(there, join(sub, "c.bin"), within),
+      ]);
+      await Promise.all([other.files.upload(up, join(sub, "d.bin"), within), daemon.env.files.download(there, join(sub, "e.bin"), within)]);
+      for (const f of ["a.bin", "d.bin"]) expect(sha(join(sub, f)), f).toBe(sha(up));
+      for (const f of ["b.bin", "c.bin", "e.bin"]) expect(sha(join(sub, f)), f).toBe(sha(there));
+    } finally {
+      other.close();
+      rmSync(sub, { recursive: true, force: true });
+    }
+  }, 60_000);
+});
+
 describe("stat, list, mkdir, remove, move", () => {
   test("stat describes files, directories and symlinks", async () => {
     const f = join(dir, "s.txt");

@@ -120,7 +120,8 @@ export function toFileInfo(f: wire.FileInfo__Output): FileInfo {
 }
 
 /** `env.files` over the Files service. */
-export function createFilesApi(files: PromiseClient<"Files">, channel: RpcChannel): FilesApi {
+/** `uploadFiles`: the client uploads go through (a connection of their own in RemoteEnv; see there). */
+export function createFilesApi(files: PromiseClient<"Files">, channel: RpcChannel, uploadFiles = files): FilesApi {
   const stat = async (path: string, o: CallOptions = {}) => toFileInfo(await files.Stat({ path }, o));
   const transfer = {
     files,
@@ -136,12 +137,13 @@ export function createFilesApi(files: PromiseClient<"Files">, channel: RpcChanne
         }),
       ),
   };
+  const uploads = { ...transfer, files: uploadFiles };
   const api: FilesApi = {
-    upload: (source, remotePath, o) => upload(transfer, source, remotePath, o),
+    upload: (source, remotePath, o) => upload(uploads, source, remotePath, o),
     download: ((remotePath: string, localPath?: string, o?: DownloadOptions) => download(transfer, remotePath, localPath, o)) as FilesApi["download"],
     read: async (remotePath, o = {}) => (await download(transfer, remotePath, undefined, o)).data!.toString(o.encoding ?? "utf8"),
     readIfExists: (remotePath, o = {}) => api.read(remotePath, o).catch((err: unknown) => (err instanceof NotFoundError ? undefined : Promise.reject(err))),
-    write: (remotePath, text, o = {}) => upload(transfer, Buffer.from(text, "utf8"), remotePath, { overwrite: true, ...o }),
+    write: (remotePath, text, o = {}) => upload(uploads, Buffer.from(text, "utf8"), remotePath, { overwrite: true, ...o }),
     stat,
     exists: (path, o = {}) =>
       stat(path, o).then(

@@ -185,6 +185,8 @@ export class RemoteEnv implements Env {
   readonly windows: WindowsApi;
   readonly accessibility: AccessibilityApi;
   #client: grpc.Client;
+  /** Uploads' own connection, made at the first upload (see the constructor). */
+  #uploadClient: grpc.Client | undefined;
   readonly #defaultTimeoutMs: number;
   #closed = false;
   readonly #watchdog: NodeJS.Timeout;
@@ -198,25 +200,34 @@ export class RemoteEnv implements Env {
   ) {
     checkAddress(address);
     this.#defaultTimeoutMs = opts.defaultTimeoutMs ?? 30_000;
-    // One client and one HTTP/2 connection for every service of this daemon.
-    const newClient = () => new grpc.Client(address, channelCredentials(opts.tls), channelOptions(opts));
+    // One client and one HTTP/2 connection for every service of this daemon, but uploads. Those
+    // get a connection of their own: Node's HTTP/2 stops reading a connection while one of its
+    // writes waits for the socket, so an upload and a download on one connection, each allowed
+    // 16 MiB in flight, could fill the socket both ways and hang until their deadlines. On their
+    // own connection (a subchannel pool of its own; grpc-js otherwise shares one connection per
+    // address) the upload's bytes go one way only.
+    const newClient = (own = false) =>
+      new grpc.Client(address, channelCredentials(opts.tls), { ...channelOptions(opts), ...(own ? { "grpc.use_local_subchannel_pool": 1 } : {}) });
     this.#client = newClient();
     const self = this;
-    const channel: RpcChannel = {
+    const rpcChannel = (client: () => grpc.Client): RpcChannel => ({
       // Read per call: the client may have been replaced.
       get client() {
-        return self.#client;
+        return client();
       },
       address,
       defaultTimeoutMs: this.#defaultTimeoutMs,
       isClosed: () => this.#closed,
       calls: this.#calls,
-    };
-    // A fresh client (and connection) for the calls that come next.
+    });
+    const channel = rpcChannel(() => self.#client);
+    const uploads = rpcChannel(() => (self.#uploadClient ??= newClient(true)));
+    // Fresh clients (and connections) for the calls that come next; uploads' at the next upload.
     const replaceClient = () => {
-      const old = this.#client;
+      const old = [this.#client, this.#uploadClient];
       this.#client = newClient();
-      old.close();
+      this.#uploadClient = undefined;
+      for (const client of old) client?.close();
     };
     this.#watchdog = connectWatchdog(() => this.#client, replaceClient, opts.connectTimeoutMs ?? 10_000);
     this.#stopWatchingLink = watchLink(address, this.#calls, {
@@ -239,7 +250,7 @@ export class RemoteEnv implements Env {
     this.keyboard = createKeyboardApi(input, this.#defaultTimeoutMs);
     this.screen = createScreenApi(createPromiseClient("Screen", channel));
     this.system = createSystemApi(system);
-    this.files = createFilesApi(createPromiseClient("Files", channel), channel);
+    this.files = createFilesApi(createPromiseClient("Files", channel), channel, createPromiseClient("Files", uploads));
     this.process = createProcessApi(createPromiseClient("Process", channel));
     this.clipboard = createClipboardApi(system);
     this.windows = createWindowsApi(system);
@@ -273,6 +284,7 @@ export class RemoteEnv implements Env {
     clearInterval(this.#watchdog);
     this.#stopWatchingLink();
     this.#client.close();
+    this.#uploadClient?.close();
   }
 }
 
