@@ -23,6 +23,15 @@ const service = {
     responseSerialize: id,
     responseDeserialize: id,
   },
+  Up: {
+    path: "/bench.Ceiling/Up",
+    requestStream: true,
+    responseStream: false,
+    requestSerialize: id,
+    requestDeserialize: id,
+    responseSerialize: id,
+    responseDeserialize: id,
+  },
   Ping: {
     path: "/bench.Ceiling/Ping",
     requestStream: false,
@@ -55,6 +64,17 @@ function serve(): void {
       };
       pump();
     },
+    // The first message says whether to hash; the data messages follow.
+    Up: (call: grpc.ServerReadableStream<Buffer, Buffer>, done: grpc.sendUnaryData<Buffer>) => {
+      let hash: ReturnType<typeof createHash> | undefined;
+      let first = true;
+      call.on("data", (d: Buffer) => {
+        if (first) hash = d[0] === 1 ? createHash("sha256") : undefined;
+        else hash?.update(d);
+        first = false;
+      });
+      call.on("end", () => done(null, Buffer.from(hash ? hash.digest() : [])));
+    },
     Ping: (_call: grpc.ServerUnaryCall<Buffer, Buffer>, done: grpc.sendUnaryData<Buffer>) => done(null, Buffer.alloc(0)),
   });
   server.bindAsync("127.0.0.1:0", grpc.ServerCredentials.createInsecure(), (err, port) => {
@@ -66,6 +86,7 @@ function serve(): void {
 
 type CeilingClient = grpc.Client & {
   Down(req: Buffer): grpc.ClientReadableStream<Buffer>;
+  Up(cb: (err: grpc.ServiceError | null) => void): grpc.ClientWritableStream<Buffer>;
   Ping(req: Buffer, cb: (err: grpc.ServiceError | null) => void): void;
 };
 
@@ -101,6 +122,67 @@ export async function withBareUnary<T>(timed: (ping: () => Promise<void>) => Pro
   } finally {
     stop();
   }
+}
+
+/** Milliseconds to stream `sizeMiB` 1 MiB in-memory buffers from the client to the server, sha256 at both ends. */
+function upOnce(client: CeilingClient, sizeMiB: number): Promise<number> {
+  return new Promise<number>((resolve, reject) => {
+    const data = Buffer.alloc(MiB, 7);
+    const hash = createHash("sha256");
+    const started = performance.now();
+    const call = client.Up((err) => (err ? reject(err) : resolve(performance.now() - started)));
+    call.write(Buffer.from([1]));
+    let sent = 0;
+    const pump = () => {
+      while (sent < sizeMiB) {
+        sent++;
+        hash.update(data);
+        if (!call.write(data)) return void call.once("drain", pump);
+      }
+      hash.digest();
+      call.end();
+    };
+    pump();
+  });
+}
+
+/** Bare grpc-js transfers, timed; see {@link openTransferFloor}. */
+export interface TransferFloor {
+  /** Milliseconds to stream `sizeMiB` from the server to the client (a download's direction). */
+  down(sizeMiB: number): Promise<number>;
+  /** Milliseconds to stream `sizeMiB` from the client to the server (an upload's direction). */
+  up(sizeMiB: number): Promise<number>;
+  stop(): void;
+}
+
+/**
+ * What a verified transfer costs over grpc-js here and nothing else: 1 MiB in-memory buffers
+ * streamed between this process and a bare grpc-js server in another, with sha256 at both ends (no
+ * protobuf, no files). The server stays up between calls and is warmed up before the first.
+ */
+export async function openTransferFloor(): Promise<TransferFloor> {
+  const { client, stop } = await ceilingServer();
+  const down = (sizeMiB: number) =>
+    new Promise<number>((resolve, reject) => {
+      const hash = createHash("sha256");
+      const started = performance.now();
+      const call = client.Down(Buffer.from(`${sizeMiB},1`));
+      call.on("data", (d: Buffer) => hash.update(d));
+      call.on("end", () => resolve(performance.now() - started));
+      call.on("error", reject);
+    });
+  const up = (sizeMiB: number) => upOnce(client, sizeMiB);
+  try {
+    // One direction at a time: both at once on one connection stalled here.
+    for (let i = 0; i < 2; i++) {
+      await down(64);
+      await up(64);
+    }
+  } catch (err) {
+    stop();
+    throw err;
+  }
+  return { down, up, stop };
 }
 
 /** MiB/s of `sizeMiB` streamed from a child process, without and with sha256 at both ends (median of 3). */

@@ -2,6 +2,7 @@ import { execFile, spawn } from "node:child_process";
 import { promisify } from "node:util";
 import { execa } from "execa";
 import type { Env } from "../../packages/controller/src/index.js";
+import { withBareUnary } from "./grpcCeiling.js";
 import type { SshPeer } from "./sshPeer.js";
 import { measure, summarize, timesOf, type Row, type Sample } from "./stats.js";
 
@@ -22,7 +23,7 @@ async function freshSpawnTimes(n: number): Promise<number[]> {
  * posix_spawn + waitpid of `true`, `n` timed after 30 untimed, from Python's os.posix_spawn (glibc's
  * posix_spawn, the bare spawn the goal is set against; Python adds a few microseconds per call).
  */
-async function posixSpawnTimes(n: number): Promise<number[]> {
+export async function posixSpawnTimes(n: number): Promise<number[]> {
   const script = [
     "import json, os, time",
     "t = []",
@@ -57,14 +58,20 @@ export async function processRows(env: Env, ssh: SshPeer | undefined): Promise<R
   const posix: number[] = [];
   const ours: number[] = [];
   const rpc: number[] = [];
+  const trips: number[] = [];
   await timesOf(50, () => env.process.run(["true"])); // warm-up (JIT, connection)
   await timesOf(50, () => env.process.list());
-  for (let r = 0; r < ROUNDS; r++) {
-    posix.push(...(await posixSpawnTimes(PER_ROUND)));
-    floor.push(...(await freshSpawnTimes(PER_ROUND)));
-    ours.push(...(await timesOf(PER_ROUND, () => env.process.run(["true"]))));
-    rpc.push(...(await timesOf(PER_ROUND, () => env.process.list())));
-  }
+  await withBareUnary(async (ping) => {
+    await timesOf(50, ping);
+    for (let r = 0; r < ROUNDS; r++) {
+      posix.push(...(await posixSpawnTimes(PER_ROUND)));
+      floor.push(...(await freshSpawnTimes(PER_ROUND)));
+      ours.push(...(await timesOf(PER_ROUND, () => env.process.run(["true"]))));
+      rpc.push(...(await timesOf(PER_ROUND, () => env.process.list())));
+      trips.push(...(await timesOf(PER_ROUND, ping)));
+    }
+  });
+  const trip = summarize(trips);
   const fresh = summarize(floor);
   const oursS = summarize(ours);
   const bare = await measure(
@@ -83,6 +90,13 @@ export async function processRows(env: Env, ssh: SshPeer | undefined): Promise<R
     { operation: "spawn `true` from this (large) benchmark process", ours: bare },
     { operation: "spawn `true` from this process with execa", ours: viaExeca },
     { operation: "gRPC round trip without a command (env.process.list())", ours: summarize(rpc) },
+    {
+      operation: "a bare grpc-js unary round trip (another Node process, no protobuf, no Pincer)",
+      ours: trip,
+      goal:
+        `the goal's 0.5 ms over the floor is ${trip.p50 < 0.5 ? "more" : "less"} than this round trip alone: ` +
+        `${trip.p50 < 0.5 ? `it leaves ${(0.5 - trip.p50).toFixed(2)} ms for the daemon's work` : "NOT reachable over grpc-js here"}`,
+    },
     {
       operation: 'env.process.run(["true"]) over gRPC',
       ours: oursS,
