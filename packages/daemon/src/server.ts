@@ -8,6 +8,7 @@ import type { CaptureMethod } from "./drivers/screen.js";
 import { createLogger, type Logger } from "./logger.js";
 import { inputService } from "./services/input.js";
 import type { DefinedService } from "./services/rpc.js";
+import { frameChunksInPlace } from "./framing.js";
 import { heapControl, IdleCollector } from "./memory.js";
 import { screenService } from "./services/screen.js";
 import { addReflection } from "./services/reflection.js";
@@ -253,6 +254,7 @@ async function serve(opts: DaemonOptions, r: Resolved): Promise<Daemon> {
   const collector = new IdleCollector({ release: () => drivers.releaseMemory(), ...(heap ? { trim: () => heap.trim() } : {}) });
 
   const streamWindow = raiseStreamWindow(server);
+  const framesInPlace = frameChunksInPlace();
   const bindHost = host.includes(":") && !host.startsWith("[") ? `[${host}]` : host;
   const target = opts.socket ? `unix:${opts.socket}` : `${bindHost}:${opts.port ?? 50051}`;
   const bound = await new Promise<number>((resolve, reject) =>
@@ -270,6 +272,7 @@ async function serve(opts: DaemonOptions, r: Resolved): Promise<Daemon> {
   if (!(streamWindow && raiseConnectionWindow(server))) {
     log.warn("could not raise the HTTP/2 flow-control window (grpc-js internals changed); file transfers will be slower");
   }
+  if (!framesInPlace) log.warn("cannot send download chunks without a copy (grpc-js internals changed); downloads take more CPU");
   for (const w of r.warnings) log.warn(w);
   try {
     await r.painted;

@@ -8,26 +8,41 @@ import { DIRECT_IO_BLOCK, returnAligned, takeAligned } from "./directIo.js";
  * pass such messages through unchanged ({@link passEncodedChunks}). Per MiB sent that saves one
  * allocation and one copy (protobufjs's writer: about 0.2 CPU-s per GiB in profiles here).
  *
- * Reusing the buffers is safe only where the write callback means grpc-js has copied the message
- * into its framed buffer: on the server (ServerWritableStream serializes and frames synchronously
- * before writing, then calls back). Not on a client: its retry layer calls the write callback as
- * soon as it has queued the message, possibly before framing it, so clients use a pool of 0.
+ * Reusing the buffers is safe only where the write callback means the message's bytes are no longer
+ * needed: on the server, where ServerWritableStream calls back once Node's HTTP/2 stream has written
+ * the framed message to the socket (grpc-js's own copy of it, or, with the daemon's in-place framing
+ * in framing.ts, the pooled buffer itself). Not on a client: its retry layer calls the write callback
+ * as soon as it has queued the message, possibly before framing it, so clients use a pool of 0.
  */
 
 /** Field 2, wire type 2 (length-delimited): `chunk` in UploadRequest and DownloadResponse. */
 const CHUNK_TAG = 0x12;
-/** Room before the data for the tag and the length varint (5 bytes covers any uint32). */
-const HEADROOM = 6;
+/** gRPC's message prefix: a compression flag (0) and the message's length, u32 big-endian. */
+const GRPC_PREFIX = 5;
+/** Room before the data for gRPC's prefix, the tag and the length varint (5 bytes covers any uint32). */
+const HEADROOM = GRPC_PREFIX + 6;
 
 const ENCODED = Symbol("pincer.encodedChunk");
+const FRAMED = Symbol("pincer.framedChunk");
 
 /** A chunk message already encoded; write it to an Upload or Download call like any message. */
 export interface EncodedChunk {
   readonly [ENCODED]: Buffer;
+  /** The same bytes behind gRPC's 5-byte message prefix, in the same memory (see {@link framedChunk}). */
+  readonly [FRAMED]: Buffer;
 }
 
 function isEncoded(m: unknown): m is EncodedChunk {
   return typeof m === "object" && m !== null && ENCODED in m;
+}
+
+/**
+ * The message `m` framed for gRPC's wire (prefix and message) when it is an {@link EncodedChunk},
+ * else undefined. The frame shares the chunk's memory: a server that sends it as it is (see the
+ * daemon's framing.ts) saves grpc-js's copy of every message into a framed buffer of its own.
+ */
+export function framedChunk(m: unknown): Buffer | undefined {
+  return isEncoded(m) ? m[FRAMED] : undefined;
 }
 
 /** Wraps a method's serializer so {@link EncodedChunk} messages go out as they are. */
@@ -144,11 +159,14 @@ export class ChunkReader {
     const start = headroom - 1 - len.length;
     block[start] = CHUNK_TAG;
     for (let i = 0; i < len.length; i++) block[start + 1 + i] = len[i]!;
+    const end = headroom + bytesRead;
+    block[start - GRPC_PREFIX] = 0;
+    block.writeUInt32BE(end - start, start - GRPC_PREFIX + 1);
     let released = false;
     return {
       position,
-      message: { [ENCODED]: block.subarray(start, headroom + bytesRead) },
-      data: block.subarray(headroom, headroom + bytesRead),
+      message: { [ENCODED]: block.subarray(start, end), [FRAMED]: block.subarray(start - GRPC_PREFIX, end) },
+      data: block.subarray(headroom, end),
       release: () => {
         if (released) return;
         released = true;

@@ -5,14 +5,19 @@ import { createRequire } from "node:module";
 import { join, resolve } from "node:path";
 import * as grpc from "@grpc/grpc-js";
 import { afterEach, describe, expect, test } from "vitest";
+import { mkdtempSync, rmSync } from "node:fs";
+import { open } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { ChunkReader, passEncodedChunks } from "../../../packages/shared/src/chunks.js";
 import { raiseConnectionWindow, raiseStreamWindow } from "../../../packages/daemon/src/flowControl.js";
+import { frameChunksInPlace } from "../../../packages/daemon/src/framing.js";
 import { createLogger } from "../../../packages/daemon/src/logger.js";
 import { keepDuplicateAuthorization } from "../../../packages/daemon/src/security/auth.js";
 import { ConnectionGuard, DEFAULT_CONNECTION_LIMITS } from "../../../packages/daemon/src/security/connections.js";
 import { capEchoedHeaders } from "../../../packages/daemon/src/security/headers.js";
 
-// The daemon reaches past grpc-js's public API in four places (flowControl.ts, security/auth.ts,
-// security/connections.ts, security/headers.ts), so the packages pin grpc-js exactly. Each test here
+// The daemon reaches past grpc-js's public API in five places (flowControl.ts, framing.ts,
+// security/auth.ts, security/connections.ts, security/headers.ts), so the packages pin grpc-js exactly. Each test here
 // names one internal the daemon relies on and fails when grpc-js moves, renames or stops using it:
 // run it after changing the pin. (The daemon itself only warns at startup when a patch finds nothing.)
 
@@ -176,5 +181,36 @@ describe("grpc-js internals the daemon patches", () => {
     expect(r.status).toBe(String(grpc.status.UNIMPLEMENTED));
     expect(r.message.length).toBeLessThan(1_000);
     expect(r.message).toContain(`(${long.length} bytes)`);
+  });
+
+  test("BaseServerInterceptingCall#serializeMessage frames each message sent; frameChunksInPlace sends a chunk as the frame it already is", async () => {
+    const internals = createRequire(import.meta.url)("@grpc/grpc-js/build/src/server-interceptors.js") as {
+      BaseServerInterceptingCall: { prototype: { serializeMessage(this: unknown, v: unknown): Buffer } };
+    };
+    const dir = mkdtempSync(join(tmpdir(), "pincer-framing-"));
+    const fh = await open(join(dir, "f"), "w+");
+    try {
+      const data = Buffer.from("chunk bytes, framed where they lie");
+      await fh.write(data, 0, data.length, 0);
+      const reader = new ChunkReader(fh, 0, 1024, 1);
+      const chunk = (await reader.next())!;
+      const plain = { handler: { serialize: passEncodedChunks((m: Buffer) => m) } };
+      const serialize = (v: unknown) => internals.BaseServerInterceptingCall.prototype.serializeMessage.call(plain, v);
+      const copied = serialize(chunk.message);
+      expect(frameChunksInPlace()).toBe(true);
+      const inPlace = serialize(chunk.message);
+      // The same bytes on the wire: flag 0, the length, then tag 0x12, the varint length, the data.
+      expect(inPlace.equals(copied)).toBe(true);
+      expect([...inPlace.subarray(0, 7)]).toEqual([0, 0, 0, 0, data.length + 2, 0x12, data.length]);
+      expect(inPlace.buffer).toBe(chunk.data.buffer);
+      expect(copied.buffer).not.toBe(chunk.data.buffer);
+      // Any other message is framed by grpc-js as before.
+      expect([...serialize(Buffer.from([1, 2]))]).toEqual([0, 0, 0, 0, 2, 1, 2]);
+      chunk.release();
+      await reader.close();
+    } finally {
+      await fh.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
