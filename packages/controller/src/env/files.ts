@@ -119,8 +119,10 @@ export function toFileInfo(f: wire.FileInfo__Output): FileInfo {
   };
 }
 
-/** `env.files` over the Files service. */
-/** `uploadFiles`: the client uploads go through (a connection of their own in RemoteEnv; see there). */
+/**
+ * `env.files` over the Files service. Uploads go through `uploadFiles` when given (RemoteEnv gives
+ * them a connection of their own; see there).
+ */
 export function createFilesApi(files: PromiseClient<"Files">, channel: RpcChannel, uploadFiles = files): FilesApi {
   const stat = async (path: string, o: CallOptions = {}) => toFileInfo(await files.Stat({ path }, o));
   const transfer = {
