@@ -64,16 +64,11 @@ function serve(): void {
       };
       pump();
     },
-    // The first message says whether to hash; the data messages follow.
+    // Hashes what it receives, as a verifying receiver would.
     Up: (call: grpc.ServerReadableStream<Buffer, Buffer>, done: grpc.sendUnaryData<Buffer>) => {
-      let hash: ReturnType<typeof createHash> | undefined;
-      let first = true;
-      call.on("data", (d: Buffer) => {
-        if (first) hash = d[0] === 1 ? createHash("sha256") : undefined;
-        else hash?.update(d);
-        first = false;
-      });
-      call.on("end", () => done(null, Buffer.from(hash ? hash.digest() : [])));
+      const hash = createHash("sha256");
+      call.on("data", (d: Buffer) => hash.update(d));
+      call.on("end", () => done(null, hash.digest()));
     },
     Ping: (_call: grpc.ServerUnaryCall<Buffer, Buffer>, done: grpc.sendUnaryData<Buffer>) => done(null, Buffer.alloc(0)),
   });
@@ -124,6 +119,18 @@ export async function withBareUnary<T>(timed: (ping: () => Promise<void>) => Pro
   }
 }
 
+/** Milliseconds to stream `sizeMiB` 1 MiB in-memory buffers from the server to the client, with sha256 at both ends or at neither. */
+function downOnce(client: CeilingClient, sizeMiB: number, hashing: boolean): Promise<number> {
+  return new Promise<number>((resolve, reject) => {
+    const hash = createHash("sha256");
+    const started = performance.now();
+    const call = client.Down(Buffer.from(`${sizeMiB},${hashing ? 1 : 0}`));
+    call.on("data", (d: Buffer) => hashing && hash.update(d));
+    call.on("end", () => resolve(performance.now() - started));
+    call.on("error", reject);
+  });
+}
+
 /** Milliseconds to stream `sizeMiB` 1 MiB in-memory buffers from the client to the server, sha256 at both ends. */
 function upOnce(client: CeilingClient, sizeMiB: number): Promise<number> {
   return new Promise<number>((resolve, reject) => {
@@ -131,7 +138,6 @@ function upOnce(client: CeilingClient, sizeMiB: number): Promise<number> {
     const hash = createHash("sha256");
     const started = performance.now();
     const call = client.Up((err) => (err ? reject(err) : resolve(performance.now() - started)));
-    call.write(Buffer.from([1]));
     let sent = 0;
     const pump = () => {
       while (sent < sizeMiB) {
@@ -162,15 +168,7 @@ export interface TransferFloor {
  */
 export async function openTransferFloor(): Promise<TransferFloor> {
   const { client, stop } = await ceilingServer();
-  const down = (sizeMiB: number) =>
-    new Promise<number>((resolve, reject) => {
-      const hash = createHash("sha256");
-      const started = performance.now();
-      const call = client.Down(Buffer.from(`${sizeMiB},1`));
-      call.on("data", (d: Buffer) => hash.update(d));
-      call.on("end", () => resolve(performance.now() - started));
-      call.on("error", reject);
-    });
+  const down = (sizeMiB: number) => downOnce(client, sizeMiB, true);
   const up = (sizeMiB: number) => upOnce(client, sizeMiB);
   try {
     // One direction at a time: both at once on one connection stalled here.
@@ -189,15 +187,7 @@ export async function openTransferFloor(): Promise<TransferFloor> {
 export async function grpcCeiling(sizeMiB: number): Promise<{ plain: number; hashed: number }> {
   const { client, stop } = await ceilingServer();
   try {
-    const once = (hashing: boolean) =>
-      new Promise<number>((resolve, reject) => {
-        const hash = createHash("sha256");
-        const started = performance.now();
-        const call = client.Down(Buffer.from(`${sizeMiB},${hashing ? 1 : 0}`));
-        call.on("data", (d: Buffer) => hashing && hash.update(d));
-        call.on("end", () => resolve(sizeMiB / ((performance.now() - started) / 1000)));
-        call.on("error", reject);
-      });
+    const once = async (hashing: boolean) => sizeMiB / ((await downOnce(client, sizeMiB, hashing)) / 1000);
     const median = async (hashing: boolean) => {
       const r = [await once(hashing), await once(hashing), await once(hashing)].sort((a, b) => a - b);
       return r[1]!;

@@ -62,12 +62,12 @@ test("a quiet daemon lets go of the capture segment; the next screenshot attache
 
 const MiB = 1024 * 1024;
 
-/** Field `n` (1-based, as in proc(5)) of the daemon's /proc/PID/stat. */
-function stat(n: number): number {
-  const fields = readFileSync(`/proc/${daemon.process.pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+/** Field `n` (1-based, as in proc(5)) of /proc/`pid`/stat. */
+function stat(pid: number, n: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
   return Number(fields[n - 3]);
 }
-const minorFaults = () => stat(10);
+const minorFaults = () => stat(daemon.process.pid!, 10);
 
 test("an upload reuses the daemon's heap instead of mapping new pages for every read", async () => {
   const src = join(dir, "faults.bin");
@@ -87,7 +87,7 @@ test("memory the transfers took on the heap goes back once the daemon is quiet",
   try {
     const env = own.env;
     await env.waitUntilReady({ timeoutMs: 20_000 });
-    const rss = () => (Number(readFileSync(`/proc/${own.process.pid}/stat`, "utf8").split(") ")[1]!.split(" ")[21]) * 4096) / MiB;
+    const rss = () => (stat(own.process.pid!, 24) * 4096) / MiB;
     const src = join(dir, "trim.bin");
     writeFileSync(src, randomFillSync(Buffer.alloc(128 * MiB)));
     await env.screen.screenshot({ format: "png" });
