@@ -32,6 +32,9 @@ export interface EncodedChunk {
   readonly [FRAMED]: Buffer;
 }
 
+/** Each chunk message's frame, by the message's bytes: what a client's framing looks up (see {@link framedBytes}). */
+const frames = new WeakMap<Uint8Array, Buffer>();
+
 function isEncoded(m: unknown): m is EncodedChunk {
   return typeof m === "object" && m !== null && ENCODED in m;
 }
@@ -43,6 +46,16 @@ function isEncoded(m: unknown): m is EncodedChunk {
  */
 export function framedChunk(m: unknown): Buffer | undefined {
   return isEncoded(m) ? m[FRAMED] : undefined;
+}
+
+/**
+ * `serialized` framed for gRPC's wire in the same memory when it is the bytes of an
+ * {@link EncodedChunk} (what {@link passEncodedChunks} gave grpc-js for it), else undefined. A
+ * client's grpc-js frames a message after serializing it, where only those bytes are left to go by
+ * (see the controller's framing.ts).
+ */
+export function framedBytes(serialized: Uint8Array): Buffer | undefined {
+  return frames.get(serialized);
 }
 
 /** Wraps a method's serializer so {@link EncodedChunk} messages go out as they are. */
@@ -162,10 +175,13 @@ export class ChunkReader {
     const end = headroom + bytesRead;
     block[start - GRPC_PREFIX] = 0;
     block.writeUInt32BE(end - start, start - GRPC_PREFIX + 1);
+    const encoded = block.subarray(start, end);
+    const framed = block.subarray(start - GRPC_PREFIX, end);
+    frames.set(encoded, framed);
     let released = false;
     return {
       position,
-      message: { [ENCODED]: block.subarray(start, end), [FRAMED]: block.subarray(start - GRPC_PREFIX, end) },
+      message: { [ENCODED]: encoded, [FRAMED]: framed },
       data: block.subarray(headroom, end),
       release: () => {
         if (released) return;

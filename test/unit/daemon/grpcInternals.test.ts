@@ -11,13 +11,15 @@ import { tmpdir } from "node:os";
 import { ChunkReader, passEncodedChunks } from "../../../packages/shared/src/chunks.js";
 import { raiseConnectionWindow, raiseStreamWindow } from "../../../packages/daemon/src/flowControl.js";
 import { frameChunksInPlace } from "../../../packages/daemon/src/framing.js";
+import { frameUploadChunksInPlace } from "../../../packages/controller/src/env/framing.js";
 import { createLogger } from "../../../packages/daemon/src/logger.js";
 import { keepDuplicateAuthorization } from "../../../packages/daemon/src/security/auth.js";
 import { ConnectionGuard, DEFAULT_CONNECTION_LIMITS } from "../../../packages/daemon/src/security/connections.js";
 import { capEchoedHeaders } from "../../../packages/daemon/src/security/headers.js";
 
 // The daemon reaches past grpc-js's public API in five places (flowControl.ts, framing.ts,
-// security/auth.ts, security/connections.ts, security/headers.ts), so the packages pin grpc-js exactly. Each test here
+// security/auth.ts, security/connections.ts, security/headers.ts) and the controller in one
+// (env/framing.ts), so the packages pin grpc-js exactly. Each test here
 // names one internal the daemon relies on and fails when grpc-js moves, renames or stops using it:
 // run it after changing the pin. (The daemon itself only warns at startup when a patch finds nothing.)
 
@@ -207,6 +209,39 @@ describe("grpc-js internals the daemon patches", () => {
       // Any other message is framed by grpc-js as before.
       expect([...serialize(Buffer.from([1, 2]))]).toEqual([0, 0, 0, 0, 2, 1, 2]);
       chunk.release();
+      await reader.close();
+    } finally {
+      await fh.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test("a client's IdentityHandler#writeMessage frames each message sent; frameUploadChunksInPlace sends a chunk as the frame it already is", async () => {
+    type Handler = { writeMessage(message: Buffer, compress: boolean): Promise<Buffer> };
+    const { CompressionFilter } = createRequire(import.meta.url)("@grpc/grpc-js/build/src/compression-filter.js") as {
+      CompressionFilter: new (options: object, shared: object) => { sendCompression: Handler };
+    };
+    const identity = new CompressionFilter({}, {}).sendCompression;
+    const dir = mkdtempSync(join(tmpdir(), "pincer-client-framing-"));
+    const fh = await open(join(dir, "f"), "w+");
+    try {
+      const data = Buffer.from("an upload's chunk, framed where it lies");
+      await fh.write(data, 0, data.length, 0);
+      const reader = new ChunkReader(fh, 0, 1024);
+      const chunk = (await reader.next())!;
+      // What the Upload method's serializer hands grpc-js for a chunk message.
+      const bytes = passEncodedChunks((m: Buffer) => m)(chunk.message);
+      const copied = await identity.writeMessage(bytes, false);
+      expect(frameUploadChunksInPlace()).toBe(true);
+      const inPlace = await identity.writeMessage(bytes, false);
+      expect(inPlace.equals(copied)).toBe(true);
+      expect([...inPlace.subarray(0, 7)]).toEqual([0, 0, 0, 0, data.length + 2, 0x12, data.length]);
+      expect(inPlace.buffer).toBe(chunk.data.buffer);
+      expect(copied.buffer).not.toBe(chunk.data.buffer);
+      // Any other message is framed by grpc-js as before, and a compressing channel compresses.
+      expect([...(await identity.writeMessage(Buffer.from([1, 2]), false))]).toEqual([0, 0, 0, 0, 2, 1, 2]);
+      const gzip = new CompressionFilter({ "grpc.default_compression_algorithm": 2 }, {}).sendCompression;
+      expect((await gzip.writeMessage(bytes, true))[0]).toBe(1);
       await reader.close();
     } finally {
       await fh.close();

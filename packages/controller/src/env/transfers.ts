@@ -13,6 +13,7 @@ import {
   ResourceExhaustedError,
   type wire,
 } from "@pincer/shared";
+import { frameUploadChunksInPlace } from "./framing.js";
 import type { ClientStreamCall, PromiseClient } from "./rpc.js";
 import type { CallOptions } from "./types.js";
 
@@ -133,6 +134,8 @@ export async function upload(ctx: TransferContext, source: string | Uint8Array, 
     typeof source === "string"
       ? (await localStat(source).catch(() => Promise.reject(new NotFoundError(`upload: local file ${source} does not exist`)))).size
       : source.length;
+  // A file's chunks go out without grpc-js's copy of each (see framing.ts).
+  if (typeof source === "string") frameUploadChunksInPlace();
   const call = ctx.files.Upload({ ...opts, timeoutMs: transferTimeoutMs(ctx, opts, total) });
   const header = { path: remotePath, mode: opts.mode ?? 0o644, overwrite: opts.overwrite ?? true, createParents: opts.createParents ?? true, size: total };
   try {
