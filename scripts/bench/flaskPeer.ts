@@ -81,7 +81,8 @@ export async function startFlaskPeer(): Promise<FlaskPeer | undefined> {
     } catch (err) {
       if (child.exitCode !== null || Date.now() > until) {
         await peer.close();
-        throw new Error(`flaskPeer.py did not start: ${(err as Error).message}\n${stderr}`);
+        const hint = /No module named 'flask'/.test(stderr) ? " (Flask is not installed: bash scripts/install-system-deps.sh bench)" : "";
+        throw new Error(`flaskPeer.py did not start${hint}: ${(err as Error).message}\n${stderr}`);
       }
       await new Promise((r) => setTimeout(r, 100));
     }
