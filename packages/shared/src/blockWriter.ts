@@ -4,6 +4,8 @@ import { DIRECT_IO_BLOCK } from "./directIo.js";
 
 /** The unit of a direct write in the writer thread. */
 const BLOCK_BYTES = 4 * 1024 * 1024;
+/** Bytes between a job's flushes to the disk along the way (see blockWriterWorker.js's startSync). */
+const SYNC_BYTES = 32 * 1024 * 1024;
 /** The thread exits this long after its last job, giving back its memory (the chunks it was handed wait for its GC). */
 const IDLE_EXIT_MS = 5000;
 
@@ -18,6 +20,8 @@ const IDLE_EXIT_MS = 5000;
  * The thread hashes them in order and gathers them into page-aligned 4 MiB blocks (WebAssembly
  * memories: see directIo.ts); a full block is written with O_DIRECT while the other one fills. The
  * last block is padded to whole 4096-byte blocks and the caller truncates the file to its size.
+ * Every 32 MiB the thread also starts flushing what it wrote to the disk, in the background, so that
+ * the caller's fsync at the end has little left.
  * Where a write through O_DIRECT fails with EINVAL, the job goes on with buffered writes.
  *
  * The thread's code is blockWriterWorker.js: plain JavaScript type-checked by tsc (checkJs) against
@@ -42,7 +46,7 @@ class WriterThread {
   readonly gone: Promise<void>;
 
   constructor() {
-    const workerData: WriterConfig = { blockBytes: BLOCK_BYTES, alignment: DIRECT_IO_BLOCK };
+    const workerData: WriterConfig = { blockBytes: BLOCK_BYTES, alignment: DIRECT_IO_BLOCK, syncBytes: SYNC_BYTES };
     this.worker = new Worker(WORKER_URL, { execArgv: [], name: "pincer-block-writer", workerData });
     this.worker.on("message", (r: Reply) => {
       const entry = this.waiting.get(r.seq);

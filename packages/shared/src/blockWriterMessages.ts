@@ -12,6 +12,11 @@ export interface WriterConfig {
   blockBytes: number;
   /** Direct writes start and end on multiples of this (the file is padded, the caller truncates). */
   alignment: number;
+  /**
+   * A job's direct writes go to the disk (fdatasync, in the background) each time this many more
+   * bytes were written, so that the caller's flush at the end has little left. 0: never.
+   */
+  syncBytes: number;
 }
 
 /** What each request carries besides its `op` and `seq`. */
@@ -34,8 +39,11 @@ export interface Results {
   open: Record<string, never>;
   /** The memory of the request's `data`, handed back (transferred). */
   data: { data: Uint8Array };
-  /** The sha256 (hex) of all the job's bytes, and whether the file was padded past its size. */
-  finish: { sha256: string; padded: boolean };
+  /**
+   * The sha256 (hex) of all the job's bytes, whether the file was padded past its size, and how
+   * many of its first bytes were already flushed to the disk along the way (see `syncBytes`).
+   */
+  finish: { sha256: string; padded: boolean; flushedBytes: number };
   drop: Record<string, never>;
 }
 

@@ -10,7 +10,7 @@
 /** @import { Hash } from "node:crypto" */
 /** @import { Op, Reply, Request, Results, ThreadError, WriterConfig } from "./blockWriterMessages.js" */
 import { createHash } from "node:crypto";
-import { write } from "node:fs";
+import { fdatasync, write } from "node:fs";
 import { parentPort, workerData } from "node:worker_threads";
 
 /**
@@ -27,6 +27,8 @@ import { parentPort, workerData } from "node:worker_threads";
  * @property {number} size Bytes consumed.
  * @property {boolean} padded Whether a direct write went past the end of the data.
  * @property {Promise<void>} writing The block write in flight.
+ * @property {Promise<void>} syncing The flush to the disk in flight (fdatasync of `direct`).
+ * @property {number} flushedTo Bytes at the start of the file that the last flush covers.
  * @property {Promise<void>} queue The job's messages, handled one after another.
  * @property {unknown} [failed] The job's first error: every later request gets it.
  */
@@ -38,7 +40,7 @@ const port =
     throw new Error("blockWriterWorker.js runs as a worker thread (see blockWriter.ts)");
   })();
 /** @type {WriterConfig} */
-const { blockBytes, alignment } = workerData;
+const { blockBytes, alignment, syncBytes } = workerData;
 /** @type {Map<number, Job>} */
 const jobs = new Map();
 /** @type {Uint8Array[]} */
@@ -116,6 +118,20 @@ async function flush(job, block, length, at) {
 }
 
 /**
+ * Starts flushing what the job has written so far (all of it: its block writes are done) to the
+ * disk, in the background. On a virtual machine O_DIRECT writes can wait in the host's cache, and a
+ * flush at the end of 256 MiB took 200 ms here; flushed along the way, while the next blocks arrive,
+ * the caller's fsync at the end finds little left.
+ * @param {Job} job
+ */
+function startSync(job) {
+  const direct = job.direct;
+  job.syncing = new Promise((resolve, reject) => fdatasync(direct, (err) => (err ? reject(err) : resolve())));
+  job.syncing.catch(() => undefined);
+  job.flushedTo = job.blockAt;
+}
+
+/**
  * One block is written while the other fills: waits for the write in flight, then starts this one.
  * @param {Job} job
  * @param {[Uint8Array, Uint8Array]} blocks The job's blocks.
@@ -125,6 +141,11 @@ async function startWrite(job, blocks, length) {
   const block = blocks[job.current];
   const at = job.blockAt;
   await job.writing;
+  if (syncBytes > 0 && job.direct >= 0 && job.blockAt - job.flushedTo >= syncBytes) {
+    // One flush at a time: a failed one fails the job here.
+    await job.syncing;
+    startSync(job);
+  }
   job.writing = flush(job, block, length, at);
   job.writing.catch(() => undefined);
   job.current = job.current === 0 ? 1 : 0;
@@ -161,7 +182,8 @@ async function consume(job, data) {
 async function finish(job) {
   if (job.blocks && job.filled > 0) await startWrite(job, job.blocks, job.filled);
   await job.writing;
-  return { sha256: job.hash.digest("hex"), padded: job.padded };
+  await job.syncing;
+  return { sha256: job.hash.digest("hex"), padded: job.padded, flushedBytes: job.flushedTo };
 }
 
 /**
@@ -205,6 +227,8 @@ port.on("message", (/** @type {Request} */ m) => {
       size: 0,
       padded: false,
       writing: Promise.resolve(),
+      syncing: Promise.resolve(),
+      flushedTo: 0,
       queue: Promise.resolve(),
     });
     return answer(m, {});
@@ -217,6 +241,7 @@ port.on("message", (/** @type {Request} */ m) => {
       if (m.op === "drop") {
         // Nothing may be in flight on the descriptors once the caller closes them.
         await job.writing.catch(() => undefined);
+        await job.syncing.catch(() => undefined);
         jobs.delete(m.job);
         for (const b of job.blocks ?? []) if (idleBlocks.length < 2) idleBlocks.push(b);
         return answer(m, {});

@@ -11,6 +11,26 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const O_DIRECT = (constants as { O_DIRECT?: number }).O_DIRECT;
 
+/** A new file in `dir` and a second descriptor on it opened with O_DIRECT (-1 where refused). */
+function openPair(name: string): { path: string; fd: number; direct: number } {
+  const path = join(dir, name);
+  const fd = openSync(path, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o600);
+  try {
+    return { path, fd, direct: openSync(`/proc/self/fd/${fd}`, constants.O_WRONLY | O_DIRECT!) };
+  } catch {
+    return { path, fd, direct: -1 };
+  }
+}
+
+/** Whether this file system takes O_DIRECT (tmpfs does not). */
+const directWorks = (() => {
+  if (O_DIRECT === undefined) return false;
+  const { fd, direct } = openPair("probe");
+  closeSync(fd);
+  if (direct >= 0) closeSync(direct);
+  return direct >= 0;
+})();
+
 /** The writer thread's code straight from the sources, driven through its messages. */
 function startThread(config: WriterConfig) {
   const worker = new Worker(new URL("../../../packages/shared/src/blockWriterWorker.js", import.meta.url), { execArgv: [], workerData: config });
@@ -30,7 +50,7 @@ describe("block writer thread", () => {
   // Alignment 1: the last block goes to O_DIRECT unpadded, which file systems that enforce
   // alignment (ext4, xfs) refuse with EINVAL; the job must go on buffered and lose nothing.
   test.skipIf(O_DIRECT === undefined)("a direct write refused with EINVAL is written buffered; the bytes and sha256 are exact", async () => {
-    const t = startThread({ blockBytes: 65536, alignment: 1 });
+    const t = startThread({ blockBytes: 65536, alignment: 1, syncBytes: 0 });
     const path = join(dir, "einval.bin");
     const fd = openSync(path, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o600);
     const direct = (() => {
@@ -60,6 +80,43 @@ describe("block writer thread", () => {
       if (direct >= 0) closeSync(direct);
       closeSync(fd);
       await t.stop();
+    }
+  });
+
+  // What the flushes along the way are for: an upload's fsync at its end found 256 MiB to flush
+  // (200 ms here) when nothing was flushed before.
+  test.skipIf(!directWorks)("a job flushes its direct writes to the disk every syncBytes, in the background; the bytes and sha256 are exact", async () => {
+    const t = startThread({ blockBytes: 65536, alignment: 4096, syncBytes: 131072 });
+    const quiet = startThread({ blockBytes: 65536, alignment: 4096, syncBytes: 0 });
+    const content = randomBytes(16 * 65536 + 5000);
+    try {
+      const flushed: number[] = [];
+      for (const [n, thread] of [t, quiet].entries()) {
+        const { path, fd, direct } = openPair(`synced-${n}.bin`);
+        try {
+          await thread.request("open", { job: 1, fd, direct });
+          for (let at = 0; at < content.length; at += 50000) {
+            const data = new Uint8Array(content.subarray(at, at + 50000));
+            await thread.request("data", { job: 1, data }, [data.buffer]);
+          }
+          const { sha256, padded, flushedBytes } = await thread.request("finish", { job: 1 });
+          expect(sha256).toBe(createHash("sha256").update(content).digest("hex"));
+          expect(padded).toBe(true);
+          flushed.push(flushedBytes);
+          await thread.request("drop", { job: 1 });
+        } finally {
+          closeSync(direct);
+          closeSync(fd);
+        }
+        expect(readFileSync(path).subarray(0, content.length).equals(content)).toBe(true);
+      }
+      // A flush starts before a block write once 128 KiB more were written: the last one before the
+      // partial block at the end, when the 16 whole blocks were written.
+      expect(flushed[0]).toBe(16 * 65536);
+      expect(flushed[1]).toBe(0);
+    } finally {
+      await t.stop();
+      await quiet.stop();
     }
   });
 });
