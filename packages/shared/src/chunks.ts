@@ -23,16 +23,16 @@ const GRPC_PREFIX = 5;
 const HEADROOM = GRPC_PREFIX + 6;
 
 const ENCODED = Symbol("pincer.encodedChunk");
-const FRAMED = Symbol("pincer.framedChunk");
 
 /** A chunk message already encoded; write it to an Upload or Download call like any message. */
 export interface EncodedChunk {
   readonly [ENCODED]: Buffer;
-  /** The same bytes behind gRPC's 5-byte message prefix, in the same memory (see {@link framedChunk}). */
-  readonly [FRAMED]: Buffer;
 }
 
-/** Each chunk message's frame, by the message's bytes: what a client's framing looks up (see {@link framedBytes}). */
+/**
+ * Each chunk message's frame (the same bytes behind gRPC's 5-byte message prefix, in the same
+ * memory), by the message's bytes: see {@link framedChunk} and {@link framedBytes}.
+ */
 const frames = new WeakMap<Uint8Array, Buffer>();
 
 function isEncoded(m: unknown): m is EncodedChunk {
@@ -45,7 +45,7 @@ function isEncoded(m: unknown): m is EncodedChunk {
  * daemon's framing.ts) saves grpc-js's copy of every message into a framed buffer of its own.
  */
 export function framedChunk(m: unknown): Buffer | undefined {
-  return isEncoded(m) ? m[FRAMED] : undefined;
+  return isEncoded(m) ? frames.get(m[ENCODED]) : undefined;
 }
 
 /**
@@ -176,12 +176,11 @@ export class ChunkReader {
     block[start - GRPC_PREFIX] = 0;
     block.writeUInt32BE(end - start, start - GRPC_PREFIX + 1);
     const encoded = block.subarray(start, end);
-    const framed = block.subarray(start - GRPC_PREFIX, end);
-    frames.set(encoded, framed);
+    frames.set(encoded, block.subarray(start - GRPC_PREFIX, end));
     let released = false;
     return {
       position,
-      message: { [ENCODED]: encoded, [FRAMED]: framed },
+      message: { [ENCODED]: encoded },
       data: block.subarray(headroom, end),
       release: () => {
         if (released) return;

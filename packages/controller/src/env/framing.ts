@@ -22,7 +22,7 @@ let patched: boolean | undefined;
  *
  * Patches grpc-js once per process, on the first upload; every client of that grpc-js shares it.
  * Returns false when grpc-js's internals changed and nothing was patched (uploads then take the
- * copy); test/unit/controller/clientFraming.test.ts checks them.
+ * copy); test/unit/daemon/grpcInternals.test.ts checks them.
  */
 export function frameUploadChunksInPlace(): boolean {
   patched ??= patch();
