@@ -1,6 +1,6 @@
 import * as grpc from "@grpc/grpc-js";
 import { HealthImplementation } from "grpc-health-check";
-import { DESCRIPTOR_SET_BASE64, fullServiceName, serviceNames, type ServiceName } from "@pincer/shared";
+import { DESCRIPTOR_SET_BASE64, decodeIntoPool, fullServiceName, serviceNames, type ServiceName } from "@pincer/shared";
 import { chooseDriverSet, openDriverSet } from "./drivers/driverSets.js";
 import type { DriverSet, DriverSetName } from "./drivers/drivers.js";
 import { EXECA_GAP } from "./drivers/execaSpawner.js";
@@ -255,6 +255,7 @@ async function serve(opts: DaemonOptions, r: Resolved): Promise<Daemon> {
 
   const streamWindow = raiseStreamWindow(server);
   const framesInPlace = frameChunksInPlace();
+  const pooledReceive = decodeIntoPool();
   const bindHost = host.includes(":") && !host.startsWith("[") ? `[${host}]` : host;
   const target = opts.socket ? `unix:${opts.socket}` : `${bindHost}:${opts.port ?? 50051}`;
   const bound = await new Promise<number>((resolve, reject) =>
@@ -273,6 +274,7 @@ async function serve(opts: DaemonOptions, r: Resolved): Promise<Daemon> {
     log.warn("could not raise the HTTP/2 flow-control window (grpc-js internals changed); file transfers will be slower");
   }
   if (!framesInPlace) log.warn("cannot send download chunks without a copy (grpc-js internals changed); downloads take more CPU");
+  if (!pooledReceive) log.warn("cannot receive large messages into reused memory (grpc-js internals changed); uploads take more CPU");
   for (const w of r.warnings) log.warn(w);
   try {
     await r.painted;

@@ -1,6 +1,7 @@
 import { Worker } from "node:worker_threads";
 import type { Op, Reply, RequestOf, Requests, Results, WriterConfig } from "./blockWriterMessages.js";
 import { DIRECT_IO_BLOCK } from "./directIo.js";
+import { recycleMessageBuffer } from "./receivePool.js";
 
 /** The unit of a direct write in the writer thread. */
 const BLOCK_BYTES = 4 * 1024 * 1024;
@@ -162,7 +163,7 @@ export async function startBlockJob(fd: number, directFd: number): Promise<Block
   return {
     write: async (chunk) => {
       const data = transferable(chunk);
-      let reply: Promise<unknown>;
+      let reply: Promise<{ data: Uint8Array }>;
       try {
         reply = t.request("data", { job, data }, [data.buffer as ArrayBuffer]);
       } catch {
@@ -170,7 +171,9 @@ export async function startBlockJob(fd: number, directFd: number): Promise<Block
         const copy = new Uint8Array(chunk);
         reply = t.request("data", { job, data: copy }, [copy.buffer]);
       }
-      await reply;
+      // The thread hands the memory back once written: nothing here can see it any more (see receivePool.ts).
+      const back = await reply;
+      if (back.data.buffer instanceof ArrayBuffer) recycleMessageBuffer(back.data.buffer);
     },
     finish: async () => {
       const { sha256, padded } = await t.request("finish", { job });

@@ -9,6 +9,7 @@ export { ChunkReader, framedBytes, framedChunk } from "./chunks.js";
 export type { EncodedChunk, ReadChunk } from "./chunks.js";
 export { DIRECT_IO_MIN_BYTES, openDirect } from "./directIo.js";
 export { FileSink } from "./fileSink.js";
+export { decodeIntoPool, pooledBytes } from "./receivePool.js";
 export type { FileSinkOptions } from "./fileSink.js";
 export { DAEMON_MALLOC_ENV, DAEMON_NODE_FLAGS, NODE_FLAGS, hasMallocEnv, hasNodeFlags } from "./nodeFlags.js";
 export { processAlive } from "./processes.js";

@@ -5,6 +5,7 @@ import { basename, dirname, join } from "node:path";
 import {
   CancelledError,
   ChunkReader,
+  decodeIntoPool,
   FileSink,
   InternalError,
   InvalidArgumentError,
@@ -254,6 +255,8 @@ export async function download(
   if (localPath) await access(dirname(localPath), constants.W_OK).catch((e: unknown) => Promise.reject(localFileError(e, localPath)));
   const watched = localPath !== undefined && opts.timeoutMs === undefined;
   const timeoutMs = opts.timeoutMs ?? (watched ? UNBOUNDED_MS : transferTimeoutMs(ctx, opts, maxBytes));
+  // A file's chunks are received into reused memory (see @pincer/shared receivePool.ts).
+  if (localPath) decodeIntoPool();
   const call = ctx.files.Download({ path: remotePath, offset, chunkSize: 0 }, { ...opts, timeoutMs });
   const watchdog = watched ? transferWatchdog(ctx, call) : undefined;
   let target = localPath ? undefined : memoryTarget(remotePath);
