@@ -3,7 +3,7 @@ import { createReadStream } from "node:fs";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync, mkdirSync, chmodSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { afterAll, beforeAll, describe, expect, test, vi } from "vitest";
 import {
   AlreadyExistsError,
   CancelledError,
@@ -107,6 +107,31 @@ describe("upload and download, verified by sha256 on both sides", () => {
     expect(down.sha256).toBe(want);
     expect(await shaOfFile(back)).toBe(want);
     for (const f of [src, remote, back]) rmSync(f);
+  });
+
+  test("an upload from disk reads its chunks into reused buffers, and the daemon gets every byte", async () => {
+    // 48 whole chunks of 1 MiB and a short last one (which is never reused: see transfers.ts).
+    const data = randomBytes(48 * MiB + 300 * 1024);
+    const src = join(dir, "reuse-src.bin");
+    writeFileSync(src, data);
+    const remote = join(dir, "reuse-remote.bin");
+    // The controller's chunk buffers: 1 MiB of data behind 11 bytes of room for the framing (chunks.ts).
+    const chunkBuffer = MiB + 11;
+    const alloc = vi.spyOn(Buffer, "allocUnsafeSlow");
+    let made = 0;
+    try {
+      const up = await daemon.env.files.upload(src, remote);
+      expect(up).toEqual({ path: remote, size: data.length, sha256: sha(data) });
+      made = alloc.mock.calls.filter(([n]) => n === chunkBuffer).length;
+    } finally {
+      alloc.mockRestore();
+    }
+    expect(readFileSync(remote).equals(data)).toBe(true);
+    // A new buffer per chunk (49, and more for the reads ahead past the end) without reuse; with it
+    // as many as are in flight at once: grpc-js's queue of 16 messages, the reads ahead (19 here).
+    expect(made).toBeGreaterThan(0);
+    expect(made).toBeLessThanOrEqual(24);
+    for (const f of [src, remote]) rmSync(f);
   });
 
   test("a large file whose size is not a multiple of 4096 (direct I/O with a padded last block), both ways", async () => {

@@ -11,8 +11,10 @@ import { DIRECT_IO_BLOCK, returnAligned, takeAligned } from "./directIo.js";
  * Reusing the buffers is safe only where the write callback means the message's bytes are no longer
  * needed: on the server, where ServerWritableStream calls back once Node's HTTP/2 stream has written
  * the framed message to the socket (grpc-js's own copy of it, or, with the daemon's in-place framing
- * in framing.ts, the pooled buffer itself). Not on a client: its retry layer calls the write callback
- * as soon as it has queued the message, possibly before framing it, so clients use a pool of 0.
+ * in framing.ts, the pooled buffer itself). On a client, grpc-js's retry layer calls the write
+ * callback as soon as it has queued a message it may keep for a retry (up to 256 KiB per call, even
+ * with retries off), before writing it; a larger message it calls back only once written. So the
+ * controller's uploads reuse only whole 1 MiB chunks (transfers.ts), and in-memory sources none.
  */
 
 /** Field 2, wire type 2 (length-delimited): `chunk` in UploadRequest and DownloadResponse. */

@@ -45,8 +45,12 @@ export interface ServerStreamCall<Res> extends AsyncIterable<Res> {
 
 /** A client-streaming call: write messages, then `end()`, then await `response`. */
 export interface ClientStreamCall<Req, Res> {
-  /** Sends one message; resolves when the call can take more (flow control), rejects when the call failed. */
-  write(message: Req): Promise<void>;
+  /**
+   * Sends one message; resolves when the call can take more (flow control), rejects when the call
+   * failed. `onWritten` runs once the message was written out (grpc-js's write callback, after Node's
+   * HTTP/2 stream wrote its bytes); never if the call failed first.
+   */
+  write(message: Req, onWritten?: () => void): Promise<void>;
   /** No more messages. */
   end(): void;
   /** The reply, or the call's typed error. */
@@ -228,9 +232,10 @@ function clientStreamCall(channel: RpcChannel, def: RuntimeMethod, opts: CallOpt
     response,
     end: () => call.end(),
     cancel: () => call.cancel(),
-    write(message) {
+    write(message, onWritten) {
       if (settled) return settledError();
-      if (call.write(message)) return Promise.resolve();
+      const written = onWritten && ((err?: Error | null) => (err ? undefined : onWritten()));
+      if (call.write(message, written)) return Promise.resolve();
       // Flow control: wait for room, or for the call to end, whichever comes first.
       return new Promise<void>((resolve, reject) => {
         const onDrain = () => resolve();
