@@ -85,7 +85,10 @@ describe("the remote provider's reset", () => {
 
   test("without a reset command the next task sees what the last one left, and the summary says so", async () => {
     const { report, summary } = await runOn("no-reset", {});
-    expect(summary("a-leaves").results).toMatchObject({ state: "passed", machine_reset: { desktop: { provider: "remote", method: "none", ms: 0 } } });
+    expect(summary("a-leaves").results).toMatchObject({ state: "passed", machine_reset: { desktop: { provider: "remote", method: "none" } } });
+    // Nothing runs, but the time is measured around an await: a collection in between on a loaded
+    // machine makes it 1 ms or more, so only its order of magnitude is checked.
+    expect(summary("a-leaves").results.machine_reset.desktop!.ms).toBeLessThan(1000);
     expect(summary("b-expects-clean").results).toMatchObject({ state: "failed", machine_reset: { desktop: { method: "none" } } });
     expect(report).toMatchObject({ tasks: 2, passed: 1 });
   });
