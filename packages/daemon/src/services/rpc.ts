@@ -196,12 +196,15 @@ function wrap(def: RuntimeMethod, log: Logger, handler: Handler): grpc.UntypedHa
  */
 function unary<Req, Res>(method: string, log: Logger, handler: (req: Req, ctx: CallContext) => Promise<Res>): grpc.handleUnaryCall<Req, Res> {
   return (call, callback) => {
-    const ctx = callContext(call);
+    const ctx = new ServerCallContext(call);
     Promise.resolve()
       .then(() => handler(decoded(method, call.request), ctx))
       .then(
-        (res) => callback(null, res),
-        (err: unknown) => callback(wireError(method, log, err, ctx.signal)),
+        (res) => {
+          ctx.settle();
+          callback(null, res);
+        },
+        (err: unknown) => callback(ctx.settle(wireError(method, log, err, ctx.signal))),
       );
   };
 }
@@ -213,10 +216,13 @@ function clientStream<Req, Res>(
   handler: (call: grpc.ServerReadableStream<Req, Res>, ctx: CallContext) => Promise<Res>,
 ): grpc.handleClientStreamingCall<Req, Res> {
   return (call, callback) => {
-    const ctx = callContext(call);
+    const ctx = new ServerCallContext(call);
     handler(call, ctx).then(
-      (res) => callback(null, res),
-      (err: unknown) => callback(wireError(method, log, err, ctx.signal)),
+      (res) => {
+        ctx.settle();
+        callback(null, res);
+      },
+      (err: unknown) => callback(ctx.settle(wireError(method, log, err, ctx.signal))),
     );
   };
 }
@@ -228,15 +234,18 @@ function serverStream<Req, Res>(
   handler: (call: grpc.ServerWritableStream<Req, Res>, ctx: CallContext) => Promise<void>,
 ): grpc.handleServerStreamingCall<Req, Res> {
   return (call) => {
-    const ctx = callContext(call);
+    const ctx = new ServerCallContext(call);
     Promise.resolve()
       .then(() => decoded(method, call.request) && handler(call, ctx))
       .then(
-        () => call.end(),
+        () => {
+          ctx.settle();
+          call.end();
+        },
         (err: unknown) => {
           // grpc-js ends a server stream with the status of an 'error' event; destroy() would end
           // it without sending any status, and the client would wait for its deadline.
-          const wire = wireError(method, log, err, ctx.signal);
+          const wire = ctx.settle(wireError(method, log, err, ctx.signal));
           if (!ctx.signal.aborted) call.emit("error", Object.assign(new Error(), wire));
         },
       );
@@ -249,22 +258,67 @@ const DEADLINE_SLACK_MS = 100;
 /** Why a call was cancelled: the `reason` of its context's signal. */
 class CallCancelled extends Error {}
 
-type ServerCall = { on(event: "cancelled", listener: () => void): unknown; cancelled: boolean; getPeer(): string; getDeadline(): grpc.Deadline };
+type ServerCall = {
+  on(event: "cancelled", listener: () => void): unknown;
+  removeListener(event: "cancelled", listener: () => void): unknown;
+  cancelled: boolean;
+  getPeer(): string;
+  getDeadline(): grpc.Deadline;
+};
 
-function callContext(call: ServerCall): CallContext {
-  const controller = new AbortController();
-  const cancel = () => {
-    const deadline = call.getDeadline();
+/**
+ * A call's context for its handler. Its signal aborts when the client cancels the call or its
+ * deadline passes while the handler runs; it is made only when the handler asks for it.
+ *
+ * grpc-js reports every call as cancelled once its status is sent (notifyOnCancel). After the
+ * handler has settled that is ignored: nothing tied to the signal is stopped for a call that ended
+ * well, and an ended call makes no error object.
+ */
+class ServerCallContext implements CallContext {
+  #controller: AbortController | undefined;
+  #reason: CallCancelled | undefined;
+  #peer: string | undefined;
+  #settled = false;
+  readonly #call: ServerCall;
+  readonly #cancel = () => this.cancel();
+
+  constructor(call: ServerCall) {
+    this.#call = call;
+    call.on("cancelled", this.#cancel);
+    // Cancelled before its handler started: the event has come and gone.
+    if (call.cancelled) this.cancel();
+  }
+
+  get signal(): AbortSignal {
+    if (!this.#controller) {
+      this.#controller = new AbortController();
+      if (this.#reason) this.#controller.abort(this.#reason);
+    }
+    return this.#controller.signal;
+  }
+
+  get peer(): string {
+    this.#peer ??= this.#call.getPeer();
+    return this.#peer;
+  }
+
+  /** The handler is done: a cancel from here on is grpc-js's end-of-call notice. Returns `value`. */
+  settle<T>(value?: T): T {
+    this.#settled = true;
+    this.#call.removeListener("cancelled", this.#cancel);
+    return value as T;
+  }
+
+  private cancel(): void {
+    if (this.#settled || this.#reason) return;
+    const deadline = this.#call.getDeadline();
     const at = deadline instanceof Date ? deadline.getTime() : deadline;
     // A client cancels its call when its deadline passes, a moment before this end's copy of it
     // (taken when the request arrived) does: that is a deadline too.
     const why = Number.isFinite(at) && Date.now() >= at - DEADLINE_SLACK_MS ? "the call's deadline passed" : "the client cancelled the call";
-    controller.abort(new CallCancelled(why));
-  };
-  call.on("cancelled", cancel);
-  // Cancelled before its handler started: the event has come and gone.
-  if (call.cancelled) cancel();
-  return { signal: controller.signal, peer: call.getPeer() };
+    this.#reason = new CallCancelled(why);
+    this.#controller?.abort(this.#reason);
+  }
 }
 
 /** A key name the request got wrong, as INVALID_ARGUMENT naming its field when the key error knows it. */
