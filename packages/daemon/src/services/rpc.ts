@@ -199,13 +199,7 @@ function unary<Req, Res>(method: string, log: Logger, handler: (req: Req, ctx: C
     const ctx = new ServerCallContext(call);
     Promise.resolve()
       .then(() => handler(decoded(method, call.request), ctx))
-      .then(
-        (res) => {
-          ctx.settle();
-          callback(null, res);
-        },
-        (err: unknown) => callback(ctx.settle(wireError(method, log, err, ctx.signal))),
-      );
+      .then(...answer(method, log, ctx, callback));
   };
 }
 
@@ -217,14 +211,19 @@ function clientStream<Req, Res>(
 ): grpc.handleClientStreamingCall<Req, Res> {
   return (call, callback) => {
     const ctx = new ServerCallContext(call);
-    handler(call, ctx).then(
-      (res) => {
-        ctx.settle();
-        callback(null, res);
-      },
-      (err: unknown) => callback(ctx.settle(wireError(method, log, err, ctx.signal))),
-    );
+    handler(call, ctx).then(...answer(method, log, ctx, callback));
   };
+}
+
+/** What a unary or client-streaming call's handler settles with: the response, or the status of its error. */
+function answer<Res>(method: string, log: Logger, ctx: ServerCallContext, callback: grpc.sendUnaryData<Res>) {
+  return [
+    (res: Res) => {
+      ctx.settle();
+      callback(null, res);
+    },
+    (err: unknown) => callback(ctx.settle(wireError(method, log, err, ctx.signal))),
+  ] as const;
 }
 
 /** Like {@link unary} for a server-streaming call: the handler writes to `call`; this ends it. */
@@ -278,7 +277,6 @@ class ServerCallContext implements CallContext {
   #controller: AbortController | undefined;
   #reason: CallCancelled | undefined;
   #peer: string | undefined;
-  #settled = false;
   readonly #call: ServerCall;
   readonly #cancel = () => this.cancel();
 
@@ -304,13 +302,12 @@ class ServerCallContext implements CallContext {
 
   /** The handler is done: a cancel from here on is grpc-js's end-of-call notice. Returns `value`. */
   settle<T>(value?: T): T {
-    this.#settled = true;
     this.#call.removeListener("cancelled", this.#cancel);
     return value as T;
   }
 
   private cancel(): void {
-    if (this.#settled || this.#reason) return;
+    if (this.#reason) return;
     const deadline = this.#call.getDeadline();
     const at = deadline instanceof Date ? deadline.getTime() : deadline;
     // A client cancels its call when its deadline passes, a moment before this end's copy of it
