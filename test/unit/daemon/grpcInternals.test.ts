@@ -17,9 +17,10 @@ import { keepDuplicateAuthorization } from "../../../packages/daemon/src/securit
 import { ConnectionGuard, DEFAULT_CONNECTION_LIMITS } from "../../../packages/daemon/src/security/connections.js";
 import { capEchoedHeaders } from "../../../packages/daemon/src/security/headers.js";
 
-// The daemon reaches past grpc-js's public API in five places (flowControl.ts, framing.ts,
-// security/auth.ts, security/connections.ts, security/headers.ts) and the controller in one
-// (env/framing.ts), so the packages pin grpc-js exactly. Each test here
+// The daemon reaches past grpc-js's public API in six places (flowControl.ts, framing.ts,
+// security/audit.ts, security/auth.ts, security/connections.ts, security/headers.ts) and the
+// controller in one (env/framing.ts), so the packages pin grpc-js exactly. Each test here (and, for
+// security/audit.ts's status hook, test/unit/daemon/audit.test.ts)
 // names one internal the daemon relies on and fails when grpc-js moves, renames or stops using it:
 // run it after changing the pin. (The daemon itself only warns at startup when a patch finds nothing.)
 
