@@ -113,17 +113,23 @@ describe("the audit sink", () => {
   const dir = mkdtempSync(join(tmpdir(), "pincer-audit-"));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  test("writes the lines of one event-loop turn together, after it, as JSON with ISO times; the file is 0600", async () => {
+  test("queues lines and writes them together soon after, as JSON with ISO times, 512 at most at once; the file is 0600", async () => {
     const path = join(dir, "turn.log");
     const sink = createAuditSink(path);
     sink.write({ time: new Date(0), type: "audit", n: 1 });
     sink.write({ time: new Date(0), type: "audit", n: 2 });
+    // Nothing is written on the call's path.
     expect(readFileSync(path, "utf8")).toBe("");
-    await new Promise((r) => setImmediate(r));
+    for (let i = 0; i < 200 && readFileSync(path, "utf8") === ""; i++) await new Promise((r) => setTimeout(r, 5));
     expect(readFileSync(path, "utf8")).toBe(
       '{"time":"1970-01-01T00:00:00.000Z","type":"audit","n":1}\n{"time":"1970-01-01T00:00:00.000Z","type":"audit","n":2}\n',
     );
     expect(statSync(path).mode & 0o777).toBe(0o600);
+    // A burst: the 512th line writes the queue at once.
+    for (let n = 1; n <= 511; n++) sink.write({ n });
+    expect(readFileSync(path, "utf8").split("\n").length).toBe(3);
+    sink.write({ n: 512 });
+    expect(readFileSync(path, "utf8").trimEnd().split("\n").slice(-1)).toEqual(['{"n":512}']);
     await sink.close();
   });
 

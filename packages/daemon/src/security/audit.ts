@@ -14,11 +14,12 @@ export interface AuditSink {
  * Audit lines to `path` (appended, created 0600) or, without a path, to stderr. Opening the file
  * happens here, so a bad --audit-file stops the daemon at start, not at the first call.
  *
- * Lines are serialized and written together once per turn of the event loop, from a `setImmediate`
- * callback: Node flushes the turn's HTTP/2 frames before those run, so a call's answer never waits
- * for its audit line, and a burst of calls costs one write. Lines still queued when the process
- * exits (an uncaught exception too) are written by an exit handler; only a process killed outright
- * loses them, within the turn in which their calls ended.
+ * Lines are serialized and written together at most 20 ms after their calls ended (at once when 512
+ * are waiting), from a timer: a call's answer never waits for its audit line, and the calls of those
+ * 20 ms cost one write (on the machines measured, a write to a pipe cost the daemon about 40 µs and
+ * woke its reader each time). Lines still queued when the process exits (an uncaught exception too)
+ * are written by an exit handler; only a process killed outright (SIGKILL, the OOM killer) loses
+ * them, those of its last 20 ms.
  */
 export function createAuditSink(path?: string): AuditSink {
   if (!path) return batchedSink(toStderr, () => undefined);
@@ -46,13 +47,18 @@ const toStderr = (text: string) => {
   process.stderr.write(text);
 };
 
-/** A sink that queues records and hands them to `append` as text once per event-loop turn and at exit. */
+/** How long a line waits at most to be written with others, in ms; and how many lines are written at once at most. */
+const FLUSH_MS = 20;
+const FLUSH_LINES = 512;
+
+/** A sink that queues records and hands them to `append` as text every FLUSH_MS (or FLUSH_LINES) and at exit. */
 function batchedSink(append: (text: string) => void, release: () => void): AuditSink {
   let queued: Record<string, unknown>[] = [];
-  let scheduled: NodeJS.Immediate | undefined;
+  let timer: NodeJS.Timeout | undefined;
   let closed = false;
   const flush = () => {
-    scheduled = undefined;
+    clearTimeout(timer);
+    timer = undefined;
     if (queued.length === 0) return;
     const records = queued;
     queued = [];
@@ -63,11 +69,10 @@ function batchedSink(append: (text: string) => void, release: () => void): Audit
     write(record) {
       // After close (the server has stopped by then) nothing is appended to a descriptor that is gone.
       if (closed) return;
-      queued.push(record);
-      scheduled ??= setImmediate(flush);
+      if (queued.push(record) >= FLUSH_LINES) flush();
+      else timer ??= setTimeout(flush, FLUSH_MS).unref();
     },
     async close() {
-      if (scheduled) clearImmediate(scheduled);
       flush();
       closed = true;
       process.off("exit", flush);
