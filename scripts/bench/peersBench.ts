@@ -14,6 +14,7 @@ const MiB = 1024 * 1024;
 const ROUNDS = 5;
 const CALLS = 40;
 const TRANSFERS = 2;
+const WARM_UP_CALLS = 2000;
 
 /** Resident memory of `pid` in MiB. */
 export function rssMiB(pid: number): number {
@@ -55,9 +56,12 @@ function row(operation: string, peerName: string, { ours, peer }: Pair, goal?: n
 /** Rounds of small calls: the empty call, a bare grpc-js round trip and a command, each through Pincer then the peer. */
 async function callRounds(env: Env, peer: FlaskPeer): Promise<Pairs> {
   return withBareUnary(async (ping) => {
-    await timesOf(50, () => env.process.run(["true"]));
-    await timesOf(50, () => peer.execute(["true"]));
-    await timesOf(50, ping);
+    // Warm-up, alike for every side: a run makes thousands of calls, and the first few hundred of a
+    // fresh process are slow while V8 compiles grpc-js's and Node's HTTP/2 paths (here a bare round
+    // trip's p50 was 1.1-1.3 ms over a process's first 250 calls, 0.6 ms after 2000).
+    await timesOf(100, () => env.process.run(["true"]));
+    await timesOf(100, () => peer.execute(["true"]));
+    for (const call of [ping, () => env.process.list(), () => peer.platform()]) await timesOf(WARM_UP_CALLS, call);
     const pairs: Pairs = {};
     for (let r = 0; r < ROUNDS; r++) {
       add(pairs, "empty", await timesOf(CALLS, () => env.process.list()), await timesOf(CALLS, () => peer.platform()));
@@ -182,7 +186,8 @@ function report(sizeMiB: number, settleS: number, pairs: Pairs, mixed: Record<st
   const memRow = (name: string, who: "ours" | "peer") =>
     `| ${name} | ${mem.idle[who].toFixed(0)} | ${mem.after[who].toFixed(0)} | ${mem.settled[who].toFixed(0)} |`;
   return [
-    `${ROUNDS} interleaved rounds, each side's calls from a fresh controller process; transfers of ${sizeMiB} MiB of random data ` +
+    `${ROUNDS} interleaved rounds, each side's calls from a fresh controller process after ${WARM_UP_CALLS} warm-up calls; ` +
+      `transfers of ${sizeMiB} MiB of random data ` +
       "(Pincer's verified by sha256 end to end); ms, p50 / p95; ratio = peer / Pincer (above 1: Pincer is faster)\n",
     "| operation | Pincer | peer | peer p50 / p95 | ratio p50 | ratio p95 | n | goal |",
     "|---|---:|---|---:|---:|---:|---:|---|",
