@@ -1,5 +1,5 @@
-import { createRequire } from "node:module";
 import { framedChunk } from "@pincer/shared";
+import { baseServerCallPrototype } from "./grpcServerCall.js";
 
 const PATCHED = Symbol.for("pincer.framesChunksInPlace");
 
@@ -20,15 +20,7 @@ interface ServerCallPrototype {
  * was patched (downloads then take the copy); test/unit/daemon/grpcInternals.test.ts checks them.
  */
 export function frameChunksInPlace(): boolean {
-  let proto: ServerCallPrototype | undefined;
-  try {
-    const internals = createRequire(import.meta.url)("@grpc/grpc-js/build/src/server-interceptors.js") as {
-      BaseServerInterceptingCall?: { prototype: ServerCallPrototype };
-    };
-    proto = internals.BaseServerInterceptingCall?.prototype;
-  } catch {
-    return false;
-  }
+  const proto = baseServerCallPrototype<ServerCallPrototype>();
   const original = proto?.serializeMessage;
   if (!proto || typeof original !== "function") return false;
   if (proto[PATCHED]) return true;

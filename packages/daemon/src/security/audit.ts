@@ -1,6 +1,6 @@
 import { closeSync, openSync, writeSync } from "node:fs";
-import { createRequire } from "node:module";
 import * as grpc from "@grpc/grpc-js";
+import { baseServerCallPrototype } from "../grpcServerCall.js";
 
 /** Where audit lines go: one JSON object per line. */
 export interface AuditSink {
@@ -128,15 +128,7 @@ type HookedCall = { [ON_STATUS]?: (status: PartialStatus) => PartialStatus };
  * changed (test/unit/daemon/audit.test.ts checks them); calls then get the per-call wrapper.
  */
 function hookBaseSendStatus(): object | undefined {
-  let proto: BaseCallPrototype | undefined;
-  try {
-    const internals = createRequire(import.meta.url)("@grpc/grpc-js/build/src/server-interceptors.js") as {
-      BaseServerInterceptingCall?: { prototype: BaseCallPrototype };
-    };
-    proto = internals.BaseServerInterceptingCall?.prototype;
-  } catch {
-    return undefined;
-  }
+  const proto = baseServerCallPrototype<BaseCallPrototype>();
   const original = proto?.sendStatus;
   if (!proto || typeof original !== "function") return undefined;
   if (!proto[HOOKED]) {
