@@ -7,7 +7,7 @@
  * 0.4 ms. The daemon keeps one of these running and talks to it over its stdin and stdout.
  *
  * Protocol (host byte order; every frame is a u32 length, then that many bytes):
- *   request  SPAWN: u32 op=1, u32 id, u32 flags (1 = no stdio, 2 = has stdin), str file, str cwd,
+ *   request  SPAWN: u32 op=1, u32 id, u32 flags (1 = no stdio, 2 = has stdin, 4 = late pid), str file, str cwd,
  *                   u32 argc, argc x str (argv[0] first), u32 envc, envc x str ("KEY=value"),
  *                   str stdin. A str is a u32 length and the bytes, without a terminating NUL.
  *            PAUSE: u32 op=2, u32 id, u32 paused (1: stop reading the command's output, so it
@@ -16,6 +16,11 @@
  *                   those that left its process group or session (see "Escapes" below).
  *   reply          u8 type, u32 id, then: SPAWNED i32 pid | ERROR i32 errno | STDOUT/STDERR bytes |
  *                  EXIT i32 code (-1 when signalled), i32 signal (0 when exited).
+ * Replies go out once per turn of this process's loop, in one write, so that the daemon wakes once for
+ * what one turn produced. With "late pid", SPAWNED waits until the command's first output, its
+ * EXIT or LATE_PID_MS, whichever comes first: a short command's SPAWNED and EXIT then arrive
+ * together, and the daemon wakes once for it instead of twice (each wake of a process costs tens to
+ * hundreds of microseconds on a virtual machine whose idle CPUs halt). SPAWNED always comes first.
  * Each command leads a new session (its own process group), with default signal handling, an
  * empty signal mask, and no descriptor but its stdin, stdout and stderr. EXIT follows the
  * command's output; it is sent when both output pipes closed, or 200 ms after the command exited
@@ -55,8 +60,9 @@
 
 enum { OP_SPAWN = 1, OP_PAUSE = 2, OP_KILL = 3 };
 enum { R_SPAWNED = 1, R_ERROR = 2, R_STDOUT = 3, R_STDERR = 4, R_EXIT = 5 };
-enum { F_NO_STDIO = 1, F_HAS_STDIN = 2 };
+enum { F_NO_STDIO = 1, F_HAS_STDIN = 2, F_LATE_PID = 4 };
 #define EXIT_GRACE_MS 200
+#define LATE_PID_MS 10
 #define READ_CHUNK 65536
 
 typedef struct {
@@ -67,6 +73,8 @@ typedef struct {
   size_t in_len, in_off;
   int exited, status, paused;
   double exit_deadline;
+  int pid_pending;     /* SPAWNED not sent yet (late pid) */
+  double pid_deadline; /* when it is sent at the latest */
 } child_t;
 
 static child_t *children;
@@ -98,8 +106,8 @@ static double now_ms(void) {
 
 static void kill_all_and_exit(int code);
 
-static void write_all(const void *data, size_t len) {
-  const char *p = data;
+/* Writes all of `len` bytes; a daemon that is gone ends this process. */
+static void write_all(const char *p, size_t len) {
   while (len > 0) {
     ssize_t n = write(1, p, len);
     if (n < 0) {
@@ -111,14 +119,33 @@ static void write_all(const void *data, size_t len) {
   }
 }
 
+/* Replies of this turn of the loop, written at its end (flush_replies). */
+static char *out_buf;
+static size_t out_len, out_cap;
+
+static void flush_replies(void) {
+  size_t len = out_len;
+  out_len = 0;
+  write_all(out_buf, len);
+}
+
 static void reply(uint8_t type, uint32_t id, const void *body, size_t blen) {
-  char head[9];
+  if (out_cap - out_len < 9 + blen) {
+    /* Output chunks are up to READ_CHUNK: past a few of them, write what waits first. */
+    if (out_len > 0 && out_len + 9 + blen > 4 * READ_CHUNK) flush_replies();
+    if (out_cap - out_len < 9 + blen) {
+      out_cap = out_len + 9 + blen + READ_CHUNK;
+      out_buf = realloc(out_buf, out_cap);
+      if (!out_buf) _exit(70);
+    }
+  }
   uint32_t len = (uint32_t)(5 + blen);
-  memcpy(head, &len, 4);
-  head[4] = (char)type;
-  memcpy(head + 5, &id, 4);
-  write_all(head, 9);
-  if (blen) write_all(body, blen);
+  char *at = out_buf + out_len;
+  memcpy(at, &len, 4);
+  at[4] = (char)type;
+  memcpy(at + 5, &id, 4);
+  if (blen) memcpy(at + 9, body, blen);
+  out_len += 9 + blen;
 }
 
 static void reply_i32s(uint8_t type, uint32_t id, int32_t a, int32_t b, int two) {
@@ -680,7 +707,19 @@ static void handle_spawn(cursor_t *c) {
   } else {
     free(in_buf);
   }
-  reply_i32s(R_SPAWNED, id, pid, 0, 0);
+  if (flags & F_LATE_PID) {
+    ch->pid_pending = 1;
+    ch->pid_deadline = now_ms() + LATE_PID_MS;
+  } else {
+    reply_i32s(R_SPAWNED, id, pid, 0, 0);
+  }
+}
+
+/* SPAWNED for a late-pid command, if not sent yet: before its output, its EXIT, or at its deadline. */
+static void send_pid(child_t *ch) {
+  if (!ch->pid_pending) return;
+  ch->pid_pending = 0;
+  reply_i32s(R_SPAWNED, ch->id, ch->pid, 0, 0);
 }
 
 static void close_fd(int *fd) {
@@ -700,6 +739,7 @@ static void maybe_finish(size_t i, double now) {
   free(ch->in_buf);
   int code = WIFEXITED(ch->status) ? WEXITSTATUS(ch->status) : -1;
   int sig = WIFSIGNALED(ch->status) ? WTERMSIG(ch->status) : 0;
+  send_pid(ch);
   reply_i32s(R_EXIT, ch->id, code, sig, 1);
   children[i] = children[--nchildren];
   groups_prune();
@@ -731,7 +771,10 @@ static void handle_kill(cursor_t *c) {
 static void drain(child_t *ch, int *fd, uint8_t type) {
   static char buf[READ_CHUNK];
   ssize_t n = read(*fd, buf, sizeof buf);
-  if (n > 0) reply(type, ch->id, buf, (size_t)n);
+  if (n > 0) {
+    send_pid(ch);
+    reply(type, ch->id, buf, (size_t)n);
+  }
   else if (n == 0 || (errno != EINTR && errno != EAGAIN)) close_fd(fd);
 }
 
@@ -759,6 +802,7 @@ int main(void) {
   struct pollfd *pfds = NULL;
   size_t pcap = 0;
   for (;;) {
+    flush_replies();
     groups_prepare();
     size_t need = 2 + nchildren * 3;
     if (need > pcap) {
@@ -777,6 +821,7 @@ int main(void) {
       pfds[n++] = (struct pollfd){.fd = ch->paused ? -1 : ch->err_fd, .events = POLLIN};
       pfds[n++] = (struct pollfd){.fd = ch->in_fd, .events = POLLOUT};
       if (ch->exited && !ch->paused && (next < 0 || ch->exit_deadline < next)) next = ch->exit_deadline;
+      if (ch->pid_pending && (next < 0 || ch->pid_deadline < next)) next = ch->pid_deadline;
     }
     int timeout = next < 0 ? -1 : (int)(next > now ? next - now + 1 : 0);
     if (poll(pfds, n, timeout) < 0 && errno != EINTR) return 72;
@@ -814,6 +859,8 @@ int main(void) {
       }
     }
     now = now_ms();
+    for (size_t i = 0; i < nchildren; i++)
+      if (children[i].pid_pending && now >= children[i].pid_deadline) send_pid(&children[i]);
     for (size_t i = nchildren; i-- > 0;) maybe_finish(i, now);
 
     if (pfds[0].revents) {

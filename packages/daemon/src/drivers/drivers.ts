@@ -48,6 +48,12 @@ export interface SpawnRequest {
   env: Record<string, string>;
   stdin?: Buffer;
   detachedIo: boolean;
+  /**
+   * The pid may come late (up to 10 ms, or with the command's first output or its exit): a
+   * command run to its end needs it only to be listed and stopped, and a short one then costs the
+   * daemon one wake instead of two. Spawners that cannot wait send it at once.
+   */
+  latePid?: boolean;
 }
 
 export interface WindowInfo {

@@ -110,6 +110,8 @@ export class ProcessTable {
         env: { ...this.baseEnv, ...spec.env },
         ...(spec.stdin ? { stdin: spec.stdin } : {}),
         detachedIo: opts.detachedIo ?? false,
+        // A command run to its end: nobody waits for its pid (see SpawnRequest.latePid).
+        latePid: kind === "run",
       },
       opts.onStarted && ((pid) => opts.onStarted!(pid, { pause: (paused) => this.spawner.pause(id, paused) })),
     );

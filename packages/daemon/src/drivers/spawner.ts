@@ -130,7 +130,7 @@ export function encodeSpawn(id: number, req: SpawnRequest): Buffer {
   u32(size - 4);
   u32(1);
   u32(id);
-  u32((req.detachedIo ? 1 : 0) | (stdin ? 2 : 0));
+  u32((req.detachedIo ? 1 : 0) | (stdin ? 2 : 0) | (req.latePid ? 4 : 0));
   str(req.file);
   str(req.cwd);
   u32(req.args.length + 1);
