@@ -7,7 +7,8 @@
  * 0.4 ms. The daemon keeps one of these running and talks to it over its stdin and stdout.
  *
  * Protocol (host byte order; every frame is a u32 length, then that many bytes):
- *   request  SPAWN: u32 op=1, u32 id, u32 flags (1 = no stdio, 2 = has stdin, 4 = late pid), str file, str cwd,
+ *   request  SPAWN: u32 op=1, u32 id, u32 flags (1 = no stdio, 2 = has stdin, 4 = late pid,
+ *                   8 = cwd is a default: / where it cannot be entered), str file, str cwd,
  *                   u32 argc, argc x str (argv[0] first), u32 envc, envc x str ("KEY=value"),
  *                   str stdin. A str is a u32 length and the bytes, without a terminating NUL.
  *            PAUSE: u32 op=2, u32 id, u32 paused (1: stop reading the command's output, so it
@@ -60,7 +61,7 @@
 
 enum { OP_SPAWN = 1, OP_PAUSE = 2, OP_KILL = 3 };
 enum { R_SPAWNED = 1, R_ERROR = 2, R_STDOUT = 3, R_STDERR = 4, R_EXIT = 5 };
-enum { F_NO_STDIO = 1, F_HAS_STDIN = 2, F_LATE_PID = 4 };
+enum { F_NO_STDIO = 1, F_HAS_STDIN = 2, F_LATE_PID = 4, F_DEFAULT_CWD = 8 };
 #define EXIT_GRACE_MS 200
 #define LATE_PID_MS 10
 #define READ_CHUNK 65536
@@ -431,6 +432,7 @@ typedef struct {
   char **argv, **envp;
   int stdin_fd, out_fd, err_fd; /* -1: /dev/null */
   int no_stdio;
+  int default_cwd; /* cwd is the daemon's default (the home directory): / where it cannot be entered */
 } exec_t;
 
 /* execve with a PATH search in the command's own environment, as execvpe would do with it. */
@@ -500,7 +502,7 @@ static int child_exec(const exec_t *x) {
   if (dup2(x->stdin_fd >= 0 ? x->stdin_fd : null_in, 0) < 0) return errno;
   if (dup2(x->no_stdio ? null_out : x->out_fd, 1) < 0) return errno;
   if (dup2(x->no_stdio ? null_out : x->err_fd, 2) < 0) return errno;
-  if (x->cwd[0] && chdir(x->cwd) != 0) return errno;
+  if (x->cwd[0] && chdir(x->cwd) != 0 && (!x->default_cwd || chdir("/") != 0)) return errno;
   return exec_resolved(x);
 }
 
@@ -615,7 +617,7 @@ static void handle_spawn(cursor_t *c) {
   char *in_buf = take_str(c, &in_len);
   if (c->bad || !argv || !envp) _exit(65); /* a malformed frame: the daemon and this binary disagree */
 
-  int no_stdio = flags & F_NO_STDIO, has_stdin = (flags & F_HAS_STDIN) && in_len > 0;
+  int no_stdio = flags & F_NO_STDIO, has_stdin = (flags & F_HAS_STDIN) && in_len > 0, default_cwd = (flags & F_DEFAULT_CWD) != 0;
   int in_p[2] = {-1, -1}, out_p[2] = {-1, -1}, err_p[2] = {-1, -1};
   int ok = 1;
   if (has_stdin && pipe2(in_p, O_CLOEXEC) != 0) ok = 0;
@@ -627,7 +629,7 @@ static void handle_spawn(cursor_t *c) {
   if (!err) {
     int cg = group_create(id);
     if (cg >= 0) {
-      exec_t x = {file, cwd, argv, envp, has_stdin ? in_p[0] : -1, out_p[1], err_p[1], no_stdio};
+      exec_t x = {file, cwd, argv, envp, has_stdin ? in_p[0] : -1, out_p[1], err_p[1], no_stdio, default_cwd};
       err = spawn_in_cgroup(&pid, &x, cg);
       in_cgroup = err == 0;
       if (!in_cgroup) {
@@ -657,7 +659,8 @@ static void handle_spawn(cursor_t *c) {
       posix_spawn_file_actions_adddup2(&fa, out_p[1], 1);
       posix_spawn_file_actions_adddup2(&fa, err_p[1], 2);
     }
-    if (cwd[0]) posix_spawn_file_actions_addchdir_np(&fa, cwd);
+    /* Checked here, where the new process's chdir could only fail the spawn. */
+    if (cwd[0]) posix_spawn_file_actions_addchdir_np(&fa, default_cwd && access(cwd, X_OK) != 0 ? "/" : cwd);
     sigset_t none, all;
     sigemptyset(&none);
     sigfillset(&all);

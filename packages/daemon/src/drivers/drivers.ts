@@ -54,6 +54,11 @@ export interface SpawnRequest {
    * daemon one wake instead of two. Spawners that cannot wait send it at once.
    */
   latePid?: boolean;
+  /**
+   * `cwd` is the daemon's default (its home directory), which may not exist (system users such
+   * as nobody): commands then start in / instead of failing as if the program were missing.
+   */
+  defaultCwd?: boolean;
 }
 
 export interface WindowInfo {

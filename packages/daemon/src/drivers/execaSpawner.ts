@@ -1,6 +1,7 @@
 import { execFile } from "node:child_process";
 import { EventEmitter } from "node:events";
 import { execa, type ResultPromise } from "execa";
+import { existsSync } from "node:fs";
 import type { CommandSpawner } from "./drivers.js";
 import { type SpawnedCommand, type SpawnRequest, signalGroup } from "./spawner.js";
 
@@ -34,7 +35,7 @@ export class ExecaSpawner implements CommandSpawner {
     const id = this.nextId++;
     const io = req.detachedIo ? "ignore" : "pipe";
     const sub = execa(req.file, req.args, {
-      cwd: req.cwd,
+      cwd: req.defaultCwd && !existsSync(req.cwd) ? "/" : req.cwd,
       env: req.env,
       extendEnv: false,
       ...(req.stdin ? { input: req.stdin } : { stdin: "ignore" as const }),

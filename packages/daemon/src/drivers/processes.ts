@@ -1,4 +1,3 @@
-import { existsSync } from "node:fs";
 import { homedir } from "node:os";
 import type { CommandSpawner } from "./drivers.js";
 import { Spawner } from "./spawner.js";
@@ -42,6 +41,11 @@ export function shellArgv(command: string, platform: NodeJS.Platform = process.p
   return ["/bin/sh", ["-c", command]];
 }
 
+function hasKeys(o: object): boolean {
+  for (const _ in o) return true;
+  return false;
+}
+
 /** Time between SIGTERM and SIGKILL when a process group is stopped. */
 export const KILL_GRACE_MS = 2_000;
 
@@ -71,7 +75,8 @@ export class ProcessTable {
     baseEnv: Record<string, string> = {},
     private readonly spawner: CommandSpawner = new Spawner(),
   ) {
-    this.baseEnv = { ...(process.env as Record<string, string>), ...baseEnv };
+    // Frozen: the native spawner's encoder keeps its encoding (see encodeSpawn).
+    this.baseEnv = Object.freeze({ ...(process.env as Record<string, string>), ...baseEnv });
   }
 
   /**
@@ -105,9 +110,10 @@ export class ProcessTable {
       {
         file,
         args,
-        // The home directory may not exist (system users such as nobody): spawn would blame the program.
-        cwd: spec.cwd || (existsSync(homedir()) ? homedir() : "/"),
-        env: { ...this.baseEnv, ...spec.env },
+        // The home directory may not exist (system users such as nobody): the spawner then uses /.
+        cwd: spec.cwd || homedir(),
+        defaultCwd: !spec.cwd,
+        env: hasKeys(spec.env) ? { ...this.baseEnv, ...spec.env } : this.baseEnv,
         ...(spec.stdin ? { stdin: spec.stdin } : {}),
         detachedIo: opts.detachedIo ?? false,
         // A command run to its end: nobody waits for its pid (see SpawnRequest.latePid).

@@ -111,14 +111,35 @@ function nodeTransport(onReply: (r: Reply) => void, onExit: (child: ChildProcess
   };
 }
 
+/** The encoded environments of frozen env objects (the daemon's own, sent with nearly every command). */
+const encodedEnvs = new WeakMap<object, Buffer>();
+
+/** An environment as the SPAWN frame carries it: u32 count, then "KEY=value" strings. */
+function encodeEnv(env: Record<string, string>): Buffer {
+  const frozen = Object.isFrozen(env);
+  const known = frozen ? encodedEnvs.get(env) : undefined;
+  if (known) return known;
+  const entries = Object.entries(env).map(([k, v]) => `${k}=${v}`);
+  let size = 4;
+  for (const s of entries) size += 4 + Buffer.byteLength(s);
+  const buf = Buffer.allocUnsafe(size);
+  let at = buf.writeUInt32LE(entries.length, 0);
+  for (const s of entries) {
+    const len = buf.write(s, at + 4, "utf8");
+    buf.writeUInt32LE(len, at);
+    at += 4 + len;
+  }
+  if (frozen) encodedEnvs.set(env, buf);
+  return buf;
+}
+
 /** Encodes one SPAWN request frame for the native spawner (see native/spawner.c), in one buffer. */
 export function encodeSpawn(id: number, req: SpawnRequest): Buffer {
   const stdin = req.stdin && req.stdin.length > 0 ? req.stdin : undefined;
   const strings = [req.file, req.cwd, req.file, ...req.args];
-  const env = Object.entries(req.env).map(([k, v]) => `${k}=${v}`);
-  let size = 4 * 6 + 4 + (stdin?.length ?? 0);
+  const env = encodeEnv(req.env);
+  let size = 4 * 5 + env.length + 4 + (stdin?.length ?? 0);
   for (const s of strings) size += 4 + Buffer.byteLength(s);
-  for (const s of env) size += 4 + Buffer.byteLength(s);
   const buf = Buffer.allocUnsafe(size);
   let at = 0;
   const u32 = (n: number) => (at = buf.writeUInt32LE(n, at));
@@ -130,14 +151,13 @@ export function encodeSpawn(id: number, req: SpawnRequest): Buffer {
   u32(size - 4);
   u32(1);
   u32(id);
-  u32((req.detachedIo ? 1 : 0) | (stdin ? 2 : 0) | (req.latePid ? 4 : 0));
+  u32((req.detachedIo ? 1 : 0) | (stdin ? 2 : 0) | (req.latePid ? 4 : 0) | (req.defaultCwd ? 8 : 0));
   str(req.file);
   str(req.cwd);
   u32(req.args.length + 1);
   str(req.file);
   for (const a of req.args) str(a);
-  u32(env.length);
-  for (const e of env) str(e);
+  at += env.copy(buf, at);
   u32(stdin?.length ?? 0);
   if (stdin) at += stdin.copy(buf, at);
   return buf;

@@ -12,12 +12,13 @@
  * `spawned` (pid) or `error`, then `stdout`/`stderr` chunks in order, then `exit` once the pipes
  * closed (at most 200 ms after the exit, so a grandchild holding them cannot hold the result, unless
  * the output is paused). `pause` stops and resumes reading a command's output; `kill` sends SIGKILL
- * to its process group. It imports nothing but node:child_process. When the daemon goes away (the
+ * to its process group. It imports nothing but node:child_process and node:fs. When the daemon goes away (the
  * IPC channel closes), it kills every process group it started and exits. Unlike the native
  * spawner it cannot follow a process that leaves its group (setsid): that needs a child subreaper
  * (prctl, out of Node's reach) or a cgroup entered before exec, so the daemon refuses it by default.
  */
 import { spawn, type ChildProcess } from "node:child_process";
+import { existsSync } from "node:fs";
 
 interface SpawnRequest {
   op: "spawn";
@@ -28,6 +29,8 @@ interface SpawnRequest {
   env: Record<string, string>;
   stdin: Uint8Array | null;
   detachedIo: boolean;
+  /** `cwd` is the daemon's default: / where it does not exist. */
+  defaultCwd?: boolean;
 }
 
 const live = new Map<number, ChildProcess>();
@@ -42,7 +45,12 @@ function start(req: SpawnRequest): void {
   const io = req.detachedIo ? "ignore" : "pipe";
   let child: ChildProcess;
   try {
-    child = spawn(req.file, req.args, { cwd: req.cwd, env: req.env, detached: true, stdio: [hasStdin ? "pipe" : "ignore", io, io] });
+    child = spawn(req.file, req.args, {
+      cwd: req.defaultCwd && !existsSync(req.cwd) ? "/" : req.cwd,
+      env: req.env,
+      detached: true,
+      stdio: [hasStdin ? "pipe" : "ignore", io, io],
+    });
   } catch (err) {
     send({ op: "error", id: req.id, code: (err as NodeJS.ErrnoException).code ?? "", message: (err as Error).message });
     return;
