@@ -64,6 +64,20 @@ describe("native spawner protocol", () => {
     expect(words).toEqual(["cat", "/tmp", "cat", "-n", "ü", "A=1", "B=x=y", "in"]);
   });
 
+  test("an environment is encoded from its contents: a frozen one's kept encoding, a changed one's anew", () => {
+    // The env block of two 3-byte variables (18 bytes), before the u32 length of stdin.
+    const envOf = (f: Buffer) => f.subarray(f.length - 4 - 18, f.length - 4);
+    const req = (env: Record<string, string>) => ({ file: "f", args: [], cwd: "/", env, detachedIo: false });
+    const frozen = Object.freeze({ A: "1", B: "2" });
+    expect(encodeSpawn(1, req(frozen))).toEqual(encodeSpawn(1, req(frozen)));
+    expect(encodeSpawn(1, req(frozen))).toEqual(encodeSpawn(1, req({ A: "1", B: "2" })));
+    const open: Record<string, string> = { A: "1", B: "2" };
+    const before = envOf(encodeSpawn(1, req(open)));
+    open.B = "3";
+    const after = envOf(encodeSpawn(1, req(open)));
+    expect([before.toString("latin1"), after.toString("latin1")]).toEqual(["\x02\0\0\0\x03\0\0\0A=1\x03\0\0\0B=2", "\x02\0\0\0\x03\0\0\0A=1\x03\0\0\0B=3"]);
+  });
+
   test("PAUSE and KILL frames carry the op, the command's id and the pause flag", () => {
     const words = (b: Buffer) => Array.from({ length: b.length / 4 }, (_, i) => b.readUInt32LE(i * 4));
     expect(words(encodeControl("pause", 9, true))).toEqual([12, 2, 9, 1]);
