@@ -41,11 +41,6 @@ export function shellArgv(command: string, platform: NodeJS.Platform = process.p
   return ["/bin/sh", ["-c", command]];
 }
 
-function hasKeys(o: object): boolean {
-  for (const _ in o) return true;
-  return false;
-}
-
 /** Time between SIGTERM and SIGKILL when a process group is stopped. */
 export const KILL_GRACE_MS = 2_000;
 
@@ -113,7 +108,7 @@ export class ProcessTable {
         // The home directory may not exist (system users such as nobody): the spawner then uses /.
         cwd: spec.cwd || homedir(),
         defaultCwd: !spec.cwd,
-        env: hasKeys(spec.env) ? { ...this.baseEnv, ...spec.env } : this.baseEnv,
+        env: Object.keys(spec.env).length > 0 ? { ...this.baseEnv, ...spec.env } : this.baseEnv,
         ...(spec.stdin ? { stdin: spec.stdin } : {}),
         detachedIo: opts.detachedIo ?? false,
         // A command run to its end: nobody waits for its pid (see SpawnRequest.latePid).
