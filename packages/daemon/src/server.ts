@@ -289,6 +289,9 @@ async function serve(opts: DaemonOptions, r: Resolved): Promise<Daemon> {
   );
 
   let closed = false;
+  // The spawner starts once the address is out, not with the first command (which it would delay
+  // by 15-25 ms); the daemon's start does not wait for it either.
+  if (r.exec !== "none") setImmediate(() => closed || processes.warmUp());
   return {
     address,
     port,

@@ -136,6 +136,8 @@ export interface CommandSpawner {
   kill(id: number): void;
   /** Sends `signal` to the process tree led by `pid`; false when it is gone. */
   signal(pid: number, signal: NodeJS.Signals): boolean;
+  /** Gets ready to start commands now, so that the first command does not wait (starts a helper process). */
+  warmUp(): void;
   close(): void;
 }
 

@@ -121,6 +121,9 @@ export class ExecaSpawner implements CommandSpawner {
     return signalGroup(pid, signal);
   }
 
+  /** Nothing to start ahead: execa makes each command's process from the daemon's. */
+  warmUp(): void {}
+
   close(): void {
     for (const sub of this.running.values()) if (sub.pid !== undefined) this.signal(sub.pid, "SIGKILL");
     this.running.clear();

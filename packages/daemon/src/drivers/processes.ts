@@ -197,6 +197,11 @@ export class ProcessTable {
     return this.spawner.signal(pid, signal);
   }
 
+  /** Starts the spawner ahead of the first command (see CommandSpawner.warmUp). */
+  warmUp(): void {
+    this.spawner.warmUp();
+  }
+
   /** Stops every tracked process group and the spawner (daemon shutdown). */
   stopAll(): void {
     for (const pid of this.tracked.keys()) {
