@@ -136,8 +136,11 @@ export interface CommandSpawner {
   kill(id: number): void;
   /** Sends `signal` to the process tree led by `pid`; false when it is gone. */
   signal(pid: number, signal: NodeJS.Signals): boolean;
-  /** Gets ready to start commands now, so that the first command does not wait (starts a helper process). */
-  warmUp(): void;
+  /**
+   * Gets ready to start commands now, so that the first command does not wait: starts a helper
+   * process, and prepares `env`, the environment most commands get.
+   */
+  warmUp(env?: Readonly<Record<string, string>>): void;
   close(): void;
 }
 

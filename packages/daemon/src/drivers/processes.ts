@@ -197,9 +197,9 @@ export class ProcessTable {
     return this.spawner.signal(pid, signal);
   }
 
-  /** Starts the spawner ahead of the first command (see CommandSpawner.warmUp). */
+  /** Starts the spawner ahead of the first command, with the environment commands get (see CommandSpawner.warmUp). */
   warmUp(): void {
-    this.spawner.warmUp();
+    this.spawner.warmUp(this.baseEnv);
   }
 
   /** Stops every tracked process group and the spawner (daemon shutdown). */
