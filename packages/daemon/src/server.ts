@@ -289,19 +289,9 @@ async function serve(opts: DaemonOptions, r: Resolved): Promise<Daemon> {
   );
 
   let closed = false;
-  // The spawner starts once the address is out, not with the first command (which it would delay
-  // by 15-25 ms); the daemon's start does not wait for it either. Where it cannot start now, the
-  // first command tries again and answers with the reason.
-  if (r.exec !== "none") {
-    setImmediate(() => {
-      if (closed) return;
-      try {
-        processes.warmUp();
-      } catch (err) {
-        log.warn("could not start the spawner ahead of the first command", { error: String(err) });
-      }
-    });
-  }
+  // Once the address is out, so that the daemon's start does not wait for it (see ProcessTable.warmUp).
+  const spawnerFailed = (err: unknown) => log.warn("could not start the spawner ahead of the first command", { error: String(err) });
+  if (r.exec !== "none") setImmediate(() => closed || processes.warmUp(spawnerFailed));
   return {
     address,
     port,

@@ -197,9 +197,17 @@ export class ProcessTable {
     return this.spawner.signal(pid, signal);
   }
 
-  /** Starts the spawner ahead of the first command, with the environment commands get (see CommandSpawner.warmUp). */
-  warmUp(): void {
-    this.spawner.warmUp(this.baseEnv);
+  /**
+   * Starts the spawner ahead of the first command (which would otherwise wait 15-25 ms for it), with
+   * the environment commands get. A spawner that cannot start now goes to `onError`, not to the
+   * caller: the first command tries again and answers with the reason.
+   */
+  warmUp(onError: (err: unknown) => void): void {
+    try {
+      this.spawner.warmUp(this.baseEnv);
+    } catch (err) {
+      onError(err);
+    }
   }
 
   /** Stops every tracked process group and the spawner (daemon shutdown). */
