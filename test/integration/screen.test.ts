@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { InvalidArgumentError, screenshotToScreen } from "@pincer/controller";
@@ -161,6 +162,50 @@ describe("screenshots of a real X screen", () => {
     await expect(daemon.env.screen.screenshot({ format: "jpeg", quality: 101 })).rejects.toBeInstanceOf(InvalidArgumentError);
     await expect(daemon.env.screen.screenshot({ format: "jpeg", quality: 101 })).rejects.toThrow(/quality: 101 is out of range/);
     await expect(daemon.env.screen.screenshot({ maxWidth: 100_000 })).rejects.toThrow(/max_width/);
+  });
+});
+
+describe("the pixels a screenshot is converted in are kept for the next one", () => {
+  /** The daemon's minor page faults so far (field 10 of /proc/PID/stat). */
+  const faults = () => Number(readFileSync(`/proc/${daemon.process.pid}/stat`, "utf8").split(") ")[1]!.split(" ")[7]);
+
+  test.runIf(DRIVERS === "native")("a full-size screenshot takes fewer page faults than a new RGB buffer of the screen would", async () => {
+    // The daemon maps large buffers on their own (fresh pages, faulted in and zeroed on first write);
+    // a kept buffer is already resident. A new one for 1280x800 RGB is 750 pages, each written.
+    const rgbPages = Math.ceil((1280 * 800 * 3) / 4096);
+    for (let i = 0; i < 3; i++) await daemon.env.screen.screenshot({ format: "jpeg" });
+    const perShot: number[] = [];
+    for (let i = 0; i < 7; i++) {
+      const before = faults();
+      await daemon.env.screen.screenshot({ format: "jpeg" });
+      perShot.push(faults() - before);
+    }
+    const median = [...perShot].sort((a, b) => a - b)[3]!;
+    expect(median, `page faults per screenshot: ${perShot.join(", ")}`).toBeLessThan(rgbPages);
+  });
+
+  test("screenshots taken at once each get their own pixels, and raw pixels are not reused", async () => {
+    const inRed = { x: RED.x + 10, y: RED.y + 10, width: 64, height: 48 };
+    const inBlack = { x: 700, y: 500, width: 64, height: 48 };
+    const shots = await Promise.all([inRed, inBlack, inRed, inBlack, inRed, inBlack].map((region) => daemon.env.screen.screenshot({ format: "png", region })));
+    for (const [i, shot] of shots.entries()) {
+      const { at } = await pixels(shot.data);
+      const want = i % 2 === 0 ? [255, 0, 0] : [0, 0, 0];
+      for (const [x, y] of [
+        [0, 0],
+        [63, 0],
+        [31, 24],
+        [0, 47],
+        [63, 47],
+      ] as const)
+        expect(at(x, y)).toEqual(want);
+    }
+    const [raw, png] = await Promise.all([
+      daemon.env.screen.screenshot({ format: "raw", region: inRed }),
+      daemon.env.screen.screenshot({ format: "png", region: inBlack }),
+    ]);
+    expect(raw.data.equals(Buffer.alloc(64 * 48 * 3).fill(Buffer.from([255, 0, 0])))).toBe(true);
+    expect((await pixels(png.data)).at(10, 10)).toEqual([0, 0, 0]);
   });
 });
 

@@ -2,7 +2,7 @@ import { Desktop } from "./desktop.js";
 import type { DriverJob, DriverSet, DriverSetName } from "./drivers.js";
 import { ExecaSpawner } from "./execaSpawner.js";
 import { NutDesktop } from "./nutDesktop.js";
-import type { CaptureMethod } from "./screen.js";
+import { type CaptureMethod, releaseCaptureBuffers } from "./screen.js";
 import { chooseSpawner, Spawner, type SpawnerKind } from "./spawner.js";
 
 /**
@@ -60,7 +60,10 @@ function nativeSet(o: DriverSetOptions): DriverSet {
     clipboard: () => desktop.clipboard(),
     spawner: () => new Spawner(kind),
     warmUp: () => undefined,
-    releaseMemory: () => desktop.releaseMemory(),
+    releaseMemory: () => {
+      releaseCaptureBuffers();
+      return desktop.releaseMemory();
+    },
     close: () => desktop.close(),
   };
 }
@@ -96,7 +99,10 @@ function portableSet(o: DriverSetOptions): DriverSet {
     clipboard: async () => (desktop ? desktop.clipboard() : clipboard!),
     spawner: () => new ExecaSpawner(platform),
     warmUp: () => nut.warmUp(),
-    releaseMemory: async () => desktop?.releaseMemory(),
+    releaseMemory: async () => {
+      releaseCaptureBuffers();
+      await desktop?.releaseMemory();
+    },
     close: async () => {
       await nut.close();
       await desktop?.close();

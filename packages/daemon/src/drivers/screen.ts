@@ -74,11 +74,14 @@ function shifts(order: Frame["order"]): { r: number; b: number } {
   return order === "bgrx" ? { r: 16, b: 0 } : { r: 0, b: 16 };
 }
 
+/** Where the conversions below get their output: a new buffer, or one kept from an earlier screenshot. */
+export type Allocate = (bytes: number) => Buffer;
+
 /** Packed RGB of a frame at its size, four pixels (three output words) per step. */
-export function frameToRgb(f: Frame): Buffer {
+export function frameToRgb(f: Frame, alloc: Allocate = Buffer.allocUnsafe): Buffer {
   const count = f.width * f.height;
   const src = new Uint32Array(f.data.buffer, f.data.byteOffset, count);
-  const rgb = Buffer.allocUnsafe(count * 3);
+  const rgb = alloc(count * 3);
   const out = new Uint32Array(rgb.buffer, rgb.byteOffset, (count * 3) >> 2);
   const { r: rs, b: bs } = shifts(f.order);
   const whole = count & ~3;
@@ -108,11 +111,11 @@ export function frameToRgb(f: Frame): Buffer {
  * its corner 4, its two edge neighbours 2 and the centre 1, out of 9. Red and blue are summed
  * together in the two 16-bit halves of one word.
  */
-export function frameTwoThirdsRgb(f: Frame): Buffer {
+export function frameTwoThirdsRgb(f: Frame, alloc: Allocate = Buffer.allocUnsafe): Buffer {
   const { width: w, height: h } = f;
   const ow = (w / 3) * 2;
   const src = new Uint32Array(f.data.buffer, f.data.byteOffset, w * h);
-  const rgb = Buffer.allocUnsafe(ow * ((h / 3) * 2) * 3);
+  const rgb = alloc(ow * ((h / 3) * 2) * 3);
   const M = 0xff00ff;
   const { r: rs, b: bs } = shifts(f.order);
   // x / 9, rounded, exact for 0 ≤ x ≤ 9·255.
@@ -172,10 +175,10 @@ export function frameTwoThirdsRgb(f: Frame): Buffer {
 }
 
 /** Packed RGB of a frame shrunk to half its size (both sides even), each output pixel the average of a 2x2 block. */
-export function frameHalfRgb(f: Frame): Buffer {
+export function frameHalfRgb(f: Frame, alloc: Allocate = Buffer.allocUnsafe): Buffer {
   const { width: w, height: h } = f;
   const src = new Uint32Array(f.data.buffer, f.data.byteOffset, w * h);
-  const rgb = Buffer.allocUnsafe((w / 2) * (h / 2) * 3);
+  const rgb = alloc((w / 2) * (h / 2) * 3);
   const M = 0xff00ff;
   const { r: rs, b: bs } = shifts(f.order);
   let o = 0;
@@ -201,11 +204,47 @@ export function frameHalfRgb(f: Frame): Buffer {
  * (e.g. a 2560- or 1920-wide screen to 1280) when the asked size is that or smaller, else at full
  * size. Whatever is left to shrink, sharp resizes, from fewer pixels.
  */
-export function frameRgb(f: Frame, width: number, height: number): { rgb: Buffer; width: number; height: number } {
+export function frameRgb(f: Frame, width: number, height: number, alloc: Allocate = Buffer.allocUnsafe): { rgb: Buffer; width: number; height: number } {
   const { width: w, height: h } = f;
-  if (width * 2 <= w && height * 2 <= h && w % 2 === 0 && h % 2 === 0) return { rgb: frameHalfRgb(f), width: w / 2, height: h / 2 };
-  if (width * 3 <= w * 2 && height * 3 <= h * 2 && w % 3 === 0 && h % 3 === 0) return { rgb: frameTwoThirdsRgb(f), width: (w / 3) * 2, height: (h / 3) * 2 };
-  return { rgb: frameToRgb(f), width: w, height: h };
+  if (width * 2 <= w && height * 2 <= h && w % 2 === 0 && h % 2 === 0) return { rgb: frameHalfRgb(f, alloc), width: w / 2, height: h / 2 };
+  if (width * 3 <= w * 2 && height * 3 <= h * 2 && w % 3 === 0 && h % 3 === 0) {
+    return { rgb: frameTwoThirdsRgb(f, alloc), width: (w / 3) * 2, height: (h / 3) * 2 };
+  }
+  return { rgb: frameToRgb(f, alloc), width: w, height: h };
+}
+
+/**
+ * Packed-RGB buffers kept from one screenshot for the next. The daemon maps a buffer this large on
+ * its own and unmaps it when freed (memory.ts, TRIMMED_MMAP_THRESHOLD), so a new one per screenshot
+ * is a new mapping whose pages the kernel faults in and zeroes again: about 1500 page faults for a
+ * 1920x1080 screen. At most {@link KEPT_RGB_BUFFERS} are kept (screenshots taken at once each need
+ * their own), and none once the daemon goes idle ({@link releaseCaptureBuffers}).
+ */
+class KeptBuffers {
+  private readonly free: Buffer[] = [];
+  constructor(private readonly keep: number) {}
+  /** A buffer of exactly `bytes`, kept or new; its contents are undefined. */
+  take(bytes: number): Buffer {
+    const i = this.free.findIndex((b) => b.length === bytes);
+    return i >= 0 ? this.free.splice(i, 1)[0]! : Buffer.allocUnsafe(bytes);
+  }
+  /** Keeps `buf` for a later take; nothing may use it after this. */
+  give(buf: Buffer): void {
+    this.free.push(buf);
+    if (this.free.length > this.keep) this.free.shift();
+  }
+  release(): void {
+    this.free.length = 0;
+  }
+}
+
+const KEPT_RGB_BUFFERS = 2;
+const rgbBuffers = new KeptBuffers(KEPT_RGB_BUFFERS);
+const takeRgb: Allocate = (bytes) => rgbBuffers.take(bytes);
+
+/** Lets go of the RGB buffers kept between screenshots (the daemon calls it once idle). */
+export function releaseCaptureBuffers(): void {
+  rgbBuffers.release();
 }
 
 /** A Buffer that starts on a 4-byte boundary, as Uint32Array views need. */
@@ -274,35 +313,44 @@ export async function capture(screen: ScreenDriver, opts: CaptureOptions): Promi
   const fit = Math.min(1, fitW, fitH);
   const outWidth = fit < 1 ? Math.max(1, Math.round(width * fit)) : width;
   const outHeight = fit < 1 ? Math.max(1, Math.round(height * fit)) : height;
-  const got = await screen.withFrame(region, (f) => frameRgb(f, outWidth, outHeight));
+  const got = await screen.withFrame(region, (f) => frameRgb(f, outWidth, outHeight, takeRgb));
+  let data: Buffer | undefined;
+  try {
+    data = await encode(got, { ...opts, outWidth, outHeight, cx: cursor.x - region.x, cy: cursor.y - region.y });
+    return { data, width: outWidth, height: outHeight, scale: outWidth / width, cursor };
+  } finally {
+    // Once encoded (or failed), sharp is done with the pixels; raw pixels go out as they are.
+    if (data !== got.rgb) rgbBuffers.give(got.rgb);
+  }
+}
 
+/** Encodes packed RGB pixels at the asked size, with the pointer drawn at (cx, cy) of the region when asked. */
+async function encode(
+  got: { rgb: Buffer; width: number; height: number },
+  o: CaptureOptions & { outWidth: number; outHeight: number; cx: number; cy: number },
+): Promise<Buffer> {
+  const { outWidth, outHeight, cx, cy } = o;
+  const { width, height } = o.region;
   const resized = got.width !== outWidth || got.height !== outHeight;
   let img = sharp(got.rgb, { raw: { width: got.width, height: got.height, channels: 3 } });
   if (resized) img = img.resize(outWidth, outHeight, { fit: "fill", kernel: "lanczos3" });
   let rgb = resized ? undefined : got.rgb;
-  const cx = cursor.x - region.x;
-  const cy = cursor.y - region.y;
-  if (opts.includeCursor && cx >= 0 && cy >= 0 && cx < width && cy < height) {
+  if (o.includeCursor && cx >= 0 && cy >= 0 && cx < width && cy < height) {
     // Drawn at the output size (the pointer as sharp as at full size), over pixels that are this call's own.
     rgb ??= await img.raw().toBuffer();
     const sprite = await cursorSprite(outWidth / width);
     drawSprite(rgb, outWidth, outHeight, sprite, Math.floor((cx * outWidth) / width), Math.floor((cy * outHeight) / height));
     img = sharp(rgb, { raw: { width: outWidth, height: outHeight, channels: 3 } });
   }
-  let data: Buffer;
-  switch (opts.format) {
+  switch (o.format) {
     case "jpeg":
       // Huffman optimisation saves a few per cent of bytes for 10-20% more encode time; loopback does not need it.
-      data = await img.jpeg({ quality: opts.quality, optimiseCoding: false }).toBuffer();
-      break;
+      return img.jpeg({ quality: o.quality, optimiseCoding: false }).toBuffer();
     case "webp":
-      data = await img.webp({ quality: opts.quality, effort: 0 }).toBuffer();
-      break;
+      return img.webp({ quality: o.quality, effort: 0 }).toBuffer();
     case "raw":
-      data = rgb ?? (await img.raw().toBuffer());
-      break;
+      return rgb ?? img.raw().toBuffer();
     default:
-      data = await img.png({ compressionLevel: opts.pngCompressionLevel, adaptiveFiltering: false }).toBuffer();
+      return img.png({ compressionLevel: o.pngCompressionLevel, adaptiveFiltering: false }).toBuffer();
   }
-  return { data, width: outWidth, height: outHeight, scale: outWidth / width, cursor };
 }
