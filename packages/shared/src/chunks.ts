@@ -1,4 +1,5 @@
 import type { FileHandle } from "node:fs/promises";
+import protobuf from "protobufjs";
 import { DIRECT_IO_BLOCK, returnAligned, takeAligned } from "./directIo.js";
 
 /**
@@ -58,6 +59,35 @@ export function framedChunk(m: unknown): Buffer | undefined {
  */
 export function framedBytes(serialized: Uint8Array): Buffer | undefined {
   return frames.get(serialized);
+}
+
+/** Messages from this size on are encoded in place for gRPC's wire by {@link encodeLargeMessagesFramed}. */
+export const FRAMED_ENCODING_FROM = 64 * 1024;
+
+/**
+ * Makes protobufjs encode every message of {@link FRAMED_ENCODING_FROM} bytes or more behind gRPC's
+ * 5-byte message prefix, already written, in the same memory; {@link framedBytes} then gives the
+ * frame, and a server that sends it as it is (the daemon's framing.ts) saves grpc-js's copy of the
+ * message into a framed buffer of its own. For a 1920x1080 PNG screenshot that copy was 3.3 MiB
+ * and, the daemon mapping buffers that large on their own, 800 fresh pages to fault in. Smaller
+ * messages are encoded as before, from Node's buffer pool. Once per process, for every protobufjs
+ * writer in it; false when protobufjs no longer allocates through BufferWriter.alloc.
+ */
+export function encodeLargeMessagesFramed(): boolean {
+  const writer = (protobuf as unknown as { BufferWriter?: { alloc?: (size: number) => Uint8Array } }).BufferWriter;
+  if (typeof writer?.alloc !== "function") return false;
+  writer.alloc = allocFramed;
+  return true;
+}
+
+function allocFramed(size: number): Buffer {
+  if (size < FRAMED_ENCODING_FROM) return Buffer.allocUnsafe(size);
+  const frame = Buffer.allocUnsafe(GRPC_PREFIX + size);
+  frame[0] = 0;
+  frame.writeUInt32BE(size, 1);
+  const message = frame.subarray(GRPC_PREFIX);
+  frames.set(message, frame);
+  return message;
 }
 
 /** Wraps a method's serializer so {@link EncodedChunk} messages go out as they are. */

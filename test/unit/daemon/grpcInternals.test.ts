@@ -8,7 +8,8 @@ import { afterEach, describe, expect, test } from "vitest";
 import { mkdtempSync, rmSync } from "node:fs";
 import { open } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { ChunkReader, passEncodedChunks } from "../../../packages/shared/src/chunks.js";
+import { ChunkReader, FRAMED_ENCODING_FROM, passEncodedChunks } from "../../../packages/shared/src/chunks.js";
+import { serviceDefinition } from "../../../packages/shared/src/services.js";
 import { raiseConnectionWindow, raiseStreamWindow } from "../../../packages/daemon/src/flowControl.js";
 import { frameChunksInPlace } from "../../../packages/daemon/src/framing.js";
 import { frameUploadChunksInPlace } from "../../../packages/controller/src/env/framing.js";
@@ -215,6 +216,36 @@ describe("grpc-js internals the daemon patches", () => {
       await fh.close();
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  test("a large message is encoded behind room for the prefix and sent as that frame; a small one is copied as grpc-js does", () => {
+    const internals = createRequire(import.meta.url)("@grpc/grpc-js/build/src/server-interceptors.js") as {
+      BaseServerInterceptingCall: { prototype: { serializeMessage(this: unknown, v: unknown): Buffer } };
+    };
+    expect(frameChunksInPlace()).toBe(true);
+    // The method's own serializer (proto-loader's, protobufjs underneath), as the daemon registers it.
+    const method = serviceDefinition("Screen").Screenshot;
+    const encoded: Buffer[] = [];
+    const call = { handler: { serialize: (v: object) => encoded.at(encoded.push(method.responseSerialize(v)) - 1)! } };
+    const send = (v: object) => internals.BaseServerInterceptingCall.prototype.serializeMessage.call(call, v);
+    const shot = { data: Buffer.alloc(FRAMED_ENCODING_FROM + 1000, 7), width: 640, height: 480, scale: 0.5 };
+    const frame = send(shot);
+    const message = encoded[0]!;
+    expect(message.length).toBeGreaterThan(FRAMED_ENCODING_FROM);
+    // The frame is the memory the message was encoded in, 5 bytes earlier: no copy.
+    expect(frame.buffer).toBe(message.buffer);
+    expect(frame.byteOffset + 5).toBe(message.byteOffset);
+    expect(frame.length).toBe(message.length + 5);
+    expect(frame[0]).toBe(0);
+    expect(frame.readUInt32BE(1)).toBe(message.length);
+    const back = method.responseDeserialize(frame.subarray(5)) as { data: Buffer; width: number; height: number; scale: number };
+    expect(back.data.equals(shot.data)).toBe(true);
+    expect([back.width, back.height, back.scale]).toEqual([640, 480, 0.5]);
+    // A small message: framed by copy, the same bytes as grpc-js's.
+    const small = send({ width: 3, height: 4 });
+    expect(small.buffer === encoded[1]!.buffer && small.byteOffset + 5 === encoded[1]!.byteOffset).toBe(false);
+    expect([...small.subarray(0, 5)]).toEqual([0, 0, 0, 0, encoded[1]!.length]);
+    expect(small.subarray(5).equals(encoded[1]!)).toBe(true);
   });
 
   test("a client's IdentityHandler#writeMessage frames each message sent; frameUploadChunksInPlace sends a chunk as the frame it already is", async () => {
