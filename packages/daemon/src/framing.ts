@@ -23,15 +23,16 @@ interface ServerCallPrototype {
  * (encodeLargeMessagesFramed), so such a message goes out as the frame it already is; smaller ones
  * are framed as grpc-js does. A chunk's buffer goes back to its pool in the write callback, which
  * Node's HTTP/2 stream calls once the bytes are written to the socket. Returns false when grpc-js's
- * or protobufjs's internals changed and nothing was patched (messages then take the copy);
- * test/unit/daemon/grpcInternals.test.ts checks them.
+ * internals changed and nothing was patched (messages then take the copy);
+ * test/unit/daemon/grpcInternals.test.ts checks those and protobufjs's.
  */
 export function frameChunksInPlace(): boolean {
   const proto = baseServerCallPrototype<ServerCallPrototype>();
   const original = proto?.serializeMessage;
   if (!proto || typeof original !== "function") return false;
   if (proto[PATCHED]) return true;
-  if (!encodeLargeMessagesFramed()) return false;
+  // Without it (protobufjs changed) large messages other than chunks take grpc-js's copy, as before.
+  encodeLargeMessagesFramed();
   proto.serializeMessage = function (this: ServerCall, value: unknown): Buffer {
     const chunk = framedChunk(value);
     if (chunk) return chunk;
