@@ -1,10 +1,11 @@
 import { randomFillSync } from "node:crypto";
-import { mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readlinkSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { spawnDaemon, type RunningDaemon } from "../fixtures/daemon.js";
 import { eventually } from "../fixtures/poll.js";
+import { procStat } from "../fixtures/processes.js";
 import { startXvfb, type XServer } from "../fixtures/xvfb.js";
 
 // Transfers keep their buffers on glibc's heap (native/memory.c raises the mmap threshold) and the
@@ -62,12 +63,7 @@ test("a quiet daemon lets go of the capture segment; the next screenshot attache
 
 const MiB = 1024 * 1024;
 
-/** Field `n` (1-based, as in proc(5)) of /proc/`pid`/stat. */
-function stat(pid: number, n: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
-  return Number(fields[n - 3]);
-}
-const minorFaults = () => stat(daemon.process.pid!, 10);
+const minorFaults = () => procStat(daemon.process.pid!, 10);
 
 test("an upload reuses the daemon's heap instead of mapping new pages for every read", async () => {
   const src = join(dir, "faults.bin");
@@ -87,7 +83,7 @@ test("memory the transfers took on the heap goes back once the daemon is quiet",
   try {
     const env = own.env;
     await env.waitUntilReady({ timeoutMs: 20_000 });
-    const rss = () => (stat(own.process.pid!, 24) * 4096) / MiB;
+    const rss = () => (procStat(own.process.pid!, 24) * 4096) / MiB;
     const src = join(dir, "trim.bin");
     writeFileSync(src, randomFillSync(Buffer.alloc(128 * MiB)));
     await env.screen.screenshot({ format: "png" });

@@ -1,8 +1,8 @@
-import { readFileSync } from "node:fs";
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { InvalidArgumentError, screenshotToScreen } from "@pincer/controller";
 import { DRIVERS, spawnDaemon, type RunningDaemon } from "../fixtures/daemon.js";
+import { procStat } from "../fixtures/processes.js";
 import { openWitnessWindow, type WitnessWindow } from "../fixtures/xwitness.js";
 import { startXvfb, type XServer } from "../fixtures/xvfb.js";
 
@@ -167,7 +167,7 @@ describe("screenshots of a real X screen", () => {
 
 describe("the pixels a screenshot is converted in are kept for the next one", () => {
   /** The daemon's minor page faults so far (field 10 of /proc/PID/stat). */
-  const faults = () => Number(readFileSync(`/proc/${daemon.process.pid}/stat`, "utf8").split(") ")[1]!.split(" ")[7]);
+  const faults = () => procStat(daemon.process.pid!, 10);
 
   test.runIf(DRIVERS === "native")("a full-size screenshot takes fewer page faults than a new RGB buffer of the screen would", async () => {
     // The daemon maps large buffers on their own (fresh pages, faulted in and zeroed on first write);
