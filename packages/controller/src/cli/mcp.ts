@@ -1,4 +1,3 @@
-import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { Option, type Command } from "commander";
 import { connect } from "../env/index.js";
 import { UnauthenticatedError, UnavailableError } from "@pincer/shared";
@@ -6,6 +5,7 @@ import { connectOptionsOf, machineSpecOf, type DefaultCredentials, type MachineS
 import { machineProblem } from "../machines/remoteProvider.js";
 import { addCredentialOptions, credentialFlags } from "./credentials.js";
 import { createMcpServer } from "../mcp/server.js";
+import { LineTransport } from "../mcp/stdioTransport.js";
 
 /** Options of `pincer mcp`. */
 export interface McpCommandOptions {
@@ -49,7 +49,7 @@ export async function runMcpServer(o: McpCommandOptions & DefaultCredentials): P
       server.server.onclose = resolve;
       process.stdin.once("end", resolve);
     });
-    await server.connect(new StdioServerTransport());
+    await server.connect(new LineTransport({ onRefused: (why) => process.stderr.write(`pincer mcp: a message was refused: ${why}\n`) }));
     process.stderr.write(`pincer mcp: serving ${address} over stdio\n`);
     env.system.info({ timeoutMs: 5_000, waitForReady: false }).then(
       (info) => process.stderr.write(`pincer mcp: ${address} is ${info.hostname}, display ${info.display || "none"}\n`),
