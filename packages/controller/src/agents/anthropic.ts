@@ -26,6 +26,7 @@ import {
   UsageMeter,
   type ProviderAgentOptions,
 } from "./common.js";
+import { DEFAULT_MODEL_TIMEOUT_MS, replyShapeProblem } from "./modelCall.js";
 import type { AnyAction } from "../actions/action.js";
 import { COMPUTER_ACTION_NAME, planAnthropicComputerAction } from "./computerCalls.js";
 import { createComputerAction } from "./computerUse.js";
@@ -144,8 +145,9 @@ export class AnthropicAgent implements Agent {
     this.#client = new Anthropic({
       apiKey: apiKey || "no-key",
       ...(baseURL ? { baseURL } : {}),
-      maxRetries: opts.retry?.retries ?? 5,
-      timeout: opts.requestTimeoutMs ?? 300_000,
+      // Pincer retries and times each try itself (UsageMeter.request).
+      maxRetries: 0,
+      timeout: opts.requestTimeoutMs ?? DEFAULT_MODEL_TIMEOUT_MS,
     });
     this.#meter = new UsageMeter(opts.model, opts.prices);
   }
@@ -284,9 +286,11 @@ export class AnthropicAgent implements Agent {
       tool_choice: { type: o.toolChoice ?? "auto" } as const,
       ...(o.temperature !== undefined ? { temperature: o.temperature } : {}),
     };
-    const reply = this.#computerEnv
-      ? await this.#client.beta.messages.create({ ...body, betas: [ANTHROPIC_COMPUTER_TOOLS[o.computerTool ?? "computer_20250124"]] }, { signal })
-      : ((await this.#client.messages.create(body as never, { signal })) as unknown as BetaMessage);
+    const send = (s: AbortSignal): Promise<BetaMessage> =>
+      this.#computerEnv
+        ? this.#client.beta.messages.create({ ...body, betas: [ANTHROPIC_COMPUTER_TOOLS[o.computerTool ?? "computer_20250124"]] }, { signal: s })
+        : (this.#client.messages.create(body as never, { signal: s }) as unknown as Promise<BetaMessage>);
+    const reply = await this.#meter.request(this.#client.baseURL, o, signal, send, (r) => replyShapeProblem(r, "a message", (v) => Array.isArray(v.content)));
     const u = reply.usage;
     this.#meter.add((u?.input_tokens ?? 0) + (u?.cache_creation_input_tokens ?? 0) + (u?.cache_read_input_tokens ?? 0), u?.output_tokens);
     return reply;

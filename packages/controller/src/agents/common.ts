@@ -4,6 +4,7 @@ import { screenshotToScreen } from "../env/index.js";
 import type { Point, Screenshot } from "../env/index.js";
 import type { HistoryOptions } from "./history.js";
 import { costUsd, priceOf, type PriceTable } from "./pricing.js";
+import { callModel, DEFAULT_MODEL_RETRIES, DEFAULT_MODEL_TIMEOUT_MS, triesUsage, type RequestCounts } from "./modelCall.js";
 import type { AgentTaskContext, TokenUsage } from "./types.js";
 
 /** Options every model-provider agent takes. */
@@ -34,7 +35,7 @@ export interface ProviderAgentOptions {
   coordinates?: "screenshot" | "screen";
   /** Replies in a row that the agent cannot use (malformed tool calls, unparsable JSON) before it gives up. @default 3 */
   maxInvalidReplies?: number;
-  /** Per-request deadline in milliseconds. @default 300_000 */
+  /** Deadline of each try of a model request, in milliseconds (`--model-timeout`). @default 120_000 */
   requestTimeoutMs?: number;
 }
 
@@ -145,29 +146,47 @@ export function dataUrl(shot: Screenshot): string {
   return `data:${shot.mimeType};base64,${shot.data.toString("base64")}`;
 }
 
-/** Adds up token use over the model calls of one turn, with the cost when a price is known. */
+/** Adds up token use and request tries over the model calls of one turn, with the cost when a price is known. */
 export class UsageMeter {
   #input = 0;
   #output = 0;
-  #requests = 0;
+  #counts: RequestCounts = { requests: 0, failed: 0, retries: 0 };
 
   constructor(
     private readonly model: string,
     private readonly prices: PriceTable | undefined,
   ) {}
 
+  /** Adds the tokens of an answered request. */
   add(input: number | undefined | null, output: number | undefined | null): void {
     this.#input += input ?? 0;
     this.#output += output ?? 0;
-    this.#requests += 1;
+  }
+
+  /**
+   * Makes a model request through {@link callModel} with the agent's timeout and retries, its tries
+   * counted here; a request that fails for good throws a {@link ModelRequestError} holding this
+   * turn's usage.
+   */
+  request<T>(
+    url: string,
+    opts: Pick<ProviderAgentOptions, "requestTimeoutMs" | "retry">,
+    signal: AbortSignal,
+    send: (signal: AbortSignal) => Promise<T>,
+    problemOf: (reply: T) => string | undefined,
+  ): Promise<T> {
+    const timeoutMs = opts.requestTimeoutMs ?? DEFAULT_MODEL_TIMEOUT_MS;
+    const retries = opts.retry?.retries ?? DEFAULT_MODEL_RETRIES;
+    return callModel({ url, timeoutMs, retries, signal, counts: this.#counts, usage: () => this.take() }, send, problemOf);
   }
 
   /** The usage so far, and starts over. */
   take(): TokenUsage {
     const price = priceOf(this.prices, this.model);
-    const usage: TokenUsage = { input: this.#input, output: this.#output, requests: this.#requests };
+    const usage: TokenUsage = { input: this.#input, output: this.#output, ...triesUsage(this.#counts) };
     if (price) usage.costUsd = costUsd(price, usage);
-    this.#input = this.#output = this.#requests = 0;
+    this.#input = this.#output = 0;
+    this.#counts = { requests: 0, failed: 0, retries: 0 };
     return usage;
   }
 }
@@ -188,11 +207,11 @@ export interface PendingCall {
 export const NOT_RUN = "not run: an earlier call of the turn ended the episode";
 
 /**
- * How failed model requests are retried: by the provider's own SDK, with exponential backoff and
- * jitter, the server's `retry-after`/`retry-after-ms` honoured, and the attempt number sent in
- * `x-stainless-retry-count`.
+ * How failed model requests are retried: by Pincer (the SDKs' own retries are off, so every try is
+ * counted), with exponential backoff and jitter and the server's `retry-after`/`retry-after-ms`
+ * honoured, never past the attempt's time limit. See {@link callModel}.
  */
 export interface RetryOptions {
-  /** Retries after the first attempt. @default 5 */
+  /** Tries after the first (`--model-retries`). @default 2 */
   retries?: number;
 }

@@ -74,6 +74,10 @@ export interface AgentChoice {
   maxHistory?: HistoryOptions;
   /** USD per million input:output tokens, a JSON price file (see parsePrice), or the table such a file holds. */
   price?: string | PriceTable;
+  /** Deadline of each try of a model request, in milliseconds. @default 120_000 */
+  modelTimeoutMs?: number;
+  /** Tries after a failed model request. @default 2 */
+  modelRetries?: number;
 }
 
 /**
@@ -104,6 +108,8 @@ export function agentFactory(choice: AgentChoice): (task: { solution?: readonly 
     ...(checked.baseUrl ? { baseURL: checked.baseUrl } : {}),
     ...(checked.maxHistory ? { history: checked.maxHistory } : {}),
     ...(checked.price ? { prices: checked.price as PriceTable } : {}),
+    ...(checked.modelTimeoutMs !== undefined ? { requestTimeoutMs: checked.modelTimeoutMs } : {}),
+    ...(checked.modelRetries !== undefined ? { retry: { retries: checked.modelRetries } } : {}),
   };
   // Fails now, before machines start, when a key or setting is missing.
   createProviderAgent(kind, opts);

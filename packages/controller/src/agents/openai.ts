@@ -19,12 +19,13 @@ import {
 } from "./common.js";
 import { DROPPED_SCREENSHOT_NOTE, History } from "./history.js";
 import { jsonModeInstructions, JsonReplyError, parseJsonReply } from "./jsonReply.js";
+import { DEFAULT_MODEL_TIMEOUT_MS, replyShapeProblem } from "./modelCall.js";
 import type { Agent, AgentObservation, AgentTaskContext, AgentTurn } from "./types.js";
 
 /**
  * The OpenAI SDK client of an agent: key and endpoint from the options or OPENAI_API_KEY /
  * OPENAI_BASE_URL (a base URL needs no key: local servers such as vLLM and Ollama take any, the SDK
- * insists on one), the SDK's own retries and timeout.
+ * insists on one). Its own retries are off: see {@link UsageMeter.request}.
  */
 export function openaiClient(agent: string, opts: ProviderAgentOptions): OpenAI {
   const baseURL = opts.baseURL ?? process.env.OPENAI_BASE_URL;
@@ -33,8 +34,10 @@ export function openaiClient(agent: string, opts: ProviderAgentOptions): OpenAI 
   return new OpenAI({
     apiKey: apiKey || "no-key",
     ...(baseURL ? { baseURL } : {}),
-    maxRetries: opts.retry?.retries ?? 5,
-    timeout: opts.requestTimeoutMs ?? 300_000,
+    // Pincer retries and times each try itself (UsageMeter.request), so that every try is counted
+    // and none outlives the attempt.
+    maxRetries: 0,
+    timeout: opts.requestTimeoutMs ?? DEFAULT_MODEL_TIMEOUT_MS,
   });
 }
 
@@ -134,8 +137,7 @@ export class OpenAIAgent implements Agent {
     const maxInvalid = this.#opts.maxInvalidReplies ?? 3;
     for (let invalid = 0; ; ) {
       const reply = await this.#request(obs.signal);
-      const msg = reply.choices[0]?.message;
-      if (!msg) throw new Error(`the model returned no choices (${JSON.stringify(reply).slice(0, 200)})`);
+      const msg = reply.choices[0]!.message;
       if (invalid === 0) this.#history.beginTurn();
       const text = msg.content ?? "";
       if (json) {
@@ -221,7 +223,13 @@ export class OpenAIAgent implements Agent {
             ...(o.parallelToolCalls === false ? { parallel_tool_calls: false } : { parallel_tool_calls: true }),
           }),
     };
-    const reply = await this.#client.chat.completions.create(body, { signal });
+    const reply = await this.#meter.request(
+      this.#client.baseURL,
+      o,
+      signal,
+      (s) => this.#client.chat.completions.create(body, { signal: s }),
+      (r) => replyShapeProblem(r, "a chat completion", (v) => Array.isArray(v.choices) && v.choices.length > 0 && typeof v.choices[0]?.message === "object"),
+    );
     this.#meter.add(reply.usage?.prompt_tokens, reply.usage?.completion_tokens);
     return reply;
   }

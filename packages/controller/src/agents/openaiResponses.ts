@@ -26,6 +26,7 @@ import {
   UsageMeter,
   type ProviderAgentOptions,
 } from "./common.js";
+import { replyShapeProblem } from "./modelCall.js";
 import { COMPUTER_ACTION_NAME, OPENAI_COMPUTER_ACTION_NAME, planOpenAIComputerAction } from "./computerCalls.js";
 import { createComputerAction } from "./computerUse.js";
 import { openaiClient } from "./openai.js";
@@ -250,7 +251,13 @@ export class OpenAIResponsesAgent implements Agent {
       ...(this.#previousId ? { previous_response_id: this.#previousId } : {}),
       ...(o.temperature !== undefined ? { temperature: o.temperature } : {}),
     };
-    const reply = await this.#client.responses.create(body, { signal });
+    const reply = await this.#meter.request(
+      this.#client.baseURL,
+      o,
+      signal,
+      (s) => this.#client.responses.create(body, { signal: s }),
+      (r) => replyShapeProblem(r, "a response", (v) => Array.isArray(v.output)),
+    );
     this.#meter.add(reply.usage?.input_tokens, reply.usage?.output_tokens);
     return reply;
   }

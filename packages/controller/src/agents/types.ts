@@ -40,8 +40,12 @@ export interface TokenUsage {
   /** Prompt tokens, cached ones included. */
   input: number;
   output: number;
-  /** Model requests made for the turn, retries of failed requests not included. @default 1 */
+  /** Model requests answered with a usable reply in the turn. @default 1 */
   requests?: number;
+  /** Tries that failed in the turn (an error status, no reply in time, an unusable reply). @default 0 */
+  failedRequests?: number;
+  /** Tries made after a failed one in the turn. @default 0 */
+  retries?: number;
   /** What the turn cost in US dollars, when the agent has a price for its model. */
   costUsd?: number;
 }

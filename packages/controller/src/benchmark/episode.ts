@@ -65,6 +65,7 @@ export class Episode {
       step: this.steps,
       tokens: this.tokens,
       elapsedMs: this.elapsedMs(),
+      timeLimitMs: this.task.timeLimitMs,
       ended: this.end !== undefined,
       reason: this.end?.reason ?? null,
       ...(this.end?.error ? { error: this.end.error } : {}),

@@ -118,6 +118,8 @@ export interface EpisodeState {
   tokens: number;
   /** Milliseconds since setup ended. */
   elapsedMs: number;
+  /** The task's time limit, in milliseconds since setup ended: actions and the agent's model time count. */
+  timeLimitMs: number;
   ended: boolean;
   reason: EndReason | null;
   error?: ErrorInfo;

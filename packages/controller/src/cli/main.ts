@@ -32,6 +32,11 @@ const positiveInt = (name: string) => (v: string) => {
   if (!Number.isInteger(n) || n < 1) throw new CliArgumentError(`${name} must be a whole number ≥ 1`);
   return n;
 };
+const nonNegativeInt = (name: string) => (v: string) => {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 0) throw new CliArgumentError(`${name} must be a whole number ≥ 0`);
+  return n;
+};
 
 /** Options of the model-provider agents on `pincer run`. */
 interface AgentCliOptions {
@@ -39,6 +44,8 @@ interface AgentCliOptions {
   baseUrl?: string;
   maxHistory?: HistoryOptions;
   price?: string;
+  modelTimeout?: number;
+  modelRetries?: number;
 }
 
 /** The model settings of `pincer run`'s agent options. */
@@ -48,6 +55,8 @@ function agentChoiceOf(o: AgentCliOptions): Omit<AgentChoice, "kind"> {
     ...(o.baseUrl ? { baseUrl: o.baseUrl } : {}),
     ...(o.maxHistory ? { maxHistory: o.maxHistory } : {}),
     ...(o.price ? { price: o.price } : {}),
+    ...(o.modelTimeout !== undefined ? { modelTimeoutMs: o.modelTimeout * 1000 } : {}),
+    ...(o.modelRetries !== undefined ? { modelRetries: o.modelRetries } : {}),
   };
 }
 
@@ -261,6 +270,8 @@ const runCommandCli = program
   .option("--max-history <turns[:screenshots]>", "turns resent to the model, and how many of the newest screenshots (default 50:3)", (v: string) =>
     parseMaxHistory(v),
   )
+  .option("--model-timeout <seconds>", "deadline of each try of a model request (default 120); --task-timeout bounds all", positiveInt("--model-timeout"))
+  .option("--model-retries <n>", "tries after a failed model request: 5xx, 429, no reply, an unusable reply (default 2)", nonNegativeInt("--model-retries"))
   .option("--price <in:out|file.json>", "USD per million input:output tokens, or a JSON file {model: {input, output}}; adds cost to the results")
   .option("--concurrency <n>", "tasks at once (local: slots started; remote: at most the addresses per name)", positiveInt("--concurrency"), 1)
   .option("--max-steps <n|auto>", "step limit: a number, or auto = 2 × action_number + 5 (50 without one)", "auto")
@@ -268,7 +279,7 @@ const runCommandCli = program
   .option("--run-id <id>", "name of the run folder (default: run-<UTC time>)")
   .option("--resume", "continue the run named by --run-id: finished tasks are kept, the rest run", false)
   .option("--attempts <k>", "attempts per task; only infrastructure errors are retried", positiveInt("--attempts"), 1)
-  .option("--task-timeout <seconds>", "wall-clock limit of the agent's part of a task", positiveInt("--task-timeout"), 600)
+  .option("--task-timeout <seconds>", "wall-clock limit of the agent's part of a task, its model's time included", positiveInt("--task-timeout"), 600)
   .option("--no-screenshots", "do not save a screenshot before each turn")
   .option("--record", "record each machine's screen while the agent works (ffmpeg on the machine) into recording-<env>.mp4 per attempt", false)
   .addOption(

@@ -1,6 +1,8 @@
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { toErrorInfo } from "../actions/errors.js";
+import { TimeoutError } from "@pincer/shared";
+import { ModelRequestError } from "../agents/modelCall.js";
 import type { Agent, AgentObservation, AgentTurn } from "../agents/types.js";
 import type { Benchmark } from "../benchmark/benchmark.js";
 import { classifyFailure } from "../benchmark/failures.js";
@@ -166,6 +168,45 @@ async function runCalls(
   return results;
 }
 
+/** How long an agent whose signal fired may take to return before the loop stops waiting for it. */
+const AGENT_GRACE_MS = 2_000;
+
+/**
+ * The task's time limit over the agent's turn: the agent's signal fires when it passes (its model
+ * requests are aborted), and the loop stops waiting for an agent that does not listen.
+ */
+function agentTimeLimit(input: LoopRun) {
+  const { timeLimitMs, elapsedMs } = input.bench.state();
+  const timer = new AbortController();
+  const left = Math.max(0, timeLimitMs - elapsedMs);
+  // Past 2^31 - 1 ms a timer fires at once; such a limit is no limit.
+  const handle = left < 2 ** 31 - 1 ? setTimeout(() => timer.abort(new TimeoutError("the task's time limit ran out")), left) : undefined;
+  const signal = AbortSignal.any([input.signal, timer.signal]);
+  return {
+    signal,
+    seconds: Math.round(timeLimitMs / 100) / 10,
+    expired: () => timer.signal.aborted && !input.signal.aborted,
+    async bound<T>(work: Promise<T>): Promise<T> {
+      // An agent that listens ends with its own error (naming its model's URL) at once; one that does
+      // not is left behind after a grace period.
+      let grace: NodeJS.Timeout | undefined;
+      const stopped = new Promise<never>((_, reject) => {
+        const later = () => (grace = setTimeout(() => reject(signal.reason), AGENT_GRACE_MS));
+        if (signal.aborted) later();
+        else signal.addEventListener("abort", later, { once: true });
+      });
+      stopped.catch(() => undefined);
+      try {
+        return await Promise.race([work, stopped]);
+      } finally {
+        clearTimeout(handle);
+        clearTimeout(grace);
+        work.catch(() => undefined);
+      }
+    },
+  };
+}
+
 /** Asks the agent for its turn; a failure of the agent ends the episode with agent_error and gives its message. */
 async function act(
   input: LoopRun,
@@ -175,12 +216,16 @@ async function act(
 ): Promise<{ turn: AgentTurn; model: TurnModelRecord } | { error: string }> {
   const m0 = performance.now();
   let agentTurn: AgentTurn;
+  const limit = agentTimeLimit(input);
   try {
-    agentTurn = await input.agent.act(observation);
+    agentTurn = await limit.bound(input.agent.act({ ...observation, signal: limit.signal }));
   } catch (err) {
-    input.usage.addTurn(undefined, performance.now() - m0);
-    input.bench.end("agent_error", err);
-    const error = `agent: ${(err as Error).message}`;
+    input.usage.addTurn(err instanceof ModelRequestError ? err.usage : undefined, performance.now() - m0);
+    const failure = limit.expired()
+      ? new TimeoutError(`the task's time limit of ${limit.seconds} s ran out while the agent was thinking: ${(err as Error).message}`)
+      : err;
+    input.bench.end("agent_error", failure);
+    const error = `agent: ${(failure as Error).message}`;
     await input.store.appendTrajectory(input.dir, { turn, ...seen, agent_error: error, at_ms: sinceStart(input) });
     return { error };
   }

@@ -117,8 +117,12 @@ export interface TaskResults {
   total_tokens: number;
   input_tokens: number;
   output_tokens: number;
-  /** Model calls made. */
+  /** Model requests answered with a usable reply. */
   model_requests?: number;
+  /** Model request tries that failed (an error status, no reply within --model-timeout, a lost connection, an unusable reply). */
+  model_failed_requests?: number;
+  /** Model request tries made after a failed one. */
+  model_retries?: number;
   /** What the model calls cost in USD, from the price table; null when no price was given. */
   cost_usd?: number | null;
   /** Wall time in milliseconds: all, and split into setup, model, environment (actions) and evaluation. */

@@ -95,6 +95,8 @@ export function attemptResults(settings: SummarySettings, record: AttemptRecord,
     input_tokens: usage.input,
     output_tokens: usage.output,
     model_requests: usage.requests,
+    model_failed_requests: usage.failedRequests,
+    model_retries: usage.retries,
     // US dollars, when the agent has a price for its model (--price); null otherwise.
     cost_usd: usage.costUsd(),
     total_timing: usage.totalTiming(Date.now() - record.started),

@@ -5,6 +5,8 @@ export interface TurnUsageRecord {
   input_tokens: number;
   output_tokens: number;
   requests: number;
+  failed_requests?: number;
+  retries?: number;
   cost_usd?: number;
 }
 
@@ -16,6 +18,8 @@ export class AttemptUsage {
   input = 0;
   output = 0;
   requests = 0;
+  failedRequests = 0;
+  retries = 0;
   #costUsd = 0;
   #priced = false;
   readonly timing = { setup_ms: 0, model_ms: 0, env_ms: 0 };
@@ -27,6 +31,8 @@ export class AttemptUsage {
     this.input += usage.input;
     this.output += usage.output;
     this.requests += usage.requests ?? 1;
+    this.failedRequests += usage.failedRequests ?? 0;
+    this.retries += usage.retries ?? 0;
     if (usage.costUsd !== undefined) {
       this.#costUsd += usage.costUsd;
       this.#priced = true;
@@ -66,6 +72,8 @@ export function turnUsageRecord(usage: TokenUsage | undefined): TurnUsageRecord 
     input_tokens: usage.input,
     output_tokens: usage.output,
     requests: usage.requests ?? 1,
+    ...(usage.failedRequests ? { failed_requests: usage.failedRequests } : {}),
+    ...(usage.retries ? { retries: usage.retries } : {}),
     ...(usage.costUsd !== undefined ? { cost_usd: usage.costUsd } : {}),
   };
 }
