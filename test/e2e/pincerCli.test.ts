@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, test } from "vitest";
@@ -71,7 +71,32 @@ describe("pincer CLI", () => {
     expect(r.stdout).toMatch(
       /^FAIL t\/bad-step: its solution scores 0 \(failed\): step 1 \(desktop__download_file\) failed: .*absent\.txt.* \(the solution is at fault\)$/m,
     );
-    expect(r.stdout).toMatch(/1 of 4 tasks check out/);
+    // A solution whose last step starts a program and ends at once is judged before the program is done: check says so.
+    expect(r.stdout).toContain(
+      "FAIL t/racy: its solution scores 0 (failed): every step ran, and the evaluation says: /tmp/pincer-check/racy.txt does not exist " +
+        "(the solution does not reach the goal, or the expected result is wrong); its last step, desktop__launch, hands work to a program " +
+        "that may still be doing it when the evaluation runs: wait for the result before the solution ends",
+    );
+    expect(r.stdout).toMatch(/1 of 5 tasks check out/);
+  });
+
+  test("a task without a solution: validate says check cannot prove it, and check says so before any machine starts", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "pincer-unsolved-"));
+    try {
+      mkdirSync(join(dir, "t", "bare"), { recursive: true });
+      const task = { id: "bare", instruction: "x", config: [], evaluation: { func: "check_file_exists", arguments: { vm_file: "/tmp/x" } } };
+      writeFileSync(join(dir, "t", "bare", "bare.json"), JSON.stringify(task));
+      const v = await pincer(["validate", dir]);
+      expect(v.code).toBe(0);
+      expect(v.stdout).toContain("1 task(s) without a solution (t/bare): pincer check cannot prove them; add a solution.json beside each");
+      const c = await pincer(["check", dir]);
+      expect(c.code).toBe(1);
+      expect(c.stdout).toContain("FAIL t/bare: no solution.json: write the tool calls that solve it beside the task file\n0 of 1 tasks check out");
+      // No machine was started for it.
+      expect(c.stderr).not.toMatch(/pincer-daemon/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   test("run --task and --tag pick tasks; a pattern that matches nothing stops the run before it starts", async () => {

@@ -4,6 +4,7 @@ export type { PincerProto } from "./protoLoader.js";
 export { DESCRIPTOR_SET_BASE64 } from "./generated/descriptorSet.js";
 export * from "./errors.js";
 export { MAX_ECHO_BYTES, MAX_STATUS_MESSAGE_BYTES, capText, echo, quoted } from "./echo.js";
+export { didYouMean, editDistance, nearNames } from "./nearNames.js";
 export { BAD_REQUEST_TYPE_URL, STATUS_DETAILS_KEY, decodeFieldViolations, encodeBadRequestStatus } from "./statusDetails.js";
 export { ChunkReader, encodeLargeMessagesFramed, FRAMED_ENCODING_FROM, framedBytes, framedChunk } from "./chunks.js";
 export type { EncodedChunk, ReadChunk } from "./chunks.js";

@@ -105,7 +105,7 @@ describe("loading and validating a dataset", () => {
     expect(errors(ds.problems).map((p) => `${p.file.split("/").at(-1)}:${p.path}: ${p.message}`)).toEqual([
       "many.json:instruction: Invalid input: expected string, received number",
       'many.json:id: id "other" differs from the file name; name the file <id>.json in a folder <id>/',
-      "many.json:config[0].arguments.remote_path: upload_file_to_vm: Invalid input: expected string, received undefined",
+      "many.json:config[0].arguments.remote_path: upload_file_to_vm: argument remote_path is missing (string)",
       'solution.json:[0].tool: step 1: desktop has no built-in action "clik" (did you mean desktop__click?)',
       "solution.json:[1].args.x: step 2: desktop__click: Invalid input: expected number, received string",
       'solution.json:[2].tool: step 3: tool "server__run_command" names no environment of this task; write <environment>__<action> with one of desktop',
@@ -113,6 +113,23 @@ describe("loading and validating a dataset", () => {
         /^solution\.json:\[3\]\.args\.local_path: step 4: nowhere\.txt is neither in the task folder \(.*\) nor downloaded by an earlier step$/,
       ),
     ]);
+  });
+
+  test("a misspelt function or argument gets a did-you-mean and the names the function takes", async () => {
+    const task = {
+      ...good("typos"),
+      config: [{ func: "upload_file_to_vm", arguments: { local_pth: "in.txt", remote_path: "/tmp/x" } }],
+      evaluation: { func: "check_file_exist", arguments: { vm_file: "/tmp/x" } },
+    };
+    writeTask("a", "typos", task, { "in.txt": "x" });
+    const ds = await load();
+    const lines = errors(ds.problems).map((p) => `${p.path}: ${p.message}`);
+    expect(lines).toContain(
+      'config[0].arguments: upload_file_to_vm: unknown argument "local_pth" (did you mean "local_path"?); it takes local_path, remote_path (docs/task-functions.md)',
+    );
+    expect(lines).toContainEqual(
+      expect.stringMatching(/^evaluation\.func: unknown evaluation function "check_file_exist" \(did you mean "check_file_exists"\?\); known: /),
+    );
   });
 
   test("invalid JSON is reported with its line and column", async () => {

@@ -11,6 +11,7 @@ import { reportMarkdown, type Report } from "../runner/report.js";
 import { isInfraState } from "../runner/results.js";
 import { newRunId, runDirOf, runTasks, type RunnerOptions } from "../runner/runner.js";
 import { coverageOf, formatProblems, shownPath, type Dataset, type DatasetTask } from "../datasets/loader.js";
+import type { Registries } from "../datasets/registries.js";
 import { checkTasks, type TaskCheck } from "../runner/check.js";
 import { addDatasetOptions, type DatasetCliOptions, loadCliDataset } from "./datasetOptions.js";
 import { checkOutFolder, defaultHealthFolder, parseRepeat, poolHealthRuns, runHealthCheck } from "./healthCommand.js";
@@ -229,26 +230,38 @@ async function checkCommand(dir: string, o: CheckCliOptions, given: (name: strin
     const via = await queueHealthRuns(dir, { ...o, queue: o.queue }, { tasks: dataset.tasks, registries });
     return runHealthCheck({ tasks: dataset.tasks, repeat: o.repeat, out: out ?? defaultHealthFolder(), via }, errors);
   }
+  if (o.repeat === undefined) return checkSolutions(dataset.tasks, registries, o, out, errors);
   const pool = await openCliPool(dataset.tasks, o, o.concurrency, o.screen);
-  if (o.repeat !== undefined) {
-    const health = {
-      tasks: dataset.tasks,
-      repeat: o.repeat,
-      out: out ?? defaultHealthFolder(),
-      via: poolHealthRuns({ tasks: dataset.tasks, registries, pool }),
-    };
-    return runHealthCheck(health, errors).finally(() => pool.close());
-  }
-  let checks: TaskCheck[];
-  try {
-    checks = await checkTasks({ tasks: dataset.tasks, registries, pool, ...(out ? { outDir: out } : {}) });
-  } finally {
-    await pool.close();
+  const health = {
+    tasks: dataset.tasks,
+    repeat: o.repeat,
+    out: out ?? defaultHealthFolder(),
+    via: poolHealthRuns({ tasks: dataset.tasks, registries, pool }),
+  };
+  return runHealthCheck(health, errors).finally(() => pool.close());
+}
+
+/**
+ * `pincer check` without --repeat: each task's solution must score 1 and doing nothing 0. A task
+ * without a solution is reported before any machine starts, and only tasks with one are run.
+ */
+async function checkSolutions(tasks: readonly DatasetTask[], registries: Registries, o: CheckCliOptions, out: string | undefined, errors: boolean) {
+  const unsolved = tasks.filter((t) => !t.solution);
+  for (const t of unsolved) process.stdout.write(`FAIL ${t.tool}/${t.id}: no solution.json: write the tool calls that solve it beside the task file\n`);
+  const solvable = tasks.filter((t) => t.solution);
+  let checks: TaskCheck[] = [];
+  if (solvable.length > 0) {
+    const pool = await openCliPool(solvable, o, o.concurrency, o.screen);
+    try {
+      checks = await checkTasks({ tasks: solvable, registries, pool, ...(out ? { outDir: out } : {}) });
+    } finally {
+      await pool.close();
+    }
   }
   for (const c of checks) process.stdout.write(`${c.ok ? "ok  " : "FAIL"} ${c.tool}/${c.id}${c.ok ? "" : `: ${c.issues.join("; ")}`}\n`);
   const good = checks.filter((c) => c.ok).length;
-  process.stdout.write(`${good} of ${checks.length} tasks check out\n`);
-  return good < checks.length || errors ? 1 : 0;
+  process.stdout.write(`${good} of ${tasks.length} tasks check out\n`);
+  return good < tasks.length || errors ? 1 : 0;
 }
 
 const program = new Command("pincer").description("Run computer-use agent benchmarks on machines running pincer-daemon.").version(PINCER_VERSION);
@@ -332,6 +345,11 @@ const validateCommandCli = program
           .map((m) => `  ${m.kind} ${m.name}: ${m.tasks} (${m.reason})`)
           .join("\n")}\n`,
       );
+    }
+    const unsolved = dataset.tasks.filter((t) => !t.solution).map((t) => `${t.tool}/${t.id}`);
+    if (unsolved.length) {
+      const some = unsolved.length > 5 ? `${unsolved.slice(0, 5).join(", ")}, …` : unsolved.join(", ");
+      process.stdout.write(`${unsolved.length} task(s) without a solution (${some}): pincer check cannot prove them; add a solution.json beside each\n`);
     }
     const all = dataset.tasks.length + c.unsupported + c.invalid;
     const share = all > 0 ? ` (${Math.round((1000 * dataset.tasks.length) / all) / 10}% of ${all})` : "";

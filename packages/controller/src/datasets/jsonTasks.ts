@@ -1,11 +1,13 @@
 import { existsSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import { z } from "zod";
+import { didYouMean } from "@pincer/shared";
 import { action } from "../actions/action.js";
 import { evaluator } from "../evaluators/evaluator.js";
 import { createTask, type ActionCall, type Task } from "../tasks/task.js";
 import { defineDatasetFormat, type DatasetTask, type FormatBuildInput, type FormatContext, type TaskFile } from "./format.js";
 import type { ConfigRegistry, EvaluationRegistry, HelperContext } from "./helpers.js";
+import { argumentIssueText } from "./functionReference.js";
 import { jsonPath, jsonTaskSchema, translateLegacySpelling, type HelperCall, type JsonTask } from "./jsonFormat.js";
 import { checkSolutionSteps } from "./solutionCheck.js";
 import { loadSolution } from "./solutions.js";
@@ -38,7 +40,7 @@ function checkHelperCall(call: HelperCall, path: string, registry: ConfigRegistr
     ctx.problems.push({
       file: ctx.file,
       path: `${path}.func`,
-      message: `unknown ${registry.kind} ${JSON.stringify(call.func)}; known: ${registry.names().join(", ")}`,
+      message: `unknown ${registry.kind} ${JSON.stringify(call.func)}${didYouMean(call.func, registry.names())}; known: ${registry.names().join(", ")}`,
       severity: "error",
     });
     return;
@@ -47,7 +49,7 @@ function checkHelperCall(call: HelperCall, path: string, registry: ConfigRegistr
   if (!parsed.success) {
     for (const issue of parsed.error.issues) {
       const where = jsonPath([...path.split("."), "arguments", ...issue.path]);
-      ctx.problems.push({ file: ctx.file, path: where, message: `${call.func}: ${issue.message}`, severity: "error" });
+      ctx.problems.push({ file: ctx.file, path: where, message: argumentIssueText(call.func, helper.args, issue), severity: "error" });
     }
   }
   for (const [key, value] of Object.entries(call.arguments)) {

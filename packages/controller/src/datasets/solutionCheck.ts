@@ -1,6 +1,7 @@
 import { existsSync } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
 import type { z } from "zod";
+import { nearNames } from "@pincer/shared";
 import { createDesktopActions } from "../actions/desktop.js";
 import { TOOL_SEPARATOR } from "../actions/names.js";
 import { createSystemActions } from "../actions/system.js";
@@ -67,7 +68,7 @@ export function checkSolutionSteps(
     }
     const params = actions.get(name);
     if (!params) {
-      const near = [...actions.keys()].filter((a) => a.startsWith(name.slice(0, 3))).slice(0, 3);
+      const near = nearNames(name, actions.keys());
       const known = near.length ? ` (did you mean ${near.map((n) => `${env}__${n}`).join(", ")}?)` : "";
       at(".tool", `${env} has no built-in action ${JSON.stringify(name)}${known}`, opts.unknownAction ?? "error");
       return;

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { editDistance } from "@pincer/shared";
 
 const tlsFilesSchema = z.strictObject({
   ca: z.string().optional(),
@@ -71,15 +72,4 @@ function inWords(issue: z.core.$ZodIssue, keys: string[], what: string, under: P
   if (issue.code === "invalid_type" && /received undefined$/.test(issue.message))
     return { path: path.slice(0, -1), message: `${String(path.at(-1))} is missing` };
   return { path, message: issue.message };
-}
-
-/** Levenshtein distance, for "did you mean". */
-function editDistance(a: string, b: string): number {
-  let row = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const next = [i];
-    for (let j = 1; j <= b.length; j++) next.push(Math.min(row[j]! + 1, next[j - 1]! + 1, row[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1)));
-    row = next;
-  }
-  return row[b.length]!;
 }

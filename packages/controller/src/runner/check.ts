@@ -2,6 +2,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ScriptedAgent } from "../agents/scripted.js";
+import { TOOL_SEPARATOR } from "../actions/names.js";
 import type { DatasetTask } from "../datasets/format.js";
 import type { Registries } from "../datasets/registries.js";
 import type { MachinePool } from "../machines/provider.js";
@@ -80,9 +81,26 @@ export async function whySolutionFailed(store: ResultStore, task: Pick<DatasetTa
   if (r.state === "eval_error") {
     return `the task's evaluation failed to run: ${r.eval_error ?? r.error ?? "no reason recorded"} (the task is at fault)`;
   }
-  const failed = (await store.readTrajectory(task.tool, task.id, last.attempt)).find((l) => l.ok === false);
+  const lines = await store.readTrajectory(task.tool, task.id, last.attempt);
+  const failed = lines.find((l) => l.ok === false);
   if (failed) return `step ${failed.step} (${failed.tool}) failed: ${failed.error?.message ?? "no message"} (the solution is at fault)`;
   if (r.error) return r.error;
   const verdict = r.eval_reason ?? "no reason given";
-  return `every step ran, and the evaluation says: ${verdict} (the solution does not reach the goal, or the expected result is wrong)`;
+  const lastTool = lines.filter((l) => typeof l.tool === "string").at(-1)?.tool;
+  return `every step ran, and the evaluation says: ${verdict} (the solution does not reach the goal, or the expected result is wrong)${raceHint(lastTool)}`;
+}
+
+/** Actions whose effect a program makes after the action returns: a solution that ends on one may be judged too early. */
+const ASYNC_ACTIONS = new Set(["launch", "open", "type", "key", "click", "double_click", "right_click", "drag", "scroll"]);
+
+/** What to do when a solution's last step hands work to a program that may still be doing it. */
+function raceHint(tool: string | undefined): string {
+  const action = tool?.slice(tool.indexOf(TOOL_SEPARATOR) + TOOL_SEPARATOR.length);
+  if (!tool || !action || !ASYNC_ACTIONS.has(action)) return "";
+  return (
+    `; its last step, ${tool}, hands work to a program that may still be doing it when the evaluation runs: ` +
+    "wait for the result before the solution ends (launch with wait_for_title for a window; run_command with " +
+    "\"timeout 10 sh -c 'until [ -e FILE ]; do sleep 0.2; done'\" for a file; wait with seconds as a last resort), " +
+    "or give check_window_exists a wait"
+  );
 }
