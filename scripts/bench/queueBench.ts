@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { cpus, tmpdir } from "node:os";
 import { mkdtempSync, rmSync } from "node:fs";
 import { join, resolve } from "node:path";
@@ -25,6 +26,8 @@ import { startRedis } from "../../test/fixtures/redisServer.js";
 const ROOT = resolve(import.meta.dirname, "../..");
 const CLI = resolve(ROOT, "packages/controller/src/cli/main.ts");
 const TASKS = 24;
+/** The queue's key, shared by the coordinator here and the workers through their environment. */
+const QUEUE_KEY = randomBytes(32).toString("hex");
 
 /** `n` worker processes of one slot each, ready (their machines started) when this resolves. */
 async function startWorkers(url: string, queueName: string, n: number): Promise<ChildProcess[]> {
@@ -34,6 +37,7 @@ async function startWorkers(url: string, queueName: string, n: number): Promise<
       ["--conditions=@pincer/source", "--import", "tsx", CLI, "worker", "--queue", url, "--queue-name", queueName, "--name", `w${i + 1}`],
       {
         cwd: ROOT,
+        env: { ...process.env, PINCER_QUEUE_KEY: QUEUE_KEY },
         stdio: ["ignore", "ignore", "pipe"],
       },
     ),
@@ -125,6 +129,7 @@ export async function queueFigures(): Promise<string[]> {
       t0 = performance.now();
       const queued = await runOnQueue({
         url: redis.url,
+        key: Buffer.from(QUEUE_KEY),
         queueName: `bench-${c}`,
         tasks,
         registries,

@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -20,6 +21,8 @@ const CLI = resolve(ROOT, "packages/controller/src/cli/main.ts");
 const DATASET = "test/fixtures/health-queue";
 const dir = mkdtempSync(join(tmpdir(), "pincer-health-queue-"));
 const counter = join(dir, "attempts.txt");
+/** The queue's key, in the environment of the check and of its workers. */
+const QUEUE_KEY = randomBytes(32).toString("hex");
 const workers: Array<ChildProcess & { log: () => string }> = [];
 let redis: TestRedis | undefined;
 
@@ -30,9 +33,11 @@ afterAll(async () => {
 });
 
 function startWorker(url: string, name: string): ChildProcess & { log: () => string } {
-  const child = spawn(process.execPath, ["--conditions=@pincer/source", "--import", "tsx", CLI, "worker", "--queue", url, "--name", name], {
+  // t/counted is a task module: these workers are started to allow them (code execution on this host, which the test owns).
+  const args = ["worker", "--queue", url, "--name", name, "--allow-task-modules"];
+  const child = spawn(process.execPath, ["--conditions=@pincer/source", "--import", "tsx", CLI, ...args], {
     cwd: ROOT,
-    env: { ...process.env, PINCER_TEST_ATTEMPT_COUNTER: counter },
+    env: { ...process.env, PINCER_TEST_ATTEMPT_COUNTER: counter, PINCER_QUEUE_KEY: QUEUE_KEY },
     stdio: ["ignore", "ignore", "pipe"],
   }) as ChildProcess & { log: () => string };
   let err = "";
@@ -66,7 +71,7 @@ test("check --repeat 3 --queue over two workers: the runs as folders, the flaky 
   const b = startWorker(redis.url, "B");
   const logs = () => workers.map((w) => w.log()).join("\n");
   const out = join(dir, "health");
-  const r = await runPincer(["check", DATASET, "--repeat", "3", "--queue", redis.url, "--out", out]);
+  const r = await runPincer(["check", DATASET, "--repeat", "3", "--queue", redis.url, "--out", out], { env: { ...process.env, PINCER_QUEUE_KEY: QUEUE_KEY } });
   const all = `${r.stderr}\n${r.stdout}\n${logs()}`;
   expect(r.code, all).toBe(1);
   expect(r.stdout).toMatch(/^healthy {5}t\/good: solution passed 3\/3 \(scores 1 1 1\), no actions 0, median \d+\.\d\d s$/m);

@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -39,9 +40,13 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
+/** The queue's key, shared by the coordinator and the workers through their environment. */
+const QUEUE_KEY = randomBytes(32).toString("hex");
+
 function cli(args: string[], name: string): ChildProcess & { log: () => string } {
   const child = spawn(process.execPath, ["--conditions=@pincer/source", "--import", "tsx", CLI, ...args], {
     cwd: ROOT,
+    env: { ...process.env, PINCER_QUEUE_KEY: QUEUE_KEY },
     stdio: ["ignore", "pipe", "pipe"],
   }) as ChildProcess & { log: () => string };
   let out = "";

@@ -1,4 +1,5 @@
 import { spawn, spawnSync } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { hostname, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -55,7 +56,13 @@ test("the worker unit verifies, starts a worker that runs a run's tasks, and sto
   chmodSync(pincer, 0o755);
   redis = await startRedis(join(dir, "redis"));
   const envFile = join(dir, "worker.env");
-  writeFileSync(envFile, `PINCER_QUEUE=${redis.url}\nPINCER_WORKER_ARGS=--concurrency 1 --queue-name unit-test\n`, { mode: 0o600 });
+  // The queue's key as the unit's comment says to install it: a file of mode 600 that worker.env names.
+  const key = randomBytes(32).toString("hex");
+  const keyFile = join(dir, "queue.key");
+  writeFileSync(keyFile, `${key}\n`, { mode: 0o600 });
+  writeFileSync(envFile, `PINCER_QUEUE=${redis.url}\nPINCER_QUEUE_KEY_FILE=${keyFile}\nPINCER_WORKER_ARGS=--concurrency 1 --queue-name unit-test\n`, {
+    mode: 0o600,
+  });
   const unitCopy = join(dir, "pincer-worker.service");
   writeFileSync(unitCopy, UNIT.replace(binary!, pincer).replace(s.EnvironmentFile!, envFile));
   const verify = spawnSync("systemd-analyze", ["verify", unitCopy], { encoding: "utf8" });
@@ -82,6 +89,7 @@ test("the worker unit verifies, starts a worker that runs a run's tasks, and sto
     const stopped = new Promise<never>((_, reject) => worker.once("exit", (code) => reject(new Error(`the worker stopped (${code}):\n${log}`))));
     const run = runOnQueue({
       url: redis.url,
+      key: Buffer.from(key),
       queueName: "unit-test",
       tasks,
       registries,

@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -65,6 +66,7 @@ describe("a queue's Redis with a password and TLS", () => {
     const out = join(dir, "results");
     const run = runOnQueue({
       url: `unix:${join(dir, "absent.sock")}`,
+      key: randomBytes(32),
       tasks: [],
       registries: createRegistries(),
       datasetRoot: dir,

@@ -12,6 +12,8 @@ export type { QueueHealthOptions } from "./queue/healthRuns.js";
 export { startWorker } from "./queue/worker.js";
 export type { QueueWorker, QueueWorkerOptions } from "./queue/worker.js";
 export { DEFAULT_QUEUE_NAME, queueFor } from "./queue/protocol.js";
-export type { QueuedSettings, ResultRecord } from "./queue/protocol.js";
+export type { QueuedAgent, QueuedSettings, ResultRecord } from "./queue/protocol.js";
+/** Reads the queue's key (the coordinator signs jobs and workers sign results with it; Redis never sees it). */
+export { readQueueKey } from "./queue/signing.js";
 /** Opens a connection to a queue's Redis from a URL, failing with what to do when it cannot (see docs/queue.md). */
 export { openRedis } from "./queue/redis.js";

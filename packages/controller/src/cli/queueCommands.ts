@@ -2,8 +2,9 @@ import { type Command, InvalidArgumentError as CliArgumentError, Option } from "
 import { portableAgentChoice, type AgentChoice } from "../agents/factory.js";
 import type { DatasetTask } from "../datasets/format.js";
 import type { Registries } from "../datasets/registries.js";
-import type { QueuedSettings } from "../queue/protocol.js";
+import type { QueuedAgent, QueuedSettings } from "../queue/protocol.js";
 import type { QueueProgress } from "../queue/coordinator.js";
+import type { PriceTable } from "../agents/pricing.js";
 import type { Report } from "../runner/report.js";
 import { addCredentialOptions } from "./credentials.js";
 import type { HealthRunsVia } from "./healthCommand.js";
@@ -18,7 +19,21 @@ const positiveInt = (name: string) => (v: string) => {
 };
 const collect = (v: string, prev: string[]) => [...prev, v];
 
-/** Adds `--queue` and `--queue-name` to `pincer run` and `pincer check`. */
+/** `--queue-key-file`, as `pincer run`, `check` and `worker` take it. */
+const queueKeyOption = () =>
+  new Option(
+    "--queue-key-file <path>",
+    "the queue's key (mode 600), the same on the coordinator and every worker: jobs and results are signed with it, and Redis never sees it " +
+      "(make one: openssl rand -hex 32 > queue.key && chmod 600 queue.key; PINCER_QUEUE_KEY may hold the key itself)",
+  ).env("PINCER_QUEUE_KEY_FILE");
+
+/** The queue's key from `--queue-key-file`, PINCER_QUEUE_KEY_FILE or PINCER_QUEUE_KEY; an error saying how to make one when there is none. */
+async function queueKey(file: string | undefined): Promise<Buffer> {
+  const { readQueueKey } = await import("../queue/signing.js");
+  return readQueueKey(file);
+}
+
+/** Adds `--queue`, `--queue-name` and `--queue-key-file` to `pincer run` and `pincer check`. */
 export function addQueueOptions(cmd: Command): Command {
   return cmd
     .option(
@@ -26,13 +41,15 @@ export function addQueueOptions(cmd: Command): Command {
       "run the tasks on `pincer worker`s anywhere through this Redis (redis://[:password@]host:port, rediss://… for TLS, unix:/path.sock): " +
         "workers bring the machines; results come back here. A password is best left out of the URL: PINCER_QUEUE_PASSWORD gives it",
     )
-    .option("--queue-name <name>", "the queue's name (workers take tasks from the same one)", "pincer-tasks");
+    .option("--queue-name <name>", "the queue's name (workers take tasks from the same one)", "pincer-tasks")
+    .addOption(queueKeyOption());
 }
 
 /** What `pincer run --queue` needs of the run's options. */
 export interface QueueRunCliOptions extends MachineCliOptions {
   queue: string;
   queueName: string;
+  queueKeyFile?: string;
   out: string;
   runId?: string;
   resume: boolean;
@@ -68,7 +85,7 @@ function queueProgressPrinter(stream: NodeJS.WriteStream = process.stderr) {
       stream.write(`waiting: no worker takes tasks from ${u.queue}; start one with: pincer worker --queue URL --environments ${u.environments.join(",")}\n`);
     }
     const rec = p.last;
-    const counts = `${p.done}/${p.total} ${p.running.map((r) => `${r.task}@${r.worker}`).join()} ${p.lost}`;
+    const counts = `${p.done}/${p.total} ${p.running.map((r) => `${r.task}@${r.worker}`).join()} ${p.lost} ${p.refused}`;
     // A line when something happened: an attempt read, or the tasks done, running or lost changed.
     if (!rec && counts === lastCounts) return;
     lastCounts = counts;
@@ -78,7 +95,8 @@ function queueProgressPrinter(stream: NodeJS.WriteStream = process.stderr) {
     const workers = Object.entries(p.byWorker)
       .map(([w, n]) => `${w} ${n}`)
       .join(", ");
-    stream.write(`${rec ? " — " : ""}${p.done}/${p.total} done, ${p.running.length} running${workers ? ` (${workers})` : ""}, ${p.lost} lost\n`);
+    const refused = p.refused > 0 ? `, ${p.refused} result(s) refused` : "";
+    stream.write(`${rec ? " — " : ""}${p.done}/${p.total} done, ${p.running.length} running${workers ? ` (${workers})` : ""}, ${p.lost} lost${refused}\n`);
   };
 }
 
@@ -86,6 +104,7 @@ function queueProgressPrinter(stream: NodeJS.WriteStream = process.stderr) {
 export interface QueueCheckCliOptions extends MachineCliOptions {
   queue: string;
   queueName: string;
+  queueKeyFile?: string;
 }
 
 /**
@@ -98,12 +117,14 @@ export async function queueHealthRuns(
   input: { tasks: readonly DatasetTask[]; registries: Registries },
 ): Promise<HealthRunsVia> {
   refuseMachineOptions(o, "check");
+  const key = await queueKey(o.queueKeyFile);
   const { queueHealthExecutor } = await import("../queue/healthRuns.js");
   return (signal) => {
     let printer: ReturnType<typeof queueProgressPrinter> | undefined;
     let current = "";
     const execute = queueHealthExecutor({
       url: o.queue,
+      key,
       queueName: o.queueName,
       ...input,
       datasetRoot: dir,
@@ -135,9 +156,25 @@ export async function runQueueCommand(
   run: { tasks: readonly DatasetTask[]; registries: Registries; agent: AgentChoice; settings: Omit<QueuedSettings, "agent"> },
 ): Promise<{ runDir: string; report: Report } | "interrupted"> {
   refuseMachineOptions(o);
-  let agent: AgentChoice;
+  if (run.agent.baseUrl) {
+    throw new CliArgumentError(
+      "--base-url names the model's endpoint, which a queue's workers choose (a job never carries one): give it to `pincer worker --base-url`, " +
+        "or set OPENAI_BASE_URL / ANTHROPIC_BASE_URL on the worker hosts",
+    );
+  }
+  const key = await queueKey(o.queueKeyFile);
+  let agent: QueuedAgent;
   try {
-    agent = portableAgentChoice(run.agent);
+    // What a job may carry of the choice: names and numbers (its endpoint is refused above; a price file is read here, into a table).
+    const { kind, model, maxHistory, price, modelTimeoutMs, modelRetries } = portableAgentChoice(run.agent);
+    agent = {
+      kind,
+      ...(model ? { model } : {}),
+      ...(maxHistory ? { maxHistory } : {}),
+      ...(price ? { price: price as PriceTable } : {}),
+      ...(modelTimeoutMs !== undefined ? { modelTimeoutMs } : {}),
+      ...(modelRetries !== undefined ? { modelRetries } : {}),
+    };
   } catch (err) {
     throw new CliArgumentError((err as Error).message);
   }
@@ -149,6 +186,7 @@ export async function runQueueCommand(
   try {
     return await runOnQueue({
       url: o.queue,
+      key,
       queueName: o.queueName,
       tasks: run.tasks,
       registries: run.registries,
@@ -178,6 +216,9 @@ interface WorkerCliOptions extends MachineCliOptions {
   format: string[];
   queue: string;
   queueName: string;
+  queueKeyFile?: string;
+  allowTaskModules: boolean;
+  baseUrl?: string;
   environments: string[];
   concurrency: number;
   name?: string;
@@ -189,19 +230,27 @@ interface WorkerCliOptions extends MachineCliOptions {
 
 async function workerCommand(o: WorkerCliOptions): Promise<number> {
   const { startWorker } = await import("../queue/worker.js");
-  const registries = await cliRegistries(o.format);
+  const { openRedis } = await import("../queue/redis.js");
   const names = o.environments.length > 0 ? [...new Set(o.environments.flatMap((e) => e.split(",")).filter(Boolean))] : ["desktop"];
   if (o.environments.length > 0 && (o.env.length > 0 || o.machines)) {
     throw new CliArgumentError("--environments names local, container or qemu machines; remote ones (--env, --machines) bring their names");
   }
+  // The key and Redis before any machine starts: a worker that cannot take tasks says so at once.
+  const key = await queueKey(o.queueKeyFile);
+  (await openRedis(o.queue)).disconnect();
+  const registries = await cliRegistries(o.format);
+  if (o.allowTaskModules) process.stderr.write("task modules allowed: a job's *.task.ts runs its code in this worker, on this host, outside any sandbox\n");
   const pool = await openMachinePool(names, o, o.concurrency, { ...o.screen, ...(o.a11y ? { accessibilityBus: true } : {}) });
   const log = (line: string) => process.stderr.write(`${line}\n`);
   let worker: Awaited<ReturnType<typeof startWorker>> | undefined;
   try {
     worker = await startWorker({
       url: o.queue,
+      key,
       pool,
       registries,
+      allowTaskModules: o.allowTaskModules,
+      ...(o.baseUrl ? { baseUrl: o.baseUrl } : {}),
       queueName: o.queueName,
       ...(o.name ? { name: o.name } : {}),
       lockMs: o.lockSeconds * 1000,
@@ -236,11 +285,21 @@ export function registerWorkerCommand(program: Command): void {
     .command("worker")
     .description("take tasks from a queue (`pincer run --queue`) and run them on this host's machines until stopped (SIGTERM: finish, then stop)")
     .addOption(
-      new Option("--queue <url>", "the queue's Redis: redis://[:password@]host:port[/db], rediss://… (TLS) or unix:/path/to/redis.sock")
+      new Option("--queue <url>", "the queue's Redis: redis://[:password@]host:port[/db], rediss:// for TLS, or unix:/path/to/redis.sock")
         .env("PINCER_QUEUE")
         .makeOptionMandatory(),
     )
     .option("--queue-name <name>", "the queue's name, as `pincer run --queue-name` gives it", "pincer-tasks")
+    .addOption(queueKeyOption())
+    .option(
+      "--allow-task-modules",
+      "run task modules (*.task.ts) that jobs carry: this is code execution on this host, outside any machine's sandbox, by whoever holds the queue's key",
+      false,
+    )
+    .option(
+      "--base-url <url>",
+      "the model API endpoint of the model agents this worker runs (default: OPENAI_BASE_URL / ANTHROPIC_BASE_URL, else the provider's); never a job's",
+    )
     .addOption(
       new Option("--environments <names>", "the environments of this worker's slots (comma-separated); it takes the tasks that need exactly these")
         .argParser(collect)

@@ -1,33 +1,29 @@
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { dirname, join, relative, resolve } from "node:path";
-import { type Job, Queue } from "bullmq";
+import { Queue } from "bullmq";
+import { InvalidArgumentError } from "@pincer/shared";
 import type { DatasetTask } from "../datasets/format.js";
 import type { Registries } from "../datasets/registries.js";
 import type { Report } from "../runner/report.js";
-import { isInfraState, ResultStore, type Summary } from "../runner/results.js";
+import { ResultStore } from "../runner/results.js";
 import { newRunId, openRunDir, taskFileHash } from "../runner/runner.js";
 import { writeRunReport } from "../runner/runReport.js";
-import { packFiles, unpackFiles } from "./bundle.js";
-import { erroredSummary, failedSummary, lostSummary } from "./lostAttempts.js";
-import {
-  DEFAULT_QUEUE_NAME,
-  jobIdOf,
-  queueFor,
-  RUN_TTL_SECONDS,
-  runKeys,
-  taskKeyOf,
-  type ActiveAttempt,
-  type QueuedSettings,
-  type ResultRecord,
-  type TaskJob,
-} from "./protocol.js";
+import { MAX_ARTIFACT_BYTES, MAX_BUNDLE_BYTES, packFiles } from "./bundle.js";
+import { activeAttemptOf, type CoordinatorState, finalizeFailedJobs, type GatherContext, type QueueProgress, readResults } from "./gather.js";
+import { DEFAULT_QUEUE_NAME, jobIdOf, queueFor, RUN_TTL_SECONDS, runKeys, taskKeyOf, type QueuedSettings, type TaskJob } from "./protocol.js";
+import { issuesOf, queuedSettingsSchema } from "./records.js";
 import { openRedis, redacted, type redisConnection } from "./redis.js";
+import { checkQueueKey, sha256Hex, sign } from "./signing.js";
+
+export type { QueueProgress } from "./gather.js";
 
 /** Options of {@link runOnQueue}. */
 export interface QueueRunOptions {
   /** The queue's Redis (see redisConnection). */
   url: string;
+  /** The queue's key (see readQueueKey): every job is signed with it, and only results signed with it are taken. */
+  key: Uint8Array;
   /** @default "pincer-tasks" */
   queueName?: string;
   tasks: readonly DatasetTask[];
@@ -50,33 +46,12 @@ export interface QueueRunOptions {
   resume?: boolean;
   /** Largest bundle of one task's files, in bytes. @default 64 MiB */
   maxBundleBytes?: number;
+  /** Largest attempt folder taken from a worker, in bytes (a larger one is refused as it unpacks: that attempt's env_error). @default 256 MiB */
+  maxArtifactBytes?: number;
   /** How often the results are read. @default 250 */
   pollMs?: number;
   onProgress?: (p: QueueProgress) => void;
   signal?: AbortSignal;
-}
-
-/** Where a run on a queue stands. */
-export interface QueueProgress {
-  total: number;
-  /** Tasks with their final summary. */
-  done: number;
-  /** Attempts under way: task, worker, attempt number. */
-  running: Array<{ task: string; worker: string; attempt: number }>;
-  /** Attempts each worker finished (lost ones not included). */
-  byWorker: Record<string, number>;
-  /** Attempts lost with their worker (it died, or was cut off or frozen past its lock). */
-  lost: number;
-  /** Queues with tasks left and no worker taking from them, with the environments such a worker needs. */
-  unserved: Array<{ queue: string; environments: string[] }>;
-  /** The record just read, if any. */
-  last?: ResultRecord;
-}
-
-/** What the coordinator keeps in the run folder (queue.json): where it is in the results, and the final attempt of each finished task. */
-interface CoordinatorState {
-  cursor: number;
-  final: Record<string, number>;
 }
 
 /** The files of a task, relative to the dataset's root, through its format. */
@@ -94,8 +69,19 @@ function taskFiles(task: DatasetTask, registries: Registries, root: string): str
  * Nothing is lost and nothing counted twice: an attempt whose worker stopped is recorded as an
  * env_error and the task runs again elsewhere; a worker that lost its task cannot have its late
  * attempt counted; `resume` continues a run whose coordinator stopped without redoing a finished task.
+ * Jobs are signed with `key`; a result is taken only when signed with it and whole (see gather.ts):
+ * any other becomes that attempt's env_error, and the run goes on.
  */
 export async function runOnQueue(opts: QueueRunOptions): Promise<{ runDir: string; report: Report }> {
+  checkQueueKey(opts.key);
+  // What a job may carry, before anything is made: no endpoint, key, file or command.
+  const settings = queuedSettingsSchema.safeParse(opts.settings);
+  if (!settings.success) {
+    throw new InvalidArgumentError(
+      `a queue run's settings carry names and numbers only (${issuesOf(settings.error)}): the model's endpoint and key are each worker's own ` +
+        "(pincer worker --base-url, or OPENAI_BASE_URL / ANTHROPIC_BASE_URL, and the key in its environment); a price is a table",
+    );
+  }
   // The queue first: a Redis that cannot be reached leaves no run folder behind.
   const redis = await openRedis(opts.url);
   const { runId, runDir } = await openRunDir({
@@ -142,8 +128,29 @@ export async function runOnQueue(opts: QueueRunOptions): Promise<{ runDir: strin
   await store.writeJsonAtomic(join(runDir, "manifest.json"), manifest);
   try {
     await enqueue(opts, queues, redis, queueId, state);
-    const progress: QueueProgress = { total: opts.tasks.length, done: Object.keys(state.final).length, running: [], byWorker: {}, lost: 0, unserved: [] };
-    const ctx = { opts, store, redis, queues, keys, runId: queueId, state, stateFile, byKey, progress };
+    const progress: QueueProgress = {
+      total: opts.tasks.length,
+      done: Object.keys(state.final).length,
+      running: [],
+      byWorker: {},
+      lost: 0,
+      refused: 0,
+      unserved: [],
+    };
+    const ctx: GatherContext = {
+      key: opts.key,
+      maxArtifactBytes: opts.maxArtifactBytes ?? MAX_ARTIFACT_BYTES,
+      onProgress: opts.onProgress,
+      store,
+      redis,
+      queues,
+      keys,
+      runId: queueId,
+      state,
+      stateFile,
+      byKey,
+      progress,
+    };
     let lastFailureCheck = 0;
     while (Object.keys(state.final).length < opts.tasks.length) {
       opts.signal?.throwIfAborted();
@@ -151,10 +158,10 @@ export async function runOnQueue(opts: QueueRunOptions): Promise<{ runDir: strin
       if (Date.now() - lastFailureCheck > 2_000) {
         lastFailureCheck = Date.now();
         await finalizeFailedJobs(ctx);
-        progress.unserved = await unservedQueues(ctx);
-        progress.running = Object.entries(await redis.hgetall(keys.active)).map(([task, v]) => {
-          const a = JSON.parse(v) as ActiveAttempt;
-          return { task, worker: a.worker, attempt: a.attempt };
+        progress.unserved = await unservedQueues(opts, queues, state);
+        progress.running = Object.entries(await redis.hgetall(keys.active)).flatMap(([task, v]) => {
+          const a = activeAttemptOf(v);
+          return a ? [{ task, worker: a.worker, attempt: a.attempt }] : [];
         });
         opts.onProgress?.({ ...progress, done: Object.keys(state.final).length });
       }
@@ -187,22 +194,24 @@ async function enqueue(
     if (state.final[taskKey] !== undefined) continue;
     const bundle = await packFiles(root, {
       files: await expandDirs(root, taskFiles(task, opts.registries, root)),
-      maxBytes: opts.maxBundleBytes ?? 64 * 1024 * 1024,
+      maxBytes: opts.maxBundleBytes ?? MAX_BUNDLE_BYTES,
       what: `the files of task ${taskKey}`,
       limitFlag: "runOnQueue's maxBundleBytes",
     });
     await redis.set(keys.bundle(taskKey), bundle, "EX", RUN_TTL_SECONDS);
     const environments = [...task.environments];
-    const data: TaskJob = {
+    const data: TaskJob = sign(opts.key, "job", {
       runId,
       taskKey,
       taskId: task.id,
       environments,
       format: task.kind,
       bundle: keys.bundle(taskKey),
+      bundleSha256: sha256Hex(bundle),
       moduleType,
       settings: opts.settings,
-    };
+      issuedAt: Date.now(),
+    });
     const queue = queueFor(opts.queueName ?? DEFAULT_QUEUE_NAME, environments);
     if (!jobs.has(queue)) jobs.set(queue, []);
     jobs.get(queue)!.push({
@@ -256,100 +265,11 @@ async function expandDirs(root: string, paths: readonly string[]): Promise<strin
   return out.sort();
 }
 
-interface Ctx {
-  opts: QueueRunOptions;
-  store: ResultStore;
-  redis: ReturnType<typeof redisConnection>;
-  queues: Map<string, Queue<TaskJob>>;
-  keys: ReturnType<typeof runKeys>;
-  runId: string;
-  state: CoordinatorState;
-  stateFile: string;
-  byKey: Map<string, DatasetTask>;
-  progress: QueueProgress;
-}
-
-/** Reads the results written since the last read, writes them into the run folder, and moves the cursor. */
-async function readResults(ctx: Ctx): Promise<void> {
-  const { redis, keys, state } = ctx;
-  const len = await redis.llen(keys.results);
-  if (len <= state.cursor) return;
-  const records = (await redis.lrange(keys.results, state.cursor, len - 1)).map((r) => JSON.parse(r) as ResultRecord);
-  for (const rec of records) {
-    await writeRecord(ctx, rec);
-    if (rec.kind !== "lost") ctx.progress.running = ctx.progress.running.filter((r) => r.task !== rec.task);
-    ctx.opts.onProgress?.({ ...ctx.progress, done: Object.keys(state.final).length, last: rec });
-  }
-  state.cursor = len;
-  await ctx.store.writeJsonAtomic(ctx.stateFile, state);
-}
-
-/** One result into the run folder: an attempt's folder and summary, or a lost attempt's summary. Idempotent. */
-async function writeRecord(ctx: Ctx, rec: ResultRecord): Promise<void> {
-  const task = ctx.byKey.get(rec.task);
-  if (!task) return;
-  if (rec.kind === "lost") {
-    ctx.progress.lost++;
-    const dir = ctx.store.attemptDir(task.tool, task.id, rec.entry.attempt);
-    if (!existsSync(join(dir, "summary.json"))) await ctx.store.writeJsonAtomic(join(dir, "summary.json"), lostSummary(task, rec.entry));
-    return;
-  }
-  ctx.progress.byWorker[rec.worker] = (ctx.progress.byWorker[rec.worker] ?? 0) + 1;
-  const dir = ctx.store.attemptDir(task.tool, task.id, rec.attempt);
-  if (rec.kind === "error") {
-    if (!existsSync(join(dir, "summary.json"))) await ctx.store.writeJsonAtomic(join(dir, "summary.json"), erroredSummary(task, rec));
-  } else if (!existsSync(join(dir, "summary.json"))) {
-    const blob = await ctx.redis.getBuffer(rec.artifacts);
-    if (blob) await unpackFiles(blob, dir);
-    await ctx.store.writeJsonAtomic(join(dir, "summary.json"), rec.summary);
-  }
-  if (rec.kind === "attempt") await ctx.redis.del(rec.artifacts);
-  // The first final record counts (the fencing in Redis allows one; this keeps a run folder right if not).
-  if (rec.final && ctx.state.final[rec.task] === undefined) ctx.state.final[rec.task] = rec.attempt;
-}
-
-/**
- * Tasks whose job failed for good without a final attempt (every attempt lost, a worker that could
- * not read it): their last attempt becomes final, or one is written with the job's failure.
- */
-async function finalizeFailedJobs(ctx: Ctx): Promise<void> {
-  const failed = new Map<string, Job<TaskJob>>();
-  for (const queue of ctx.queues.values()) {
-    for (const j of await queue.getJobs(["failed"], 0, -1)) if (j?.id?.startsWith(`${ctx.runId}/`)) failed.set(j.id, j);
-  }
-  for (const [taskKey, task] of ctx.byKey) {
-    if (ctx.state.final[taskKey] !== undefined) continue;
-    const job = failed.get(jobIdOf(ctx.runId, taskKey));
-    if (!job) continue;
-    // The results written before the job failed come first.
-    await readResults(ctx);
-    if (ctx.state.final[taskKey] !== undefined) continue;
-    const active = await ctx.redis.hget(ctx.keys.active, taskKey);
-    if (active) {
-      await writeRecord(ctx, { kind: "lost", task: taskKey, entry: JSON.parse(active) as ActiveAttempt });
-      await ctx.redis.hdel(ctx.keys.active, taskKey);
-    }
-    const done = await ctx.store.finishedAttempts(task.tool, task.id);
-    const last = done.at(-1);
-    if (last && isInfraState(last.summary.results.state)) {
-      ctx.state.final[taskKey] = last.attempt;
-    } else {
-      const n = (last?.attempt ?? 0) + 1;
-      const summary: Summary = failedSummary(task, n, job.failedReason ?? "the job failed");
-      await ctx.store.writeJsonAtomic(join(ctx.store.attemptDir(task.tool, task.id, n), "summary.json"), summary);
-      ctx.state.final[taskKey] = n;
-    }
-    await ctx.store.writeJsonAtomic(ctx.stateFile, ctx.state);
-  }
-}
-
 /** The queues with tasks left that no worker takes from. */
-async function unservedQueues(ctx: Ctx): Promise<QueueProgress["unserved"]> {
+async function unservedQueues(opts: QueueRunOptions, queues: Map<string, Queue<TaskJob>>, state: CoordinatorState): Promise<QueueProgress["unserved"]> {
   const out: QueueProgress["unserved"] = [];
-  for (const [name, queue] of ctx.queues) {
-    const left = ctx.opts.tasks.filter(
-      (t) => queueFor(ctx.opts.queueName ?? DEFAULT_QUEUE_NAME, t.environments) === name && ctx.state.final[taskKeyOf(t)] === undefined,
-    );
+  for (const [name, queue] of queues) {
+    const left = opts.tasks.filter((t) => queueFor(opts.queueName ?? DEFAULT_QUEUE_NAME, t.environments) === name && state.final[taskKeyOf(t)] === undefined);
     if (left.length > 0 && (await queue.getWorkersCount()) === 0) out.push({ queue: name, environments: [...left[0]!.environments].sort() });
   }
   return out;

@@ -4,7 +4,7 @@ import { type QueueProgress, type QueueRunOptions, runOnQueue } from "./coordina
 import type { QueuedSettings } from "./protocol.js";
 
 /** Options of {@link queueHealthExecutor}: the queue, and the tasks with where they were read from, as for a queue run. */
-export interface QueueHealthOptions extends Pick<QueueRunOptions, "url" | "queueName" | "tasks" | "registries" | "datasetRoot" | "datasetFormats"> {
+export interface QueueHealthOptions extends Pick<QueueRunOptions, "url" | "key" | "queueName" | "tasks" | "registries" | "datasetRoot" | "datasetFormats"> {
   signal?: AbortSignal;
   /** Progress of each run (`run` is its folder's name) as the queue reports it. */
   onProgress?(run: string, p: QueueProgress): void;
@@ -31,6 +31,7 @@ export function queueHealthExecutor(opts: QueueHealthOptions): HealthRunExecutor
   return async ({ runId, outDir, agent }) => {
     await runOnQueue({
       url: opts.url,
+      key: opts.key,
       ...(opts.queueName ? { queueName: opts.queueName } : {}),
       tasks: opts.tasks,
       registries: opts.registries,

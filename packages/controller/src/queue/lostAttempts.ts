@@ -59,3 +59,12 @@ export function erroredSummary(task: DatasetTask, rec: { attempt: number; worker
     results: unfinished(rec.attempt, `worker ${rec.worker} could not run this attempt: ${rec.error}`, rec.worker, rec.started),
   } as Summary;
 }
+
+/** The summary of an attempt whose result the coordinator refused (unsigned, malformed, its folder leaving it or past a limit): an env_error with why. */
+export function refusedSummary(task: DatasetTask, rec: { attempt: number; worker: string; reason: string }): Summary {
+  return {
+    ...taskFields(task),
+    id: task.id,
+    results: unfinished(rec.attempt, `the result of attempt ${rec.attempt} from worker ${rec.worker} was refused: ${rec.reason}`, rec.worker, Date.now()),
+  } as Summary;
+}

@@ -1,4 +1,5 @@
-import type { AgentChoice } from "../agents/factory.js";
+import type { HistoryOptions } from "../agents/history.js";
+import type { PriceTable } from "../agents/pricing.js";
 import type { AccessibilityMode } from "../benchmark/screenObservation.js";
 import type { SettleOptions } from "../env/index.js";
 import type { Summary, TaskState } from "../runner/results.js";
@@ -7,7 +8,9 @@ import type { Summary, TaskState } from "../runner/results.js";
  * What a run on a queue keeps in Redis, and how the coordinator and its workers talk: one BullMQ
  * job per task; the task's files as a bundle; per task an attempt counter and the attempt in
  * progress; and per run a list of results the coordinator reads in order. No secret travels: the
- * agent is named (its key is the worker's), machines and credentials are the workers' own.
+ * agent is named (its key and endpoint are the worker's), machines and credentials are the workers'
+ * own. Jobs are signed by the coordinator and results by the workers with the queue's key
+ * (signing.ts), which Redis never sees.
  */
 
 /** The BullMQ queue every run's tasks go to (`--queue-name` chooses another). */
@@ -51,9 +54,26 @@ export function runKeys(runId: string) {
   };
 }
 
+/**
+ * The agent a queued run names: its kind and model, its history and price table. Never its endpoint
+ * or key: a worker's model agents reach the endpoint its own configuration names (`pincer worker
+ * --base-url`, OPENAI_BASE_URL / ANTHROPIC_BASE_URL) with the key of its environment.
+ */
+export interface QueuedAgent {
+  kind: string;
+  model?: string;
+  maxHistory?: HistoryOptions;
+  /** USD per million input and output tokens, by model (a table: a job never names a file). */
+  price?: PriceTable;
+  /** Deadline of each try of a model request, in milliseconds. @default 120_000 */
+  modelTimeoutMs?: number;
+  /** Tries after a failed model request. @default 2 */
+  modelRetries?: number;
+}
+
 /** The run's settings every attempt of its tasks uses. */
 export interface QueuedSettings {
-  agent: AgentChoice;
+  agent: QueuedAgent;
   maxSteps: number | "auto";
   taskTimeoutMs: number;
   screenshots: boolean;
@@ -64,7 +84,7 @@ export interface QueuedSettings {
   attempts: number;
 }
 
-/** The data of a task's job. */
+/** The data of a task's job, signed by the coordinator (the signature in `sig` covers every other field). */
 export interface TaskJob {
   runId: string;
   taskKey: string;
@@ -73,11 +93,17 @@ export interface TaskJob {
   environments: string[];
   /** The format that reads the task (the worker must have it). */
   format: string;
-  /** Where the bundle of its files lies in Redis. */
+  /** Where the bundle of its files lies in Redis (the run's key for the task: a worker reads no other). */
   bundle: string;
+  /** sha256 of the bundle, hex: the worker unpacks only the bundle the coordinator signed. */
+  bundleSha256: string;
   /** How its `.js`/`.ts` files load (the dataset's package.json "type"). */
   moduleType: "module" | "commonjs";
   settings: QueuedSettings;
+  /** Date.now() when the coordinator signed it: a job older than a run's keys ({@link RUN_TTL_SECONDS}) is refused. */
+  issuedAt: number;
+  /** HMAC-SHA256 of the rest with the queue's key, hex. */
+  sig: string;
 }
 
 /** The attempt a worker has begun and not finished. */
@@ -88,14 +114,30 @@ export interface ActiveAttempt {
   started: number;
 }
 
-/** What the coordinator reads of a task's progress. */
+/**
+ * What the coordinator reads of a task's progress. A worker's records name their run and are signed
+ * with the queue's key (`sig`); a lost attempt's record is Redis's own (its script writes it) and
+ * can only ever record an env_error.
+ */
 export type ResultRecord =
-  /** An attempt a worker finished (its lock still held): its summary, and its folder in `artifacts`. */
-  | { kind: "attempt"; task: string; attempt: number; worker: string; state: TaskState; final: boolean; artifacts: string; summary: Summary }
+  /** An attempt a worker finished (its lock still held): its summary, and its folder in `artifacts` with its sha256. */
+  | {
+      kind: "attempt";
+      run: string;
+      task: string;
+      attempt: number;
+      worker: string;
+      state: TaskState;
+      final: boolean;
+      artifacts: string;
+      artifactsSha256: string;
+      summary: Summary;
+      sig: string;
+    }
   /** An attempt whose worker stopped before finishing it (its lock lapsed; another worker began the task again). */
   | { kind: "lost"; task: string; entry: ActiveAttempt }
   /** An attempt the worker could not run (the task's files gone, the task not loading, its folder too large to send). */
-  | { kind: "error"; task: string; attempt: number; worker: string; started: number; error: string; final: boolean };
+  | { kind: "error"; run: string; task: string; attempt: number; worker: string; started: number; error: string; final: boolean; sig: string };
 
 /** {@link BEGIN_ATTEMPT}'s answer when the caller does not hold the job's lock. */
 export const LOCK_LOST = -1;

@@ -6,19 +6,21 @@ import { type Job, UnrecoverableError, Worker } from "bullmq";
 import type { Redis } from "ioredis";
 import { InvalidArgumentError } from "@pincer/shared";
 import { agentFactory } from "../agents/factory.js";
+import { Registry } from "../datasets/helpers.js";
 import { loadDataset } from "../datasets/loader.js";
 import type { Registries } from "../datasets/registries.js";
 import { removeDeadDirs } from "../machines/hostProcess.js";
 import type { MachinePool, MachineSlot } from "../machines/provider.js";
 import { isInfraState, ResultStore, type Summary } from "../runner/results.js";
 import { runOneAttempt } from "../runner/runner.js";
-import { packFiles, unpackFiles } from "./bundle.js";
+import { limitsFor, MAX_ARTIFACT_BYTES, MAX_BUNDLE_BYTES, packFiles, unpackFiles } from "./bundle.js";
 import {
   ALREADY_FINAL,
   BEGIN_ATTEMPT,
   BULL_PREFIX,
   DEFAULT_QUEUE_NAME,
   FINISH_ATTEMPT,
+  jobIdOf,
   LOCK_LOST,
   queueFor,
   RUN_TTL_SECONDS,
@@ -26,7 +28,9 @@ import {
   type ResultRecord,
   type TaskJob,
 } from "./protocol.js";
+import { issuesOf, taskJobSchema } from "./records.js";
 import { openRedis, redisConnection } from "./redis.js";
+import { checkQueueKey, sha256Hex, sign, signatureProblem } from "./signing.js";
 
 /** Options of {@link startWorker}. */
 export interface QueueWorkerOptions {
@@ -36,6 +40,16 @@ export interface QueueWorkerOptions {
   pool: MachinePool;
   /** The dataset formats (built-in, OSWorld's, your own) that read the tasks this worker may get. */
   registries: Registries;
+  /** The queue's key (see readQueueKey): jobs not signed with it are refused, and this worker's results are signed with it. */
+  key: Uint8Array;
+  /**
+   * Run task modules (`*.task.ts`, `.mts`, `.js`, `.mjs`) that jobs carry. Loading one runs its code
+   * in this process, on this host, outside any machine's sandbox: allow it only where whoever holds
+   * the queue's key may run code. Without it, such a job is that attempt's env_error. @default false
+   */
+  allowTaskModules?: boolean;
+  /** The model API endpoint of every model agent this worker runs; else OPENAI_BASE_URL / ANTHROPIC_BASE_URL, else the provider's. Never a job's. */
+  baseUrl?: string;
   /** How this worker is named in progress and results. @default <hostname>:<pid> */
   name?: string;
   /** The queue's name; the worker takes the tasks that need exactly its machines' environments (see queueFor). @default "pincer-tasks" */
@@ -47,6 +61,8 @@ export interface QueueWorkerOptions {
   lockMs?: number;
   /** Largest attempt folder sent back, in bytes. @default 256 MiB */
   maxArtifactBytes?: number;
+  /** Largest bundle of a task's files taken, in bytes (packed, and unpacked). @default 64 MiB */
+  maxBundleBytes?: number;
   log?: (line: string) => void;
 }
 
@@ -55,6 +71,8 @@ export interface QueueWorker {
   readonly name: string;
   /** The queue it takes tasks from. */
   readonly queue: string;
+  /** Jobs refused so far: unsigned, signed with another key, or for another run or task than their signature's. */
+  readonly refused: number;
   /** Stops taking tasks and waits for those it runs (`force`: hands them back at once; another worker takes them after their locks lapse). */
   close(force?: boolean): Promise<void>;
 }
@@ -89,11 +107,15 @@ const WORK_PREFIX = "pincer-worker-";
 /**
  * Takes tasks of any run from the queue and runs each like `pincer run` does, on this worker's
  * machines, with the agent the run names (a model agent's key comes from this process's
- * environment). Every attempt is fenced by the task's lock: a worker that lost its task (stopped,
- * cut off) cannot have its attempt counted; and an attempt that ended in an infrastructure error is
- * handed back to the queue, to be retried with backoff, here or elsewhere, while attempts are left.
+ * environment, its endpoint from `baseUrl` or the environment). A job runs only when the queue's
+ * key signed it; its settings are checked, a task module in it runs only with `allowTaskModules`,
+ * and its files are unpacked within the limits. Every attempt is fenced by the task's lock: a worker
+ * that lost its task (stopped, cut off) cannot have its attempt counted; and an attempt that ended
+ * in an infrastructure error is handed back to the queue, to be retried with backoff, here or
+ * elsewhere, while attempts are left.
  */
 export async function startWorker(opts: QueueWorkerOptions): Promise<QueueWorker> {
+  checkQueueKey(opts.key);
   const name = opts.name ?? `${hostname()}:${process.pid}`;
   // Work folders of workers on this host that died mid-task (SIGKILL, a crash) and could not remove them.
   await removeDeadDirs(WORK_PREFIX);
@@ -108,8 +130,18 @@ export async function startWorker(opts: QueueWorkerOptions): Promise<QueueWorker
   const agents = new Map<string, ReturnType<typeof agentFactory>>();
   const lockMs = opts.lockMs ?? 30_000;
   const abort = new AbortController();
-  const processor = (job: Job<TaskJob>, token?: string) =>
-    runJob({ job, token: token ?? "", redis, name, queueName, registries: opts.registries, slots, agents, abort, maxBytes: opts.maxArtifactBytes, log });
+  let refused = 0;
+  const ctx = { redis, name, queueName, environments, registries: opts.registries, slots, agents, abort, log, opts };
+  const processor = async (job: Job<TaskJob>, token?: string) => {
+    // Before anything is done with it: a job the queue's key did not sign is never run.
+    const why = jobProblem(opts.key, job);
+    if (why) {
+      refused++;
+      log(`worker ${name}: refused job ${String(job.id).slice(0, 200)}: ${why} (${refused} refused so far)`);
+      throw new UnrecoverableError(`refused: ${why}`);
+    }
+    return runJob({ ...ctx, job, token: token ?? "" });
+  };
   // BullMQ leaves a connection it is given open: it is closed here, after the worker.
   const connection = redisConnection(opts.url);
   const worker = new Worker<TaskJob>(queueName, processor, {
@@ -127,6 +159,9 @@ export async function startWorker(opts: QueueWorkerOptions): Promise<QueueWorker
   return {
     name,
     queue: queueName,
+    get refused() {
+      return refused;
+    },
     async close(force = false) {
       if (force) abort.abort(new Error("the worker was stopped"));
       await worker.close(force);
@@ -142,13 +177,32 @@ interface JobContext {
   redis: Redis;
   name: string;
   queueName: string;
+  environments: string[];
   registries: Registries;
   slots: ReturnType<typeof slotQueue>;
   agents: Map<string, ReturnType<typeof agentFactory>>;
   abort: AbortController;
-  maxBytes: number | undefined;
   log: (line: string) => void;
+  opts: QueueWorkerOptions;
 }
+
+/**
+ * Why a job cannot be trusted, or undefined: its signature (over every field but itself) must be
+ * the queue key's, its BullMQ id its run's and task's (a signed job added under another id is a
+ * replay), and it must be younger than a run's keys.
+ */
+function jobProblem(key: Uint8Array, job: Job<TaskJob>): string | undefined {
+  const bad = signatureProblem(key, "job", job.data);
+  if (bad) return bad;
+  const { runId, taskKey, issuedAt } = job.data as Partial<TaskJob>;
+  if (typeof runId !== "string" || typeof taskKey !== "string" || job.id !== jobIdOf(runId, taskKey))
+    return "the job's id is not that of the run and task it was signed for";
+  if (typeof issuedAt !== "number" || Date.now() - issuedAt > RUN_TTL_SECONDS * 1000) return "the job is older than a run's keys live";
+  return undefined;
+}
+
+/** The suffixes of task modules: files whose loading runs their code. */
+const MODULE_SUFFIXES = [".task.ts", ".task.mts", ".task.js", ".task.mjs", ".task.cts", ".task.cjs"];
 
 type FencedRedis = Redis & {
   pincerBegin(
@@ -195,7 +249,8 @@ async function runJob(c: JobContext): Promise<{ attempt: number; state: string }
   const slot = await c.slots.take();
   const work = await mkdtemp(join(tmpdir(), `${WORK_PREFIX}${process.pid}-`));
   const started = Date.now();
-  const finish = async (record: ResultRecord, attempt: number, final: boolean) => {
+  const finish = async (unsigned: DistributiveOmit<ResultRecord, "sig" | "run">, attempt: number, final: boolean) => {
+    const record = sign(c.opts.key, "result", { ...unsigned, run: data.runId });
     const ok = await r.pincerFinish(
       lock,
       keys.active,
@@ -217,10 +272,10 @@ async function runJob(c: JobContext): Promise<{ attempt: number; state: string }
     if (n === ALREADY_FINAL) return { attempt: 0, state: "already final" };
     const lastChance = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
     try {
-      const { summary, artifacts } = await attempt(c, work, slot, n);
+      const { summary, artifacts, artifactsSha256 } = await attempt(c, work, slot, n);
       const state = summary.results.state;
       const final = !isInfraState(state) || lastChance;
-      await finish({ kind: "attempt", task: data.taskKey, attempt: n, worker: name, state, final, artifacts, summary }, n, final);
+      await finish({ kind: "attempt", task: data.taskKey, attempt: n, worker: name, state, final, artifacts, artifactsSha256, summary }, n, final);
       // An infrastructure error with attempts left: back to the queue, retried with backoff.
       if (!final) throw new Error(`attempt ${n} of ${data.taskKey} ended in ${state}: ${summary.results.error ?? "no reason recorded"}`);
       return { attempt: n, state };
@@ -228,7 +283,7 @@ async function runJob(c: JobContext): Promise<{ attempt: number; state: string }
       if (err instanceof LockLost || c.abort.signal.aborted || (err as Error).message.startsWith(`attempt ${n} of`)) throw err;
       // The attempt could not run here: an env_error in the results, retried while attempts are left.
       const final = err instanceof UnrecoverableError || lastChance;
-      const error = (err as Error).message;
+      const error = (err as Error).message.slice(0, 10_000);
       await finish({ kind: "error", task: data.taskKey, attempt: n, worker: name, started, error, final }, n, final);
       throw err;
     }
@@ -238,26 +293,77 @@ async function runJob(c: JobContext): Promise<{ attempt: number; state: string }
   }
 }
 
-/** Runs attempt `n` of the job's task in `work`; returns its summary and where its folder now lies in Redis. */
-async function attempt(c: JobContext, work: string, slot: MachineSlot, n: number): Promise<{ summary: Summary; artifacts: string }> {
-  const data = c.job.data;
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
+
+/** The job's data checked as this worker accepts it; throws UnrecoverableError saying what is refused. */
+function checkedJob(c: JobContext): TaskJob {
+  const parsed = taskJobSchema.safeParse(c.job.data);
+  if (!parsed.success) {
+    throw new UnrecoverableError(
+      `worker ${c.name} refuses the job of ${c.job.data.taskKey}: ${issuesOf(parsed.error)}. A job names no endpoint, key, file or command: ` +
+        "the model's endpoint and key are the worker's own: pincer worker --base-url (or OPENAI_BASE_URL / ANTHROPIC_BASE_URL) and the provider's key in its environment",
+    );
+  }
+  const data = parsed.data as TaskJob;
+  if ([...data.environments].sort().join("+") !== [...c.environments].sort().join("+")) {
+    throw new UnrecoverableError(`${data.taskKey} needs ${data.environments.join(", ")}; worker ${c.name} has ${c.environments.join(", ")}`);
+  }
+  if (data.bundle !== runKeys(data.runId).bundle(data.taskKey))
+    throw new UnrecoverableError(`the job of ${data.taskKey} names another key than its run's for its files`);
+  return data;
+}
+
+/** Runs attempt `n` of the job's task in `work`; returns its summary and where its folder now lies in Redis, with its sha256. */
+async function attempt(c: JobContext, work: string, slot: MachineSlot, n: number): Promise<{ summary: Summary; artifacts: string; artifactsSha256: string }> {
+  const data = checkedJob(c);
+  const maxBundle = c.opts.maxBundleBytes ?? MAX_BUNDLE_BYTES;
+  const limits = limitsFor(maxBundle, `the files of ${data.taskKey}`);
+  // The size first: a blob past the limit is not even fetched.
+  const size = await c.redis.strlen(data.bundle);
+  if (size > limits.maxBlobBytes)
+    throw new UnrecoverableError(`the files of ${data.taskKey} are a blob of ${size} bytes, more than worker ${c.name} takes (${maxBundle})`);
   const bundle = await c.redis.getBuffer(data.bundle);
   if (!bundle) throw new UnrecoverableError(`the files of ${data.taskKey} are no longer in Redis (${data.bundle}); run the run again with --resume`);
-  await unpackFiles(bundle, join(work, "dataset"));
-  // Task modules import zod and @pincer/controller: the worker's own copies, found through this link.
-  await symlink(installedPackages(), join(work, "node_modules"), "dir");
-  await writeFile(join(work, "package.json"), JSON.stringify({ private: true, type: data.moduleType ?? "commonjs" }));
-  const dataset = await loadDataset(join(work, "dataset"), c.registries);
+  if (sha256Hex(bundle) !== data.bundleSha256) {
+    throw new UnrecoverableError(`the files of ${data.taskKey} in Redis are not those the coordinator signed (their sha256 differs): refused`);
+  }
+  const files = await unpackFiles(bundle, join(work, "dataset"), limits).catch((err: Error) => {
+    throw new UnrecoverableError(err.message);
+  });
+  const modules = files.filter((f) => MODULE_SUFFIXES.some((s) => f.endsWith(s)));
+  let registries = c.registries;
+  if (c.opts.allowTaskModules) {
+    // Task modules import zod and @pincer/controller: the worker's own copies, found through this link.
+    await symlink(installedPackages(), join(work, "node_modules"), "dir");
+    await writeFile(join(work, "package.json"), JSON.stringify({ private: true, type: data.moduleType }));
+  } else {
+    if (modules.length > 0 || data.format === "module") {
+      throw new UnrecoverableError(
+        `${data.taskKey} is a task module${modules[0] ? ` (${modules[0]})` : ""}: loading it runs its code in the worker process, which is code execution ` +
+          `on the worker host outside any machine's sandbox; worker ${c.name} runs task modules only when started with --allow-task-modules`,
+      );
+    }
+    registries = {
+      ...c.registries,
+      formats: new Registry(
+        "dataset format",
+        c.registries.formats.list().filter((f) => f.name !== "module"),
+      ),
+    };
+  }
+  const dataset = await loadDataset(join(work, "dataset"), registries);
   const task = dataset.tasks.find((t) => t.id === data.taskId);
   if (!task) {
     const why = dataset.problems.map((p) => p.message).join("; ") || "it is not among the tasks found";
     throw new UnrecoverableError(`${data.taskKey} does not load on worker ${c.name}: ${why}`);
   }
-  const agentKey = JSON.stringify(data.settings.agent);
-  if (!c.agents.has(agentKey)) c.agents.set(agentKey, agentFactory(data.settings.agent));
   const s = data.settings;
+  // The endpoint is this worker's (its option, else the provider's environment variable), never the job's.
+  const choice = { ...s.agent, ...(c.opts.baseUrl ? { baseUrl: c.opts.baseUrl } : {}) };
+  const agentKey = JSON.stringify(choice);
+  if (!c.agents.has(agentKey)) c.agents.set(agentKey, agentFactory(choice));
   const settings = {
-    registries: c.registries,
+    registries,
     agentFor: c.agents.get(agentKey)!,
     maxSteps: s.maxSteps,
     taskTimeoutMs: s.taskTimeoutMs,
@@ -272,11 +378,11 @@ async function attempt(c: JobContext, work: string, slot: MachineSlot, n: number
   const blob = await packFiles(store.attemptDir(task.tool, task.id, n), {
     // summary.json travels in the record: the coordinator writes it last, when the folder is whole.
     exclude: ["summary.json"],
-    maxBytes: c.maxBytes ?? 256 * 1024 * 1024,
+    maxBytes: c.opts.maxArtifactBytes ?? MAX_ARTIFACT_BYTES,
     what: `the folder of attempt ${n} of ${data.taskKey}`,
     limitFlag: "the worker's --max-artifact-mib",
   });
   const artifacts = runKeys(data.runId).artifacts(data.taskKey, n);
   await c.redis.set(artifacts, blob, "EX", RUN_TTL_SECONDS);
-  return { summary, artifacts };
+  return { summary, artifacts, artifactsSha256: sha256Hex(blob) };
 }
