@@ -11,7 +11,17 @@ export { defineDatasetFormat, isUnsupported } from "./datasets/format.js";
 export type { DatasetFormat, FormatBuildInput, FormatContext, TaskFile } from "./datasets/format.js";
 export { jsonTaskFormat } from "./datasets/jsonTasks.js";
 export { moduleTaskFormat } from "./datasets/moduleTasks.js";
-export { defineConfigFunction, defineConfigHelper, defineEvaluationFunction, defineEvaluationHelper, Registry, resolveLocal } from "./datasets/helpers.js";
+export {
+  defineConfigFunction,
+  defineConfigHelper,
+  defineEvaluationFunction,
+  defineEvaluationHelper,
+  readTaskFile,
+  Registry,
+  resolveLocal,
+  taskFolder,
+  withTaskFile,
+} from "./datasets/helpers.js";
 export type {
   ConfigFunction,
   ConfigHelper,
@@ -21,6 +31,7 @@ export type {
   EvaluationOutcome,
   EvaluationRegistry,
   HelperContext,
+  TaskFolder,
 } from "./datasets/helpers.js";
 export { createRegistries } from "./datasets/registries.js";
 export type { FormatRegistry, Registries } from "./datasets/registries.js";

@@ -14,6 +14,9 @@ export { decodeIntoPool, pooledBytes } from "./receivePool.js";
 export type { FileSinkOptions } from "./fileSink.js";
 export { DAEMON_MALLOC_ENV, DAEMON_NODE_FLAGS, NODE_FLAGS, hasMallocEnv, hasNodeFlags } from "./nodeFlags.js";
 export { processAlive } from "./processes.js";
+export { ensureInsideRoot, FileRoot, fileRoot, unanchored } from "./fileRoot.js";
+export type { Anchored, AnchorOptions, FileRootOptions, Jail } from "./fileRoot.js";
+export { fsError } from "./fsErrors.js";
 export {
   KeyNameError,
   keysymForChar,

@@ -1,3 +1,6 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, test } from "vitest";
 import { createMemoryEnv, createSystemActions, PermissionDeniedError, systemActions, UnimplementedError } from "@pincer/controller";
 
@@ -46,12 +49,19 @@ describe("system actions (processes and files)", () => {
   });
 
   test("with localRoot, local paths may not leave it", async () => {
-    const actions = createSystemActions({ localRoot: "/srv/tasks" });
-    const env = createMemoryEnv();
-    const escaping = await actions.upload_file.safeCall({ local_path: "../../etc/shadow", remote_path: "/tmp/s" }, { env });
-    expect(escaping.ok === false && escaping.error).toBeInstanceOf(PermissionDeniedError);
-    // Inside the root the call reaches the env (which, in memory, does not model files).
-    const inside = await actions.upload_file.safeCall({ local_path: "t1/data.csv", remote_path: "/tmp/d.csv" }, { env });
-    expect(inside.ok === false && inside.error).toBeInstanceOf(UnimplementedError);
+    const root = mkdtempSync(join(tmpdir(), "pincer-local-root-"));
+    try {
+      mkdirSync(join(root, "t1"));
+      writeFileSync(join(root, "t1", "data.csv"), "a,b\n");
+      const actions = createSystemActions({ localRoot: root });
+      const env = createMemoryEnv();
+      const escaping = await actions.upload_file.safeCall({ local_path: "../../etc/shadow", remote_path: "/tmp/s" }, { env });
+      expect(escaping.ok === false && escaping.error).toBeInstanceOf(PermissionDeniedError);
+      // Inside the root the call reaches the env (which, in memory, does not model files).
+      const inside = await actions.upload_file.safeCall({ local_path: "t1/data.csv", remote_path: "/tmp/d.csv" }, { env });
+      expect(inside.ok === false && inside.error).toBeInstanceOf(UnimplementedError);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
   });
 });

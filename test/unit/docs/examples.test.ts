@@ -14,7 +14,7 @@ import {
   type Task,
 } from "@pincer/controller";
 import type { Agent } from "@pincer/controller/agents";
-import { createRegistries, type DatasetFormat, loadDataset, type ModuleDatasetTask } from "@pincer/controller/datasets";
+import { createRegistries, type DatasetFormat, loadDataset, type ModuleDatasetTask, taskFolder } from "@pincer/controller/datasets";
 import { clickBoth } from "../../../examples/readme-benchmark.js";
 import { codeBlocks, ROOT } from "./markdown.js";
 
@@ -119,7 +119,7 @@ describe("the manual's snippets run against the source", () => {
     if (t.kind !== "module") throw new Error("expected a module task");
     expect([t.id, t.tool, t.module.environments, t.actionNumber]).toEqual(["hand-over", "multi", ["desktop", "server"], 3]);
     expect(t.solution!.map((c) => ("tool" in c ? c.tool : ""))).toEqual(["desktop__download_file", "server__upload_file", "desktop__run_command"]);
-    const built = t.module.build({ envs: {}, taskDir: t.dir });
+    const built = t.module.build({ envs: {}, taskDir: t.dir, taskFiles: taskFolder(t.dir) });
     const task = createTask({ ...built, id: t.id, description: t.instruction });
     expect(task.setup.map((c) => c.env)).toEqual(["desktop", "server"]);
     expect([...task.graph.nodes.keys()]).toEqual(["on_server", "reported"]);

@@ -1,21 +1,22 @@
-import { existsSync } from "node:fs";
-import { isAbsolute, relative, resolve } from "node:path";
-import { PermissionDeniedError } from "@pincer/shared";
+import { isAbsolute, resolve } from "node:path";
+import { NotFoundError } from "@pincer/shared";
 import { z } from "zod";
+import { withLocalFileRead, withLocalFileWrite } from "../env/localRoot.js";
 import { action } from "./action.js";
 
 /** Options of {@link createSystemActions}. */
 export interface SystemActionsOptions {
   /**
    * Controller-side directory that `upload_file` reads from and `download_file` writes to; local
-   * paths are resolved against it and may not leave it (after resolving `..`). Set it whenever a
+   * paths are resolved against it and may not leave it: `..`, paths outside it and symlinks that
+   * lead out are refused, checked at the open as the daemon's --file-root checks. Set it whenever a
    * model can call these actions. @default no restriction (paths resolve against the working directory)
    */
   localRoot?: string;
   /**
    * More directories `upload_file` reads from, in order, when a relative path is not under
    * `localRoot` (a task's own folder, so a solution can upload the task's files by name). Paths may
-   * not leave them either. @default none
+   * not leave them either, symlinks included. @default none
    */
   readRoots?: readonly string[];
   /** Characters of stdout and of stderr that `run_command` returns to the caller. @default 20_000 */
@@ -34,16 +35,50 @@ function clip(text: string, max: number, truncated: boolean): string {
   return `${text.slice(0, max)}\n[… output truncated]`;
 }
 
-/** A controller-side path, resolved against `root` and kept inside it when there is one. */
-function localResolver(localRoot: string | undefined): (p: string) => string {
-  const root = localRoot === undefined ? undefined : resolve(localRoot);
-  return (p) => {
-    const full = resolve(root ?? process.cwd(), p);
-    const rel = root === undefined ? "" : relative(root, full);
-    if (root !== undefined && (rel.startsWith("..") || isAbsolute(rel))) {
-      throw new PermissionDeniedError(`local path ${JSON.stringify(p)} leaves ${root}`);
-    }
-    return full;
+const LOCAL_ROOT = "the local root (localRoot, pincer mcp --local-root)";
+
+/**
+ * Where upload_file reads and download_file writes on the controller. With a local root, every
+ * path is confined to it (and reads also to `readRoots`) by the daemon's jail, checked at the open:
+ * `..`, an absolute path outside it and a symlink that leads out are refused.
+ */
+interface LocalFiles {
+  /** Runs `fn` with a path that opens the local file to upload. */
+  read<T>(p: string, fn: (at: string) => Promise<T>): Promise<T>;
+  /** Runs `fn` with the path to write a download to; returns `fn`'s result and the path to report. */
+  write<T>(p: string, fn: (at: string) => Promise<T>): Promise<{ result: T; path: string }>;
+}
+
+function localFiles(localRoot: string | undefined, readRoots: readonly string[]): LocalFiles {
+  if (localRoot === undefined) {
+    // No restriction: paths resolve against the working directory.
+    return {
+      read: (p, fn) => fn(resolve(p)),
+      write: async (p, fn) => ({ result: await fn(resolve(p)), path: resolve(p) }),
+    };
+  }
+  const root = resolve(localRoot);
+  const opts = (field: string) => ({ field, what: LOCAL_ROOT, allowAbsolute: true });
+  return {
+    // Under the local root if it is there, else under the first of readRoots that has it; else the local root's error.
+    async read(p, fn) {
+      const roots = isAbsolute(p) ? [root] : [root, ...readRoots.map((r) => resolve(r))];
+      let first: unknown;
+      for (const dir of roots) {
+        let reached = false;
+        try {
+          return await withLocalFileRead(dir, p, opts("local_path"), (at) => {
+            reached = true;
+            return fn(at);
+          });
+        } catch (err) {
+          if (reached || !(err instanceof NotFoundError)) throw err;
+          first ??= err;
+        }
+      }
+      throw first;
+    },
+    write: async (p, fn) => ({ result: await withLocalFileWrite(root, p, opts("local_path"), fn), path: resolve(root, p) }),
   };
 }
 
@@ -80,24 +115,7 @@ function commandActions(maxOutputChars: number) {
 
 const transferred = z.object({ path: z.string(), size: z.number(), sha256: z.string() });
 
-/**
- * Where `upload_file` reads a local path: under `localRoot` if it is there, else under the first of
- * `readRoots` that has it, else (for the error) under `localRoot`.
- */
-function readResolver(local: (p: string) => string, readRoots: readonly string[]): (p: string) => string {
-  const others = readRoots.map((r) => localResolver(r));
-  return (p) => {
-    const first = local(p);
-    if (others.length === 0 || isAbsolute(p) || existsSync(first)) return first;
-    for (const other of others) {
-      const candidate = other(p);
-      if (existsSync(candidate)) return candidate;
-    }
-    return first;
-  };
-}
-
-function transferActions(local: (p: string) => string, readLocal: (p: string) => string) {
+function transferActions(local: LocalFiles) {
   return {
     upload_file: action({
       name: "upload_file",
@@ -108,7 +126,7 @@ function transferActions(local: (p: string) => string, readLocal: (p: string) =>
       }),
       returns: transferred,
       async run({ local_path, remote_path }, { env, signal }) {
-        const r = await env.files.upload(readLocal(local_path), remote_path, { signal });
+        const r = await local.read(local_path, (at) => env.files.upload(at, remote_path, { signal }));
         return { path: r.path, size: r.size, sha256: r.sha256 };
       },
     }),
@@ -121,8 +139,8 @@ function transferActions(local: (p: string) => string, readLocal: (p: string) =>
       }),
       returns: transferred,
       async run({ remote_path, local_path }, { env, signal }) {
-        const r = await env.files.download(remote_path, local(local_path), { signal });
-        return { path: r.path, size: r.size, sha256: r.sha256 };
+        const { result: r, path } = await local.write(local_path, (at) => env.files.download(remote_path, at, { signal }));
+        return { path, size: r.size, sha256: r.sha256 };
       },
     }),
   };
@@ -160,8 +178,8 @@ const programActions = {
  * in-memory environment does not model them.
  */
 export function createSystemActions(opts: SystemActionsOptions = {}) {
-  const local = localResolver(opts.localRoot);
-  return { ...commandActions(opts.maxOutputChars ?? 20_000), ...transferActions(local, readResolver(local, opts.readRoots ?? [])), ...programActions };
+  const local = localFiles(opts.localRoot, opts.readRoots ?? []);
+  return { ...commandActions(opts.maxOutputChars ?? 20_000), ...transferActions(local), ...programActions };
 }
 
 /** The system actions without a local root (see {@link createSystemActions}). */

@@ -1,7 +1,7 @@
-import { isAbsolute, resolve } from "node:path";
 import type { z } from "zod";
 import { InvalidArgumentError } from "@pincer/shared";
 import type { Env } from "../env/index.js";
+import { readLocalFile, resolveLocalPath, withLocalFileRead } from "../env/localRoot.js";
 import type { Verdict } from "../evaluators/verdict.js";
 
 /**
@@ -18,9 +18,61 @@ export interface HelperContext {
   signal: AbortSignal;
 }
 
-/** Resolves a `local_*` argument: relative paths are relative to the task folder. */
-export function resolveLocal(ctx: Pick<HelperContext, "taskDir">, path: string): string {
-  return isAbsolute(path) ? path : resolve(ctx.taskDir, path);
+/** What messages call the folder a task's local paths are confined to. */
+export const TASK_FOLDER = "the task's folder";
+
+/**
+ * Resolves a `local_*` argument against the task folder. A path of a task file stays inside it: an
+ * absolute path, `..` that leave it and a symlink that leads out are refused (PERMISSION_DENIED).
+ * This checks the path once; to read the file, use {@link readTaskFile} or {@link withTaskFile},
+ * which check it at the open.
+ */
+export function resolveLocal(ctx: Pick<HelperContext, "taskDir">, path: string, field = "local_path"): string {
+  return resolveLocalPath(ctx.taskDir, path, { field, what: TASK_FOLDER });
+}
+
+/**
+ * Reads a file of the task folder that a task file names (`local_*`): relative, inside the folder,
+ * symlinks followed only while they stay inside, checked at the open (the daemon's jail resolves it).
+ */
+export function readTaskFile(ctx: Pick<HelperContext, "taskDir">, path: string, field = "local_path"): Promise<Buffer> {
+  return readLocalFile(ctx.taskDir, path, { field, what: TASK_FOLDER });
+}
+
+/**
+ * Runs `fn` with a path that opens the task-folder file `path` names, held open and confined as
+ * {@link readTaskFile} says (for an upload: `env.files.upload(at, …)`).
+ */
+export function withTaskFile<T>(ctx: Pick<HelperContext, "taskDir">, path: string, field: string, fn: (at: string) => Promise<T>): Promise<T> {
+  return withLocalFileRead(ctx.taskDir, path, { field, what: TASK_FOLDER }, fn);
+}
+
+/**
+ * A task folder's files as a task module's `build` gets them (`ctx.taskFiles`): every path is
+ * relative to the folder and confined to it as a JSON task's `local_*` paths are (no `..` out, no
+ * absolute path, no symlink that leads out), checked at the open. A module is code and may open
+ * what it likes; these keep data it reads (a field of its own JSON, say) from naming a host file.
+ */
+export interface TaskFolder {
+  /** The folder (absolute). */
+  readonly dir: string;
+  /** The path of a file of the folder, checked once (see {@link resolveLocal}). */
+  resolve(path: string, field?: string): string;
+  /** Reads a file of the folder (see {@link readTaskFile}). */
+  read(path: string, field?: string): Promise<Buffer>;
+  /** Runs `fn` with a path that opens a file of the folder, held open while it runs (see {@link withTaskFile}). */
+  withFile<T>(path: string, fn: (at: string) => Promise<T>, field?: string): Promise<T>;
+}
+
+/** The {@link TaskFolder} of `dir`. */
+export function taskFolder(dir: string): TaskFolder {
+  const ctx = { taskDir: dir };
+  return {
+    dir,
+    resolve: (path, field = "path") => resolveLocal(ctx, path, field),
+    read: (path, field = "path") => readTaskFile(ctx, path, field),
+    withFile: (path, fn, field = "path") => withTaskFile(ctx, path, field, fn),
+  };
 }
 
 /** The result of an evaluation function. @deprecated it is a {@link Verdict}; use that name. */

@@ -1,12 +1,12 @@
-import { existsSync } from "node:fs";
-import { basename, dirname, join, resolve } from "node:path";
+import { basename, dirname, join } from "node:path";
 import { z } from "zod";
 import { didYouMean } from "@pincer/shared";
 import { action } from "../actions/action.js";
 import { evaluator } from "../evaluators/evaluator.js";
 import { createTask, type ActionCall, type Task } from "../tasks/task.js";
 import { defineDatasetFormat, type DatasetTask, type FormatBuildInput, type FormatContext, type TaskFile } from "./format.js";
-import type { ConfigRegistry, EvaluationRegistry, HelperContext } from "./helpers.js";
+import { localFileProblem } from "../env/localRoot.js";
+import { TASK_FOLDER, type ConfigRegistry, type EvaluationRegistry, type HelperContext } from "./helpers.js";
 import { argumentIssueText } from "./functionReference.js";
 import { jsonPath, jsonTaskSchema, translateLegacySpelling, type HelperCall, type JsonTask } from "./jsonFormat.js";
 import { checkSolutionSteps } from "./solutionCheck.js";
@@ -33,6 +33,11 @@ interface CheckContext {
   evaluations?: EvaluationRegistry;
 }
 
+/** Arguments that name a file of the task folder: `local_*`, and `eval_script` (the published tasks' spelling). */
+function isLocalPathArgument(key: string): boolean {
+  return key.startsWith("local_") || key === "eval_script";
+}
+
 /** Checks one `{func, arguments}` entry: a known function, arguments that fit it, `local_*` files that exist, nested parts. */
 function checkHelperCall(call: HelperCall, path: string, registry: ConfigRegistry | EvaluationRegistry, ctx: CheckContext): void {
   const helper = registry.get(call.func);
@@ -53,12 +58,15 @@ function checkHelperCall(call: HelperCall, path: string, registry: ConfigRegistr
     }
   }
   for (const [key, value] of Object.entries(call.arguments)) {
-    if (!key.startsWith("local_")) continue;
+    if (!isLocalPathArgument(key)) continue;
     for (const [i, p] of (Array.isArray(value) ? value : [value]).entries()) {
-      if (typeof p === "string" && !existsSync(resolve(ctx.dir, p))) {
-        const where = `${path}.arguments.${key}${Array.isArray(value) ? `[${i}]` : ""}`;
-        ctx.problems.push({ file: ctx.file, path: where, message: `local file ${p} does not exist (looked in ${ctx.dir})`, severity: "error" });
-      }
+      if (typeof p !== "string") continue;
+      const where = `${path}.arguments.${key}${Array.isArray(value) ? `[${i}]` : ""}`;
+      // The same jail the run opens it through: relative, inside the task folder, no symlink out.
+      const problem = localFileProblem(ctx.dir, p, { field: where, what: TASK_FOLDER });
+      if (!problem) continue;
+      const message = problem.missing ? `local file ${p} does not exist (looked in ${ctx.dir})` : problem.message.replace(`${where}: `, "");
+      ctx.problems.push({ file: ctx.file, path: where, message, severity: "error" });
     }
   }
   // all/any name their parts in `evaluators`: check those too.

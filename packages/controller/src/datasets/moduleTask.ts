@@ -1,6 +1,7 @@
 import type { StepCall } from "../benchmark/types.js";
 import type { Env } from "../env/index.js";
 import type { TaskOptions } from "../tasks/task.js";
+import type { TaskFolder } from "./helpers.js";
 
 /** What a TypeScript-defined task's `build` receives. */
 export interface TaskBuildContext {
@@ -8,6 +9,12 @@ export interface TaskBuildContext {
   envs: Readonly<Record<string, Env>>;
   /** The folder of the task module. */
   taskDir: string;
+  /**
+   * The folder's files, each path confined to the folder at the open (no `..` out, no absolute
+   * path, no symlink that leads out): use these for paths that come from data, such as a task's
+   * JSON beside the module.
+   */
+  taskFiles: TaskFolder;
 }
 
 /**

@@ -1,6 +1,7 @@
 import { dirname } from "node:path";
 import { createTask, type Task } from "../tasks/task.js";
 import { defineDatasetFormat, type DatasetTask, type FormatBuildInput, type FormatContext, type TaskFile } from "./format.js";
+import { taskFolder } from "./helpers.js";
 import { jsonPath } from "./jsonFormat.js";
 import type { TaskModule } from "./moduleTask.js";
 import { checkSolutionSteps } from "./solutionCheck.js";
@@ -74,7 +75,7 @@ async function loadModuleTask(file: TaskFile, ctx: FormatContext): Promise<Modul
 
 /** Builds a module task: what its `build()` returns, with the run's limits. */
 function buildModuleTask(task: ModuleDatasetTask, input: FormatBuildInput): Task {
-  const built = task.module.build({ envs: input.envs, taskDir: task.dir });
+  const built = task.module.build({ envs: input.envs, taskDir: task.dir, taskFiles: taskFolder(task.dir) });
   return createTask({ maxSteps: input.maxSteps, timeLimitMs: input.timeLimitMs, ...built, id: task.id, description: task.instruction, tags: task.tags });
 }
 

@@ -1,10 +1,10 @@
-import { existsSync } from "node:fs";
-import { isAbsolute, resolve } from "node:path";
+import { resolve } from "node:path";
 import type { z } from "zod";
 import { nearNames } from "@pincer/shared";
 import { createDesktopActions } from "../actions/desktop.js";
 import { TOOL_SEPARATOR } from "../actions/names.js";
 import { createSystemActions } from "../actions/system.js";
+import { localFileProblem, relativePathProblem } from "../env/localRoot.js";
 import type { StepCall } from "../benchmark/types.js";
 
 /** What these checks need of a dataset task (a DatasetTask fits). */
@@ -42,7 +42,8 @@ function builtinActions(): Map<string, z.ZodObject> {
 /**
  * Checks a task's solution against the tools it will have: each step's tool is `<environment>__<action>`
  * for one of the task's environments and a built-in action, its arguments fit that action, and a
- * relative `local_path` to upload exists in the task's folder or was downloaded by an earlier step.
+ * `local_path` is relative and stays inside its folder, and one to upload exists in the task's folder or
+ * was downloaded by an earlier step.
  */
 export function checkSolutionSteps(
   task: TaskEnvironments,
@@ -81,10 +82,18 @@ export function checkSolutionSteps(
       return;
     }
     const local = (parsed.data as { local_path?: string }).local_path;
-    if (local === undefined || isAbsolute(local)) return;
+    if (local === undefined) return;
+    // The runner confines it to the attempt's folder (and, for uploads, the task's): say so before the run.
+    const outside = relativePathProblem(local, "the attempt's folder and the task's folder");
+    if (outside) {
+      at(".args.local_path", outside);
+      return;
+    }
     if (name === "download_file") downloaded.add(resolve("/", local));
-    else if (name === "upload_file" && !downloaded.has(resolve("/", local)) && !existsSync(resolve(task.dir, local))) {
-      at(".args.local_path", `${local} is neither in the task folder (${task.dir}) nor downloaded by an earlier step`);
+    else if (name === "upload_file" && !downloaded.has(resolve("/", local))) {
+      const problem = localFileProblem(task.dir, local, { field: "local_path", what: "the task's folder" });
+      if (problem?.missing) at(".args.local_path", `${local} is neither in the task folder (${task.dir}) nor downloaded by an earlier step`);
+      else if (problem) at(".args.local_path", problem.message.replace(/^local_path: /, ""));
     }
   });
 }

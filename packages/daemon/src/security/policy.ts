@@ -1,5 +1,5 @@
 import { accessSync, constants, realpathSync, statSync } from "node:fs";
-import { basename, delimiter, dirname, isAbsolute, join, resolve, sep } from "node:path";
+import { delimiter, isAbsolute, join, resolve } from "node:path";
 import { echo, InvalidArgumentError, PermissionDeniedError, quoted, ResourceExhaustedError } from "@pincer/shared";
 
 /** Limits of one daemon. Each one exceeded is RESOURCE_EXHAUSTED naming the flag that raises it. */
@@ -24,39 +24,7 @@ export const DEFAULT_LIMITS: Limits = {
 /** Which commands the Process service may start: all, none, or the programs on a list. */
 export type ExecMode = "all" | "none" | { allow: string[] };
 
-/**
- * Checks that `path` (absolute, normalized) resolves inside `root` (a real path) once symlinks
- * are followed. Paths that do not exist yet are judged by the real path of their deepest existing
- * ancestor, so a new file under a symlink that points out of the root is refused too.
- * The check and the operation that follows are not atomic: a client that can also swap
- * directories for symlinks inside the root between the two can still escape it.
- */
-export function ensureInsideRoot(path: string, root: string, field: string): void {
-  let existing = path;
-  const rest: string[] = [];
-  let real: string | undefined;
-  for (;;) {
-    try {
-      real = realpathSync(existing);
-      break;
-    } catch (err) {
-      const code = (err as NodeJS.ErrnoException).code;
-      if (code === "ENAMETOOLONG") {
-        throw InvalidArgumentError.forField(field, `${echo(path)}: name too long (Linux allows 255 bytes per name and 4095 per path)`);
-      }
-      if ((code !== "ENOENT" && code !== "ENOTDIR") || existing === dirname(existing)) {
-        throw new PermissionDeniedError(`${field}: ${echo(path)} cannot be resolved (${code}) and this daemon only allows paths inside ${root} (--file-root)`);
-      }
-      rest.unshift(basename(existing));
-      existing = dirname(existing);
-    }
-  }
-  const full = join(real, ...rest);
-  if (full !== root && !full.startsWith(root === sep ? root : root + sep)) {
-    const via = full === path ? "" : ` (it resolves to ${echo(full)})`;
-    throw new PermissionDeniedError(`${field}: ${echo(path)} is outside ${root}${via}, the only directory this daemon serves (--file-root)`);
-  }
-}
+export { ensureInsideRoot } from "@pincer/shared";
 
 /** Resolves and checks the --file-root directory at start; returns its real path. */
 export function realFileRoot(dir: string): string {

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { CommandExitError, InvalidArgumentError } from "@pincer/shared";
-import { defineConfigFunction, Registry, resolveLocal, type ConfigFunction, type ConfigRegistry, type HelperContext } from "../helpers.js";
+import { defineConfigFunction, Registry, withTaskFile, type ConfigFunction, type ConfigRegistry, type HelperContext } from "../helpers.js";
 
 const remotePath = z
   .string()
@@ -27,7 +27,7 @@ export const uploadFileToVm = defineConfigFunction({
   description: "Upload a file from the task folder to the machine (replacing it, creating parent directories).",
   args: z.object({ local_path: z.string().min(1), remote_path: remotePath }).strict(),
   async run({ local_path, remote_path }, ctx) {
-    await ctx.env.files.upload(resolveLocal(ctx, local_path), remote_path, { signal: ctx.signal });
+    await withTaskFile(ctx, local_path, "local_path", (at) => ctx.env.files.upload(at, remote_path, { signal: ctx.signal }));
   },
 });
 
@@ -56,7 +56,7 @@ export const uploadScriptAndExecute = defineConfigFunction({
       .strict(),
   ),
   async run({ local_path, remote_path, timeout_seconds }, ctx) {
-    await ctx.env.files.upload(resolveLocal(ctx, local_path), remote_path, { mode: 0o755, signal: ctx.signal });
+    await withTaskFile(ctx, local_path, "local_path", (at) => ctx.env.files.upload(at, remote_path, { mode: 0o755, signal: ctx.signal }));
     await runChecked(ctx, [remote_path], timeout_seconds);
   },
 });

@@ -1,9 +1,9 @@
-import { readFile } from "node:fs/promises";
+import { resolve } from "node:path";
 import { z } from "zod";
 import { InvalidArgumentError, NotFoundError } from "@pincer/shared";
 import type { Env } from "../../env/index.js";
 import { fail, type Verdict } from "../../evaluators/verdict.js";
-import { resolveLocal, type HelperContext } from "../helpers.js";
+import { readTaskFile, type HelperContext } from "../helpers.js";
 
 export { fail, pass } from "../../evaluators/verdict.js";
 
@@ -68,15 +68,18 @@ export async function fetchResultText(
   return r.ok ? { ok: true, text: decodeText(r.data) } : r;
 }
 
-/** Reads a `local_*` file of the task (relative to the task folder); a missing file throws: the task is broken. */
+/**
+ * Reads a `local_*` file of the task (relative to the task folder, confined to it: see
+ * `readTaskFile`); a missing file throws: the task is broken.
+ */
 export async function readLocal(ctx: Pick<HelperContext, "taskDir">, path: string, argName = "local_expected"): Promise<Buffer> {
-  const full = resolveLocal(ctx, path);
   try {
-    return await readFile(full);
+    return await readTaskFile(ctx, path, argName);
   } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    if (code === "ENOENT") throw new Error(`${argName} ${path} does not exist (looked for ${full})`, { cause: e });
-    if (code === "EISDIR") throw new Error(`${argName} ${path} is a directory, not a file (${full})`, { cause: e });
+    const full = resolve(ctx.taskDir, path);
+    if (e instanceof NotFoundError) throw new Error(`${argName} ${path} does not exist (looked for ${full})`, { cause: e });
+    if (e instanceof InvalidArgumentError && / is not a regular file/.test(e.message))
+      throw new Error(`${argName} ${path} is not a regular file (${full})`, { cause: e });
     throw e;
   }
 }

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
-import { basename } from "node:path";
+import { basename, resolve } from "node:path";
 import { z } from "zod";
-import { defineEvaluationFunction, resolveLocal } from "../helpers.js";
+import { defineEvaluationFunction } from "../helpers.js";
 import { envArg, fail, fetchResultText, pickEnv, readLocal, show } from "./common.js";
 import { allRules, checkRules, nestedRules, ruleCount, rulesShape } from "./rules.js";
 
@@ -61,7 +61,7 @@ export const compareScriptLogs = defineEvaluationFunction({
     if (scriptPath !== undefined) {
       const script = await readLocal(ctx, scriptPath, scriptArg);
       folder = `${REMOTE_TMP}/pincer-eval-${randomUUID()}`;
-      const remote = `${folder}/${basename(resolveLocal(ctx, scriptPath))}`;
+      const remote = `${folder}/${basename(resolve("/", scriptPath))}`;
       await env.files.upload(script, remote, { mode: 0o755, signal: ctx.signal });
       command = [remote, ...args.script_args];
     } else {

@@ -1,11 +1,10 @@
-import { writeFile } from "node:fs/promises";
-import { join } from "node:path";
 import { InvalidArgumentError } from "@pincer/shared";
 import { z } from "zod";
 import type { WindowInfo } from "../../env/windows.js";
 import { expandUser, type OsworldContext, pyFlag, shlexSplit, substitutePlaceholders } from "./context.js";
 import { chromeCloseTabs, chromeCloseTabsParams, chromeOpenTabs, chromeOpenTabsParams } from "./chrome/tabSteps.js";
 import { browserCommand } from "./chrome/browser.js";
+import { cachePath, writeCacheFile } from "./cacheFiles.js";
 import { defineConfigType, type OsworldConfigType } from "./configType.js";
 import { updateBrowseHistoryType } from "./chrome/history.js";
 import { isPyautoguiCommand, parsePyautogui, runPyautogui } from "./pyautogui.js";
@@ -24,8 +23,10 @@ async function argvOf(cmd: string | string[], shell: boolean, ctx: OsworldContex
 const executeParams = z.strictObject({
   command,
   shell: pyFlag,
-  stdout: z.string().default(""),
-  stderr: z.string().default(""),
+  /** A file of the attempt's cache folder that gets the command's stdout ("": none). */
+  stdout: z.union([z.literal(""), cachePath]).default(""),
+  /** The same for stderr. */
+  stderr: z.union([z.literal(""), cachePath]).default(""),
   until: z.strictObject({ returncode: z.number().int().optional(), stdout: z.string().optional(), stderr: z.string().optional() }).optional(),
 });
 
@@ -40,7 +41,11 @@ const pyautoguiProblems = (p: { command: string | string[] }): string[] => {
   }
 };
 
-/** OSWorld's `execute` (and `command`): runs a command, 120 s at most; a failure is logged, not fatal; `until` repeats it. */
+/**
+ * OSWorld's `execute` (and `command`): runs a command, 120 s at most; a failure is logged, not fatal;
+ * `until` repeats it. `stdout` and `stderr` name files of the cache folder, confined to it at the
+ * open: one that leads out fails the step.
+ */
 async function execute(p: z.infer<typeof executeParams>, ctx: OsworldContext): Promise<void> {
   const cmd = await substitutePlaceholders(p.command, ctx);
   if (isPyautoguiCommand(cmd)) return runPyautogui(ctx.env, cmd[2]!, ctx.signal);
@@ -50,13 +55,14 @@ async function execute(p: z.infer<typeof executeParams>, ctx: OsworldContext): P
     let r: { stdout: string; stderr: string; exitCode: number | null } | undefined;
     try {
       r = await ctx.env.process.run(argv, { signal: ctx.signal, commandTimeoutMs: 120_000 });
-      if (p.stdout) await writeFile(join(ctx.cacheDir, p.stdout), r.stdout);
-      if (p.stderr) await writeFile(join(ctx.cacheDir, p.stderr), r.stderr);
       if (r.exitCode !== 0) ctx.log(`execute ${JSON.stringify(cmd)}: exit ${r.exitCode}: ${r.stderr.trim().slice(-300)}`);
     } catch (err) {
       if (ctx.signal.aborted) throw err;
       ctx.log(`execute ${JSON.stringify(cmd)}: ${(err as Error).message}`);
     }
+    // Outside the try: a path that leads out of the cache folder is the task's error, not the command's.
+    if (r && p.stdout) await writeCacheFile(ctx, p.stdout, r.stdout, "stdout");
+    if (r && p.stderr) await writeCacheFile(ctx, p.stderr, r.stderr, "stderr");
     const met =
       Object.keys(until).length === 0 ||
       (r !== undefined &&

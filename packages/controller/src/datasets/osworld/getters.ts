@@ -1,8 +1,7 @@
-import { copyFile, mkdir } from "node:fs/promises";
-import { existsSync } from "node:fs";
 import { basename, extname, join } from "node:path";
-import { InvalidArgumentError, NotFoundError } from "@pincer/shared";
+import { InvalidArgumentError, NotFoundError, PermissionDeniedError } from "@pincer/shared";
 import { z } from "zod";
+import { cacheFileProblem, cachePath, copyToCache, destName, downloadToCache } from "./cacheFiles.js";
 import { expandUser, type OsworldContext, pyFlag, shlexSplit } from "./context.js";
 import { defineGetter, type OsworldGetter } from "./getter.js";
 import { accessibilityTreeGetter, terminalOutputGetter } from "./accessibilityTree.js";
@@ -28,12 +27,6 @@ function filesOf(c: { path: string | string[]; dest: string | string[]; multi: b
 
 /** One path when one is given, else the list (OSWorld's `cache_paths[0] if len == 1 else cache_paths`). */
 const oneOrList = <T>(list: T[]): T | T[] => (list.length === 1 ? list[0]! : list);
-
-/** A file name in the attempt's cache folder. */
-const destName = z
-  .string()
-  .min(1)
-  .regex(/^(?!\.\.?$)[^/]+$/, "dest is a file name in the cache folder, without '/'");
 
 const fileConfig = z.looseObject({
   path: z.union([z.string().min(1), z.array(z.string().min(1))]),
@@ -66,11 +59,9 @@ async function vmFile(c: z.infer<typeof fileConfig>, ctx: OsworldContext): Promi
     pairs[0]![1] = `${basename(d, extname(d))}_${strftime(c.time_format)}${extname(d)}`;
   }
   const out: Array<string | null> = [];
-  await mkdir(ctx.cacheDir, { recursive: true });
   for (const [i, [remote, dest]] of pairs.entries()) {
-    const local = join(ctx.cacheDir, dest);
     try {
-      await ctx.env.files.download(await expandUser(remote, ctx), local, { signal: ctx.signal });
+      const local = await downloadToCache(ctx, await expandUser(remote, ctx), dest);
       if (gives.has(i)) out.push(local);
     } catch (err) {
       if (ctx.signal.aborted || !(err instanceof NotFoundError)) throw err;
@@ -85,11 +76,11 @@ async function vmFile(c: z.infer<typeof fileConfig>, ctx: OsworldContext): Promi
 async function cloudFile(c: z.infer<typeof fileConfig>, ctx: OsworldContext): Promise<unknown> {
   const { pairs, gives } = filesOf(c);
   const out: string[] = [];
-  await mkdir(ctx.cacheDir, { recursive: true });
   for (const [i, [url, dest]] of pairs.entries()) {
     const local = join(ctx.cacheDir, dest);
     if (gives.has(i)) out.push(local);
-    if (!existsSync(local)) await copyFile(await ctx.downloads.get(url, { signal: ctx.signal }), local);
+    // Fetched once per attempt: a regular file of the cache folder is kept; anything else (a symlink out) is refused by the copy.
+    if (cacheFileProblem(ctx, dest, "dest") !== undefined) await copyToCache(ctx, await ctx.downloads.get(url, { signal: ctx.signal }), dest);
   }
   return oneOrList(out);
 }
@@ -122,20 +113,22 @@ export const OSWORLD_GETTERS: ReadonlyMap<string, OsworldGetter> = new Map(
     defineGetter({ name: "cloud_file", config: fileConfig, get: cloudFile }),
     defineGetter({
       name: "cache_file",
-      config: z.looseObject({ path: z.string().min(1) }),
+      config: z.looseObject({ path: cachePath }),
       get: async (c, ctx) => {
-        const local = join(ctx.cacheDir, c.path);
-        if (!existsSync(local)) throw new InvalidArgumentError(`cache_file: ${c.path} is not in the cache folder (an earlier step writes it there)`);
-        return local;
+        // Confined as every cache-folder path is: no way out through `..`, an absolute path or a symlink.
+        const problem = cacheFileProblem(ctx, c.path, "path");
+        if (problem === undefined) return join(ctx.cacheDir, c.path);
+        if (problem.missing) throw new InvalidArgumentError(`cache_file: ${c.path} is not in the cache folder (an earlier step writes it there)`);
+        throw new PermissionDeniedError(`cache_file: ${problem.message}`);
       },
     }),
     defineGetter({ name: "vm_command_line", config: commandConfig, get: async (c, ctx) => (await runCommand(c, ctx))?.stdout ?? null }),
     defineGetter({ name: "vm_command_error", config: commandConfig, get: async (c, ctx) => (await runCommand(c, ctx))?.stderr ?? null }),
     defineGetter({ name: "rule", config: z.looseObject({ rules: z.unknown() }), get: async (c) => c.rules }),
-    defineGetter({ name: "vlc_config", config: z.looseObject({ dest: z.string().min(1) }), get: (c, ctx) => configFile("~/.config/vlc/vlcrc", c.dest, ctx) }),
+    defineGetter({ name: "vlc_config", config: z.looseObject({ dest: destName }), get: (c, ctx) => configFile("~/.config/vlc/vlcrc", c.dest, ctx) }),
     defineGetter({
       name: "gimp_config_file",
-      config: z.looseObject({ file_name: z.string().min(1), dest: z.string().min(1) }),
+      config: z.looseObject({ file_name: z.string().min(1), dest: destName }),
       get: (c, ctx) => configFile(`~/.config/GIMP/2.10/${c.file_name}`, c.dest, ctx),
     }),
     relativeTimeGetter,

@@ -1,7 +1,7 @@
-import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { NotFoundError } from "@pincer/shared";
 import { z } from "zod";
+import { destName, downloadToCache, writeCacheFile } from "./cacheFiles.js";
 import { OSWORLD_CONFIG_TYPES } from "./configTypes.js";
 import { expandUser, type OsworldContext } from "./context.js";
 import { defineGetter, type OsworldGetter } from "./getter.js";
@@ -17,18 +17,10 @@ import { runPyautogui } from "./pyautogui.js";
  * shortcuts on the desktop, a spreadsheet's last row, the default video player, VLC's status.
  */
 
-const destName = z
-  .string()
-  .min(1)
-  .regex(/^[^/]+$/, "dest is a file name in the cache folder, without '/'");
-
 /** A file of the machine copied into the cache folder as `dest`; null when the machine does not have it. */
 export async function fetchToCache(ctx: OsworldContext, remote: string, dest: string): Promise<string | null> {
-  const local = join(ctx.cacheDir, dest);
-  await mkdir(ctx.cacheDir, { recursive: true });
   try {
-    await ctx.env.files.download(await expandUser(remote, ctx), local, { signal: ctx.signal });
-    return local;
+    return await downloadToCache(ctx, await expandUser(remote, ctx), dest);
   } catch (err) {
     if (ctx.signal.aborted || !(err instanceof NotFoundError)) throw err;
     ctx.log(`${remote} is not on the machine`);
@@ -103,8 +95,7 @@ async function vmWallpaper(c: { dest: string }, ctx: OsworldContext): Promise<st
   const local = path ? await fetchToCache(ctx, path, c.dest).catch(() => null) : null;
   if (local !== null) return local;
   ctx.log("vm_wallpaper: no wallpaper file; an empty file stands for it");
-  await mkdir(ctx.cacheDir, { recursive: true });
-  await writeFile(join(ctx.cacheDir, c.dest), "");
+  await writeCacheFile(ctx, c.dest, "", "dest");
   return join(ctx.cacheDir, c.dest);
 }
 
@@ -179,7 +170,7 @@ async function vscodeConfig(c: { vscode_extension_command: string; path: string;
   if (local !== null) return local;
   const dump = await commandOutput(ctx, "/bin/bash -lc 'find /home/user/.config/Code/User/workspaceStorage -name workspace.json -exec cat {} \\; 2>/dev/null'");
   if (!dump) return "";
-  await writeFile(join(ctx.cacheDir, c.dest), dump);
+  await writeCacheFile(ctx, c.dest, dump, "dest");
   return join(ctx.cacheDir, c.dest);
 }
 

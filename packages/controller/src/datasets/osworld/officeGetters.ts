@@ -1,7 +1,8 @@
-import { mkdir, readFile, writeFile } from "node:fs/promises";
-import { dirname, join, posix } from "node:path";
+import { readFile } from "node:fs/promises";
+import { join, posix } from "node:path";
 import JSZip from "jszip";
 import { z } from "zod";
+import { destName, writeCacheFile } from "./cacheFiles.js";
 import type { OsworldContext } from "./context.js";
 import { defineGetter, type OsworldGetter } from "./getter.js";
 import { fetchToCache } from "./machineGetters.js";
@@ -16,10 +17,7 @@ import { descendants, kids, parseXml } from "./metrics/office/xml.js";
 const config = z.looseObject({
   ppt_file_path: z.string().min(1),
   slide_index: z.union([z.number().int(), z.string().regex(/^\s*[-+]?\d+\s*$/)]).transform(Number),
-  dest: z
-    .string()
-    .min(1)
-    .regex(/^[^/]+$/, "dest is a file name in the cache folder, without '/'"),
+  dest: destName,
 });
 type Config = z.infer<typeof config>;
 
@@ -43,10 +41,9 @@ async function slideMedia(
     const inZip = posix.normalize(posix.join("ppt/slides", target));
     const file = zip.file(inZip);
     if (!file) throw new Error(`${inZip} is not in ${c.ppt_file_path} (OSWorld's extract raises KeyError)`);
-    const local = join(dirname(pptx), inZip);
-    await mkdir(dirname(local), { recursive: true });
-    await writeFile(local, await file.async("uint8array"));
-    return local;
+    // The part's name comes from the file on the machine: it is confined to the cache folder like a task's paths.
+    await writeCacheFile(ctx, inZip, await file.async("uint8array"), "the slide's relationship target");
+    return join(ctx.cacheDir, inZip);
   }
   if (!target.startsWith("file://"))
     throw new Error(`the slide's media target ${JSON.stringify(target)} is neither in the file nor a file:// path (OSWorld asserts)`);

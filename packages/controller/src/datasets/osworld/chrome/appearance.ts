@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { NotFoundError } from "@pincer/shared";
 import { z } from "zod";
 import type { OsworldContext } from "../context.js";
+import { downloadToCache } from "../cacheFiles.js";
 import { defineGetter, type OsworldGetter } from "../getter.js";
 import { browserCommand, profileDir } from "./browser.js";
 import { evaluateInPage } from "./devtools.js";
@@ -84,9 +85,8 @@ export async function chromeColorScheme(ctx: OsworldContext): Promise<Mode> {
   for (let round = 0; round < 5; round++) {
     let best: Mode | null = null;
     for (const [i, path] of files.entries()) {
-      const local = join(ctx.cacheDir, `chrome-scheme-${i}.json`);
       try {
-        await ctx.env.files.download(path, local, { signal: ctx.signal });
+        const local = await downloadToCache(ctx, path, `chrome-scheme-${i}.json`);
         const mode = preferencesMode(JSON.parse(await readFile(local, "utf8")));
         if (mode !== "system") {
           best = mode;

@@ -1,6 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { NotFoundError } from "@pincer/shared";
+import { downloadToCache } from "../cacheFiles.js";
 import { expandUser, type OsworldContext } from "../context.js";
 
 /**
@@ -46,10 +47,8 @@ export async function launchBrowser(ctx: OsworldContext, args: string[]): Promis
  * `dest`; null when the machine does not have it (OSWorld's `get_file` gives None then).
  */
 export async function fetchProfileFile(ctx: OsworldContext, relative: string, dest: string): Promise<string | null> {
-  const local = join(ctx.cacheDir, dest);
   try {
-    await ctx.env.files.download(join(await profileDir(ctx), relative), local, { signal: ctx.signal });
-    return local;
+    return await downloadToCache(ctx, join(await profileDir(ctx), relative), dest);
   } catch (err) {
     if (ctx.signal.aborted || !(err instanceof NotFoundError)) throw err;
     ctx.log(`${relative} is not in the browser's profile`);

@@ -5,6 +5,7 @@ import { z } from "zod";
 import { defineConfigType } from "../configType.js";
 import type { OsworldContext } from "../context.js";
 import { defineGetter, type OsworldGetter } from "../getter.js";
+import { destName } from "../cacheFiles.js";
 import { fetchProfileFile, profileDir } from "./browser.js";
 
 /**
@@ -50,10 +51,7 @@ async function queryProfileDb(ctx: OsworldContext, what: string, relative: strin
 }
 
 const destConfig = z.looseObject({
-  dest: z
-    .string()
-    .min(1)
-    .regex(/^[^/]+$/, "dest is a file name in the cache folder, without '/'"),
+  dest: destName,
 });
 
 /** OSWorld's `history` (url, title, last_visit_time of every URL) and `cookie_data` (every column of every cookie) getters. */

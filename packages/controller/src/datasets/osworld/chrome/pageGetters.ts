@@ -1,6 +1,6 @@
-import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { z } from "zod";
+import { destName, writeCacheFile } from "../cacheFiles.js";
 import type { OsworldContext } from "../context.js";
 import { defineGetter, type OsworldGetter } from "../getter.js";
 import { activeUrl } from "./activeUrl.js";
@@ -123,7 +123,6 @@ const EMPTY_PDF = "%PDF-1.4\n%EOF\n";
  */
 async function pdfFromUrl(c: { path: string; dest: string }, ctx: OsworldContext): Promise<string> {
   const local = join(ctx.cacheDir, c.dest);
-  await mkdir(ctx.cacheDir, { recursive: true });
   const written = await withRetries(ctx, "pdf_from_url", 3, 5000, false, async () => {
     await connectBrowser(ctx, "pdf_from_url");
     const page = await newPage(ctx, true);
@@ -143,13 +142,13 @@ async function pdfFromUrl(c: { path: string; dest: string }, ctx: OsworldContext
       );
       const data = printed.results[0]?.data;
       if (typeof data !== "string") throw new Error("printing the page took more than 60 s");
-      await writeFile(local, Buffer.from(data, "base64"));
+      await writeCacheFile(ctx, c.dest, Buffer.from(data, "base64"), "dest");
       return true;
     } finally {
       await page.close();
     }
   });
-  if (!written) await writeFile(local, EMPTY_PDF);
+  if (!written) await writeCacheFile(ctx, c.dest, EMPTY_PDF, "dest");
   return local;
 }
 
@@ -192,11 +191,6 @@ async function numberOfSearchResults(ctx: OsworldContext): Promise<number> {
     }
   });
 }
-
-const destName = z
-  .string()
-  .min(1)
-  .regex(/^[^/]+$/, "dest is a file name in the cache folder, without '/'");
 
 /** The getters reading pages. */
 export const chromePageGetters: OsworldGetter[] = [
