@@ -153,10 +153,8 @@ describe("model requests are bounded by the attempt, and failed ones are said an
     try {
       const g = await run(garbage.url, ["--model-retries", "2"]);
       expect(g.results).toMatchObject({ state: "agent_error", model_requests: 0, model_failed_requests: 3, model_retries: 2 });
-      expect(String(g.results.error)).toMatch(
-        new RegExp(
-          `the model at ${garbage.url.replace(/[.]/g, "\\.")} failed: an unusable reply: not a chat completion but text: "<html>not a model</html>" \\(3 tries; --model-retries 2\\)`,
-        ),
+      expect(String(g.results.error)).toContain(
+        `the model at ${garbage.url} failed: an unusable reply: not a chat completion but text: "<html>not a model</html>" (3 tries; --model-retries 2)`,
       );
 
       const s = await run(shape.url, ["--model-retries", "1"]);

@@ -125,7 +125,8 @@ describe("loading and validating a dataset", () => {
     const ds = await load();
     const lines = errors(ds.problems).map((p) => `${p.path}: ${p.message}`);
     expect(lines).toContain(
-      'config[0].arguments: upload_file_to_vm: unknown argument "local_pth" (did you mean "local_path"?); it takes local_path, remote_path (docs/task-functions.md)',
+      'config[0].arguments: upload_file_to_vm: unknown argument "local_pth" (did you mean "local_path"?); ' +
+        "it takes local_path, remote_path (docs/task-functions.md)",
     );
     expect(lines).toContainEqual(
       expect.stringMatching(/^evaluation\.func: unknown evaluation function "check_file_exist" \(did you mean "check_file_exists"\?\); known: /),

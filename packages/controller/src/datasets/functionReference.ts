@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { didYouMean } from "@pincer/shared";
-import type { Registries } from "./registries.js";
+import type { ConfigRegistry, EvaluationRegistry } from "./helpers.js";
 
 type JsonSchema = {
   type?: string | string[];
@@ -76,7 +76,7 @@ function section(f: { name: string; description: string; args: z.ZodType }): str
  * each function's description and its arguments as its zod schema checks them (names, types,
  * required or default, descriptions). Generated, so the page cannot drift from the schemas.
  */
-export function functionReference(registries: Pick<Registries, "configs" | "evaluations">): string {
+export function functionReference(registries: { configs: ConfigRegistry; evaluations: EvaluationRegistry }): string {
   const byName = <T extends { name: string }>(list: T[]) => [...list].sort((a, b) => a.name.localeCompare(b.name));
   return [
     "# Functions of the JSON task format",

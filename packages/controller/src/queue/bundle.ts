@@ -38,7 +38,10 @@ export const MAX_BUNDLE_BYTES = 64 * 1024 * 1024;
 /** An attempt's folder: 256 MiB, the limit a worker packs it with by default (`--max-artifact-mib`). */
 export const MAX_ARTIFACT_BYTES = 256 * 1024 * 1024;
 
-/** The limits of a bundle whose files hold at most `maxBytes`: any file up to all of it; the blob up to `maxBytes` and what gzip adds to incompressible data. */
+/**
+ * The limits of a bundle whose files hold at most `maxBytes`: any file up to all of it; the blob up
+ * to `maxBytes` and what gzip adds to incompressible data.
+ */
 export function limitsFor(maxBytes: number, what: string): UnpackLimits {
   return { maxBlobBytes: maxBytes + Math.ceil(maxBytes / 1024) + 65_536, maxUnpackedBytes: maxBytes, maxFileBytes: maxBytes, what };
 }

@@ -104,27 +104,7 @@ export async function runOnQueue(opts: QueueRunOptions): Promise<{ runDir: strin
   const stateFile = join(runDir, "queue.json");
   const state: CoordinatorState = existsSync(stateFile) ? JSON.parse(await readFile(stateFile, "utf8")) : { cursor: 0, final: {} };
   const byKey = new Map(opts.tasks.map((t) => [taskKeyOf(t), t]));
-  const previous = existsSync(join(runDir, "manifest.json")) ? JSON.parse(await readFile(join(runDir, "manifest.json"), "utf8")) : undefined;
-  const manifest = {
-    run_id: runId,
-    // A resumed run keeps when it began.
-    started_at: previous?.started_at ?? new Date().toISOString(),
-    resumed: opts.resume ?? false,
-    queue: { url: redacted(opts.url), name: queueName, ...(queueId !== runId ? { run: queueId } : {}) },
-    attempts: opts.settings.attempts,
-    max_steps: opts.settings.maxSteps,
-    task_timeout_ms: opts.settings.taskTimeoutMs,
-    screenshots: opts.settings.screenshots,
-    settle: opts.settings.settle,
-    accessibility: opts.settings.accessibility ?? null,
-    record: opts.settings.record,
-    agent: opts.settings.agent,
-    dataset: { root: resolve(opts.datasetRoot), formats: (opts.datasetFormats ?? []).map((f) => resolve(f)) },
-    tasks: opts.tasks.map((t) => {
-      const sha256 = taskFileHash(t.file);
-      return { id: t.id, tool: t.tool, file: t.file, ...(sha256 ? { sha256 } : {}) };
-    }),
-  };
+  const manifest = await queueManifest(opts, { runId, runDir, queueId, queueName });
   await store.writeJsonAtomic(join(runDir, "manifest.json"), manifest);
   try {
     await enqueue(opts, queues, redis, queueId, state);
@@ -151,22 +131,7 @@ export async function runOnQueue(opts: QueueRunOptions): Promise<{ runDir: strin
       byKey,
       progress,
     };
-    let lastFailureCheck = 0;
-    while (Object.keys(state.final).length < opts.tasks.length) {
-      opts.signal?.throwIfAborted();
-      await readResults(ctx);
-      if (Date.now() - lastFailureCheck > 2_000) {
-        lastFailureCheck = Date.now();
-        await finalizeFailedJobs(ctx);
-        progress.unserved = await unservedQueues(opts, queues, state);
-        progress.running = Object.entries(await redis.hgetall(keys.active)).flatMap(([task, v]) => {
-          const a = activeAttemptOf(v);
-          return a ? [{ task, worker: a.worker, attempt: a.attempt }] : [];
-        });
-        opts.onProgress?.({ ...progress, done: Object.keys(state.final).length });
-      }
-      if (Object.keys(state.final).length < opts.tasks.length) await sleep(opts.pollMs ?? 250, opts.signal);
-    }
+    await gatherUntilDone(opts, ctx);
     const report = await writeRunReport(store, runId, opts.tasks);
     await store.writeJsonAtomic(join(runDir, "manifest.json"), { ...manifest, finished_at: new Date().toISOString() });
     await Promise.all(opts.tasks.map((t) => redis.del(keys.bundle(taskKeyOf(t)))));
@@ -175,6 +140,54 @@ export async function runOnQueue(opts: QueueRunOptions): Promise<{ runDir: strin
     await Promise.all([...queues.values()].map((q) => q.close()));
     redis.disconnect();
   }
+}
+
+/** Reads results until every task has its final attempt; every 2 s, finds failed jobs and reports progress. */
+async function gatherUntilDone(opts: QueueRunOptions, ctx: GatherContext): Promise<void> {
+  const { state, redis, keys, queues, progress } = ctx;
+  let lastFailureCheck = 0;
+  while (Object.keys(state.final).length < opts.tasks.length) {
+    opts.signal?.throwIfAborted();
+    await readResults(ctx);
+    if (Date.now() - lastFailureCheck > 2_000) {
+      lastFailureCheck = Date.now();
+      await finalizeFailedJobs(ctx);
+      progress.unserved = await unservedQueues(opts, queues, state);
+      progress.running = Object.entries(await redis.hgetall(keys.active)).flatMap(([task, v]) => {
+        const a = activeAttemptOf(v);
+        return a ? [{ task, worker: a.worker, attempt: a.attempt }] : [];
+      });
+      opts.onProgress?.({ ...progress, done: Object.keys(state.final).length });
+    }
+    if (Object.keys(state.final).length < opts.tasks.length) await sleep(opts.pollMs ?? 250, opts.signal);
+  }
+}
+
+/** The run's manifest.json as a queue run writes it (a resumed run keeps when it began). */
+async function queueManifest(opts: QueueRunOptions, run: { runId: string; runDir: string; queueId: string; queueName: string }) {
+  const { runId, runDir, queueId, queueName } = run;
+  const previous = existsSync(join(runDir, "manifest.json")) ? JSON.parse(await readFile(join(runDir, "manifest.json"), "utf8")) : undefined;
+  const manifest = {
+    run_id: runId,
+    // A resumed run keeps when it began.
+    started_at: previous?.started_at ?? new Date().toISOString(),
+    resumed: opts.resume ?? false,
+    queue: { url: redacted(opts.url), name: queueName, ...(queueId !== runId ? { run: queueId } : {}) },
+    attempts: opts.settings.attempts,
+    max_steps: opts.settings.maxSteps,
+    task_timeout_ms: opts.settings.taskTimeoutMs,
+    screenshots: opts.settings.screenshots,
+    settle: opts.settings.settle,
+    accessibility: opts.settings.accessibility ?? null,
+    record: opts.settings.record,
+    agent: opts.settings.agent,
+    dataset: { root: resolve(opts.datasetRoot), formats: (opts.datasetFormats ?? []).map((f) => resolve(f)) },
+    tasks: opts.tasks.map((t) => {
+      const sha256 = taskFileHash(t.file);
+      return { id: t.id, tool: t.tool, file: t.file, ...(sha256 ? { sha256 } : {}) };
+    }),
+  };
+  return manifest;
 }
 
 /** Sends each unfinished task's files and adds its job to its environments' queue (a job that exists already is left as it is). */

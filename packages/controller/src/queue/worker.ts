@@ -301,7 +301,8 @@ function checkedJob(c: JobContext): TaskJob {
   if (!parsed.success) {
     throw new UnrecoverableError(
       `worker ${c.name} refuses the job of ${c.job.data.taskKey}: ${issuesOf(parsed.error)}. A job names no endpoint, key, file or command: ` +
-        "the model's endpoint and key are the worker's own: pincer worker --base-url (or OPENAI_BASE_URL / ANTHROPIC_BASE_URL) and the provider's key in its environment",
+        "the model's endpoint and key are the worker's own: pincer worker --base-url (or OPENAI_BASE_URL / ANTHROPIC_BASE_URL) " +
+        "and the provider's key in its environment",
     );
   }
   const data = parsed.data as TaskJob;
