@@ -94,6 +94,8 @@ test("a hostile task's commands are refused everything that would reach this com
   expect(found.shadow).not.toContain(before.shadow.split("\n")[0]);
   // Its network: a loopback of its own, nothing of this computer's services, displays or other sandboxes.
   expect(found.interfaces).toEqual(["lo"]);
+  // /sys is a sysfs of the sandbox's network namespace: its interfaces, none of this computer's.
+  expect(found.sys_class_net).toEqual(["lo"]);
   expect(found.host_loopback_service).toBe("ECONNREFUSED");
   expect(found.host_address_service).toBe("ENETUNREACH");
   expect(found.host_display_abstract).toBe("ECONNREFUSED");
@@ -131,6 +133,7 @@ test("with network, a machine gets a user-mode link: this computer's address thr
   try {
     const found = await probe(m, "/nonexistent");
     expect(found.interfaces).toEqual(["lo", "tap0"]);
+    expect(found.sys_class_net).toEqual(["lo", "tap0"]);
     expect(found.host_address_service).toBe("connected");
     expect(found.host_loopback_service).toBe("ECONNREFUSED");
     const r = await m.env.process.run(["python3", "-c", `import socket; socket.create_connection(('10.0.2.2', ${bait.port}), 3)`]);

@@ -1,5 +1,5 @@
 /**
- * Builds native/build/pincer-sandbox from sandbox.c with the system C compiler, on `npm ci` and
+ * Builds native/build/pincer-sandbox from sandbox.c and hidden.c with the system C compiler, on `npm ci` and
  * `npm run build:native`. Without one (or off Linux) it says so and succeeds: local machines then
  * run without a sandbox, on this computer itself, and `pincer run` says why.
  */
@@ -18,7 +18,7 @@ function build() {
   for (const cc of [process.env.CC, "cc", "gcc", "clang"].filter(Boolean)) {
     const tmp = `${out}.${process.pid}.tmp`;
     try {
-      execFileSync(cc, ["-O2", "-Wall", "-o", tmp, join(here, "sandbox.c")], { stdio: ["ignore", "pipe", "pipe"] });
+      execFileSync(cc, ["-O2", "-Wall", "-pthread", "-o", tmp, join(here, "sandbox.c"), join(here, "hidden.c")], { stdio: ["ignore", "pipe", "pipe"] });
       renameSync(tmp, out);
       return undefined;
     } catch (err) {

@@ -6,18 +6,29 @@
  *    shows as N + BASE) under an overlay whose writable layer is a tmpfs. Inside the sandbox's user
  *    namespace (uid/gid 0..65535 = BASE..BASE+65535 outside), the host's files keep their owners,
  *    so root inside can write anywhere, and every write lands in the tmpfs, gone with the sandbox.
- *    Paths listed in --hide are whited out of the overlay: they do not exist inside.
+ *    What of the host's root file system is not a --show folder (but the --keep paths bubblewrap
+ *    mounts over), and what in those folders not every user may read, is whited out of the
+ *    overlay: it does not exist inside. The folders are walked (hidden.c) at each start, on the sandbox's own
+ *    view of the root file system, so what appeared on the host since the last sandbox is hidden
+ *    too. (The overlay shows the live host: what becomes private while a sandbox runs is hidden
+ *    from the next one; --changed-since tells whether a sandbox started at a given time is behind.)
  * 2. The user namespace: uid 0 inside is BASE outside, an unprivileged uid that owns nothing of the
  *    host; its capabilities reach only the namespaces made for the sandbox (user, mount, network,
  *    UTS, IPC, cgroup; bubblewrap adds the PID namespace and drops every capability).
  *
- * Usage: pincer-sandbox --base UID --state DIR [--size SIZE] [--hide FILE] [--expose DIR]... [--pid-fd N] -- COMMAND [ARG...]
+ * Usage: pincer-sandbox --base UID --state DIR [--size SIZE] [--show NAME]... [--keep PATH]... [--expose DIR]... [--pid-fd N] -- COMMAND [ARG...]
+ *        pincer-sandbox --changed-since SECONDS.NANOSECONDS [--show NAME]... [--keep PATH]...
  *   --base   first outer uid/gid of the sandbox's 65536 (a multiple of 65536, not 0)
  *   --state  an empty directory only root can reach; the layer is mounted at DIR/layer and the
  *            sandbox's root at DIR/layer/root (mounts live in a private mount namespace: they go
  *            away with the sandbox's last process, however it ends)
  *   --size   the tmpfs's size limit, as mount(8) takes it ("4g")
- *   --hide   a file of absolute paths, one per line, to white out
+ *   --show   a top-level folder of the host's root file system that the sandbox shows (repeatable);
+ *            other top-level entries are whited out
+ *   --keep   an absolute path neither walked nor whited out, that bubblewrap mounts over (/tmp, /proc)
+ *   --changed-since  instead of a sandbox: walks as a sandbox's start would, and exits 1 (printing
+ *            the path) if something it would hide was made, renamed or changed mode at or after
+ *            that time (CLOCK_REALTIME), else 0: whether a sandbox started then still hides all
  *   --expose a folder of this computer (repeatable), bound as it is at DIR/layer/expose/N (N = 0, 1,
  *            … in order), where the sandbox's root can reach it to bind it further (bubblewrap's
  *            --ro-bind) even when a folder on its path is closed to other users (/root, a private
@@ -25,7 +36,8 @@
  *            here
  *   --pid-fd writes the pid of the sandbox's first process (in this computer's PID namespace, e.g.
  *            for slirp4netns) to this descriptor as one line once it runs, then closes it
- * The sandbox's network namespace has its loopback up and nothing else. Exits with the command's
+ * The sandbox's network namespace has its loopback up and nothing else; DIR/layer/sys is a sysfs
+ * of that namespace (read-only), for bubblewrap to bind as /sys. Exits with the command's
  * status. Dies (SIGKILL) with its parent, and the sandbox with it. Needs root and Linux >= 5.19
  * (idmapped layers of overlayfs).
  *
@@ -33,7 +45,7 @@
  * the fork and again after it takes the sandbox's ids: the two moments at which it must notice that
  * the helper died (a parent-death signal is not set yet, or was cleared by the change of ids).
  */
-#define _GNU_SOURCE
+#include "sandbox.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -55,17 +67,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-/* The new mount API (Linux 5.2 / 5.12); the same numbers on every architecture. */
-#ifndef SYS_open_tree
-#define SYS_open_tree 428
-#endif
+/* The new mount API (Linux 5.2 / 5.12); the same numbers on every architecture (open_tree's in sandbox.h). */
 #ifndef SYS_move_mount
 #define SYS_move_mount 429
 #endif
 #ifndef SYS_mount_setattr
 #define SYS_mount_setattr 442
 #endif
-#define PINCER_OPEN_TREE_CLONE 1
 #define PINCER_MOVE_MOUNT_F_EMPTY_PATH 0x00000004
 #define PINCER_MOUNT_ATTR_IDMAP 0x00100000
 
@@ -76,12 +84,12 @@ struct pincer_mount_attr {
 #define RANGE 65536u
 #define MAX_EXPOSED 64
 
-static void die(const char *what) {
+void die(const char *what) {
   fprintf(stderr, "pincer-sandbox: %s: %s\n", what, strerror(errno));
   exit(125);
 }
 
-static void dief(const char *fmt, const char *arg) {
+void dief(const char *fmt, const char *arg) {
   fprintf(stderr, "pincer-sandbox: ");
   fprintf(stderr, fmt, arg);
   fprintf(stderr, ": %s\n", strerror(errno));
@@ -146,7 +154,7 @@ static void idmapped_clone(const char *src, const char *dst, int userns) {
   close(tree);
 }
 
-static void make_dir(const char *path, mode_t mode, uid_t uid, gid_t gid) {
+void make_dir(const char *path, mode_t mode, uid_t uid, gid_t gid) {
   if (mkdir(path, mode) < 0 && errno != EEXIST) dief("mkdir %s", path);
   if (chown(path, uid, gid) < 0) dief("chown %s", path);
 }
@@ -156,40 +164,8 @@ static uid_t shifted(unsigned id, unsigned base) {
   return id < RANGE ? base + id : base + 65534u;
 }
 
-/*
- * Whites `path` out of the overlay whose writable layer is `upper`: its parents are made in the
- * layer with the host's modes and (shifted) owners, then a 0/0 character device, overlayfs's mark
- * for "removed", takes its place.
- */
-static void whiteout(const char *upper, const char *path, unsigned base) {
-  char host[PATH_MAX], layer[PATH_MAX * 3];
-  if (path[0] != '/' || strlen(path) >= sizeof host) return;
-  snprintf(host, sizeof host, "%s", path);
-  for (char *slash = strchr(host + 1, '/'); slash; slash = strchr(slash + 1, '/')) {
-    *slash = 0;
-    struct stat st;
-    if (lstat(host, &st) < 0 || !S_ISDIR(st.st_mode)) return;
-    snprintf(layer, sizeof layer, "%s%s", upper, host);
-    if (access(layer, F_OK) < 0) make_dir(layer, st.st_mode & 07777, shifted(st.st_uid, base), shifted(st.st_gid, base));
-    *slash = '/';
-  }
-  snprintf(layer, sizeof layer, "%s%s", upper, path);
-  if (mknod(layer, S_IFCHR | 0600, makedev(0, 0)) < 0 && errno != EEXIST) dief("whiteout %s", layer);
-}
-
-static void hide_listed(const char *list, const char *upper, unsigned base) {
-  FILE *f = fopen(list, "re");
-  if (!f) dief("open %s", list);
-  char line[PATH_MAX];
-  while (fgets(line, sizeof line, f)) {
-    line[strcspn(line, "\n")] = 0;
-    if (line[0] == '/') whiteout(upper, line, base);
-  }
-  fclose(f);
-}
-
 /* The layer and the overlay: DIR/layer/{lower,upper,work,root}. */
-static void build_root(const char *state, const char *size, const char *hide, unsigned base) {
+static void build_root(const char *state, const char *size, const struct view *view, unsigned base) {
   char layer[PATH_MAX], lower[PATH_MAX + 8], upper[PATH_MAX + 8], work[PATH_MAX + 8], root[PATH_MAX + 8], opts[PATH_MAX * 4];
   if (strlen(state) > PATH_MAX - 64) die("--state: path too long");
   snprintf(layer, sizeof layer, "%s/layer", state);
@@ -211,7 +187,8 @@ static void build_root(const char *state, const char *size, const char *hide, un
   int userns = mapping_userns(base);
   idmapped_clone("/", lower, userns);
   close(userns);
-  if (hide) hide_listed(hide, upper, base);
+  // What this computer keeps from other users, as it is now: walked at every sandbox's start.
+  hide_private(view, lower, upper);
   snprintf(opts, sizeof opts, "lowerdir=%s,upperdir=%s,workdir=%s", lower, upper, work);
   if (mount("pincer-root", root, "overlay", 0, opts) < 0) die("mount the overlay (needs Linux >= 5.19 for idmapped layers)");
 }
@@ -241,6 +218,20 @@ static void loopback_up(void) {
   close(s);
 }
 
+/*
+ * Mounts, read-only, a sysfs of the sandbox's own network namespace at DIR/layer/sys (which
+ * bubblewrap binds as /sys): its /sys/class/net lists the sandbox's interfaces, not this
+ * computer's. Where the kernel refuses it, this computer's /sys is bound there instead, read-only
+ * as well (bubblewrap's --ro-bind), and says so.
+ */
+static void own_sysfs(const char *state) {
+  char sys[PATH_MAX + 16];
+  snprintf(sys, sizeof sys, "%s/layer/sys", state);
+  if (mount("sysfs", sys, "sysfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) == 0) return;
+  fprintf(stderr, "pincer-sandbox: a sysfs of the sandbox's own could not be mounted (%s); /sys shows this computer's network interfaces\n", strerror(errno));
+  if (mount("/sys", sys, NULL, MS_BIND | MS_REC, NULL) < 0) dief("bind %s", "/sys");
+}
+
 static pid_t child = -1;
 
 static void forward(int sig) {
@@ -249,24 +240,34 @@ static void forward(int sig) {
 
 int main(int argc, char **argv) {
   unsigned long base = 0;
-  const char *state = NULL, *size = "4g", *hide = NULL;
+  const char *state = NULL, *size = "4g", *since = NULL;
   int pid_fd = -1;
-  char *exposed[MAX_EXPOSED];
-  int n_exposed = 0;
+  char *exposed[MAX_EXPOSED], *show[MAX_LISTED], *keep[MAX_LISTED];
+  int n_exposed = 0, n_show = 0, n_keep = 0;
   int i = 1;
   for (; i < argc && strcmp(argv[i], "--") != 0; i += 2) {
     if (i + 1 >= argc) break;
     if (!strcmp(argv[i], "--base")) base = strtoul(argv[i + 1], NULL, 10);
     else if (!strcmp(argv[i], "--state")) state = argv[i + 1];
     else if (!strcmp(argv[i], "--size")) size = argv[i + 1];
-    else if (!strcmp(argv[i], "--hide")) hide = argv[i + 1];
+    else if (!strcmp(argv[i], "--show") && n_show < MAX_LISTED && !strchr(argv[i + 1], '/')) show[n_show++] = argv[i + 1];
+    else if (!strcmp(argv[i], "--keep") && n_keep < MAX_LISTED && argv[i + 1][0] == '/') keep[n_keep++] = argv[i + 1];
+    else if (!strcmp(argv[i], "--changed-since")) since = argv[i + 1];
     else if (!strcmp(argv[i], "--expose") && n_exposed < MAX_EXPOSED && argv[i + 1][0] == '/') exposed[n_exposed++] = argv[i + 1];
     else if (!strcmp(argv[i], "--pid-fd")) pid_fd = atoi(argv[i + 1]);
     else break;
   }
+  struct view view = {.show = show, .n_show = n_show, .keep = keep, .n_keep = n_keep};
+  if (since && i == argc) {
+    char *end;
+    struct timespec at = {.tv_sec = (time_t)strtoll(since, &end, 10)};
+    at.tv_nsec = *end == '.' ? strtol(end + 1, NULL, 10) : 0;
+    return private_changed_since(&view, at);
+  }
   if (i >= argc || strcmp(argv[i], "--") != 0 || i + 1 >= argc || !state || base == 0 || base % RANGE || base > UINT32_MAX - RANGE) {
-    fprintf(stderr, "usage: pincer-sandbox --base UID --state DIR [--size SIZE] [--hide FILE] [--expose DIR]... [--pid-fd N] -- COMMAND [ARG...]\n");
-    fprintf(stderr, "(--expose takes an absolute path, at most %d of them)\n", MAX_EXPOSED);
+    fprintf(stderr, "usage: pincer-sandbox --base UID --state DIR [--size SIZE] [--show NAME]... [--keep PATH]... [--expose DIR]... [--pid-fd N] -- COMMAND [ARG...]\n");
+    fprintf(stderr, "       pincer-sandbox --changed-since SECONDS.NANOSECONDS [--show NAME]... [--keep PATH]...\n");
+    fprintf(stderr, "(--show takes a top-level name, --keep and --expose an absolute path, at most %d of each)\n", MAX_EXPOSED);
     return 125;
   }
   char **command = argv + i + 1;
@@ -275,8 +276,11 @@ int main(int argc, char **argv) {
   if (getppid() == 1) return 125;
   if (unshare(CLONE_NEWNS) < 0) die("unshare the mount namespace (needs root)");
   if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0) die("make / private");
-  build_root(state, size, hide, (unsigned)base);
+  build_root(state, size, &view, (unsigned)base);
   expose_dirs(state, exposed, n_exposed, (unsigned)base);
+  char sys[PATH_MAX + 16];
+  snprintf(sys, sizeof sys, "%s/layer/sys", state);
+  make_dir(sys, 0755, (unsigned)base, (unsigned)base);
 
   int go[2], ready[2];
   if (pipe2(go, O_CLOEXEC) < 0 || pipe2(ready, O_CLOEXEC) < 0) die("pipe");
@@ -303,6 +307,7 @@ int main(int argc, char **argv) {
     if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0) die("prctl");
     if (getppid() != helper) _exit(125);
     loopback_up();
+    own_sysfs(state);
     execvp(command[0], command);
     dief("cannot run %s", command[0]);
   }

@@ -8,14 +8,20 @@
  * free() returns only the top of the heap. With these two functions the daemon keeps small
  * buffers on the heap while it works and trims once it goes quiet (memory.ts, IdleCollector).
  *
+ * It also closes the daemon's memory to other processes (memoryAccess.ts): a non-dumpable process's
+ * /proc/<pid>/mem, environ, maps and the like open only for root with CAP_SYS_PTRACE, not for the
+ * commands the daemon runs as its own user (the token is in that memory).
+ *
  * Exports:
  *   trim() -> boolean                      malloc_trim(0); true when memory went back to the system
  *   setMmapThreshold(bytes: number) -> boolean   mallopt(M_MMAP_THRESHOLD, bytes); true when taken
+ *   setDumpable(on: boolean) -> boolean    prctl(PR_SET_DUMPABLE, on); true when taken
  * Built with the system C compiler by build.mjs against the running Node's headers; glibc only.
  */
 #include <limits.h>
 #include <malloc.h>
 #include <node_api.h>
+#include <sys/prctl.h>
 
 static napi_value boolean(napi_env env, int value) {
   napi_value result;
@@ -40,10 +46,22 @@ static napi_value set_mmap_threshold(napi_env env, napi_callback_info info) {
   return boolean(env, mallopt(M_MMAP_THRESHOLD, (int)bytes));
 }
 
+static napi_value set_dumpable(napi_env env, napi_callback_info info) {
+  size_t argc = 1;
+  napi_value argv[1];
+  bool on = true;
+  if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok || argc < 1 || napi_get_value_bool(env, argv[0], &on) != napi_ok) {
+    napi_throw_type_error(env, NULL, "setDumpable(on): on must be a boolean");
+    return NULL;
+  }
+  return boolean(env, prctl(PR_SET_DUMPABLE, on ? 1 : 0, 0, 0, 0) == 0);
+}
+
 NAPI_MODULE_INIT() {
   napi_property_descriptor props[] = {
       {"trim", NULL, trim, NULL, NULL, NULL, napi_enumerable, NULL},
       {"setMmapThreshold", NULL, set_mmap_threshold, NULL, NULL, NULL, napi_enumerable, NULL},
+      {"setDumpable", NULL, set_dumpable, NULL, NULL, NULL, napi_enumerable, NULL},
   };
   if (napi_define_properties(env, exports, sizeof props / sizeof props[0], props) != napi_ok) return NULL;
   return exports;

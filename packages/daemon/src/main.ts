@@ -10,8 +10,15 @@ import { createAuditSink } from "./security/audit.js";
 import { readTokenFile, validToken } from "./security/auth.js";
 import { CONFIG_FILE_KEYS, envFlag, readConfigFile, splitList } from "./security/config.js";
 import { parseBytes, type ExecMode } from "./security/policy.js";
-import { scrubStartEnvironment } from "./security/environ.js";
+import { takeStartVariable } from "./security/environ.js";
+import { closeMemoryToOtherProcesses } from "./security/memoryAccess.js";
 import { loadTlsFiles } from "./security/tls.js";
+
+// First, while this process may still write its own /proc/self/mem: PINCER_TOKEN out of what its
+// commands inherit and what /proc/<pid>/environ shows; then its memory, where the token will be,
+// closed to those commands (they run as its user).
+const envToken = takeStartVariable("PINCER_TOKEN");
+const memoryOpen = closeMemoryToOtherProcesses();
 
 /** Commander wants its own error type from parsers, to print "option '--x' argument ... is invalid". */
 function cli<T>(parse: (value: string) => T): (value: string) => T {
@@ -261,10 +268,8 @@ function effectiveOptions(): Opts {
 
 /** The token from --token-file / PINCER_TOKEN_FILE / the config file, or from PINCER_TOKEN. */
 function token(o: Opts, warn: (msg: string) => void): string | undefined {
-  const fromEnv = process.env.PINCER_TOKEN;
-  // The commands the daemon runs must not inherit it, and /proc/<pid>/environ must not show it.
-  delete process.env.PINCER_TOKEN;
-  if (fromEnv !== undefined && !scrubStartEnvironment("PINCER_TOKEN")) {
+  const fromEnv = envToken.value;
+  if (fromEnv !== undefined && !envToken.erased) {
     warn("PINCER_TOKEN could not be erased from /proc/<pid>/environ, where the daemon's user and root can read it; prefer --token-file");
   }
   const fileSource = program.getOptionValueSource("tokenFile");
@@ -364,6 +369,9 @@ try {
       `started without ${DAEMON_NODE_FLAGS.join(" ")}: large transfers use about twice the CPU and memory stays higher; start it as ` +
         `node ${DAEMON_NODE_FLAGS.join(" ")} main.js (the installer, the images and local machines do)`,
     );
+  }
+  if (memoryOpen) {
+    log.warn(`memory: the commands this daemon runs as its user can read it, token included (/proc/<pid>/mem): ${memoryOpen}; or run it as another user`);
   }
   if (mmapThreshold) log.info("heap: large buffers mapped from", { mmapThresholdBytes: mmapThreshold, trimWhenIdle: true });
   const noHeapControl = heapControlMissing();

@@ -129,6 +129,8 @@ export interface HeapControl {
   trim(): boolean;
   /** mallopt(M_MMAP_THRESHOLD, bytes); true when glibc took it. */
   setMmapThreshold(bytes: number): boolean;
+  /** prctl(PR_SET_DUMPABLE, on); true when taken. Missing from an addon built before it (security/memoryAccess.ts). */
+  setDumpable?(on: boolean): boolean;
 }
 
 /** Where `npm ci` (or `npm run build:native`) puts the addon. */

@@ -35,7 +35,7 @@ const helpers = [
   },
   {
     name: "controller",
-    sources: ["sandbox.c"],
+    sources: ["sandbox.c", "hidden.c", "sandbox.h"],
     binaries: ["pincer-sandbox"],
     without: /npm rebuild @pincer\/controller.*Local machines will run unsandboxed/s,
   },

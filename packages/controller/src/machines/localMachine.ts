@@ -18,6 +18,11 @@ export interface LocalMachine {
   address: string;
   /** Connected with the machine's own token: nothing else on this computer can call its daemon. */
   env: RemoteEnv;
+  /**
+   * When its sandbox was prepared (epoch ms), which hides what was private on this computer then;
+   * undefined without a sandbox.
+   */
+  sandboxPreparedMs?: number;
   close(): Promise<void>;
 }
 
@@ -111,6 +116,8 @@ interface Launch {
   /** Where to connect; undefined: the address the daemon prints. */
   address?: string;
   tokenFile: string;
+  /** When the sandbox was prepared (epoch ms). */
+  preparedMs?: number;
   /** Extra descriptors for the spawn (the sandbox's pid pipe). */
   extraFds: number;
   cleanup(): void;
@@ -119,7 +126,7 @@ interface Launch {
 /** The daemon in a sandbox: it listens on a unix socket in the sandbox's private folder. */
 function sandboxedLaunch(daemonArgv: string[], token: string, network: boolean): Launch {
   const box = prepareSandbox(daemonArgv, token, { network });
-  return { argv: box.argv, address: box.address, tokenFile: box.tokenFile, extraFds: 1, cleanup: () => box.release() };
+  return { argv: box.argv, address: box.address, tokenFile: box.tokenFile, preparedMs: box.preparedMs, extraFds: 1, cleanup: () => box.release() };
 }
 
 function wallpaperArgs(w: boolean | string): string[] {
@@ -190,6 +197,7 @@ export async function startLocalMachine(opts: LocalMachineOptions = {}): Promise
       display: info.display,
       address,
       env,
+      ...(launch.preparedMs !== undefined ? { sandboxPreparedMs: launch.preparedMs } : {}),
       async close() {
         env.close();
         await endDaemon(daemon);

@@ -1,7 +1,7 @@
 import { FailedPreconditionError } from "@pincer/shared";
 import { startLocalMachine, type LocalMachine, type LocalMachineOptions } from "./localMachine.js";
 import { openPool, type MachinePool, type MachineProvider, type ProvidedMachine } from "./provider.js";
-import { removeDeadSandboxes, sandboxSupport } from "./sandbox.js";
+import { privateChangedSince, removeDeadSandboxes, sandboxSupport } from "./sandbox.js";
 import { Spares } from "./spares.js";
 
 /** Options of {@link localProvider}. */
@@ -18,7 +18,8 @@ export interface LocalProviderOptions extends LocalMachineOptions {
  * The default provider: a local machine (a daemon with its own Xvfb, in a sandbox where available)
  * per environment name and slot. A reset replaces the machine with a new one (a new sandbox), so
  * nothing a task did reaches the next: the slot's spare, started while the task ran and never used,
- * or one started then. The used machine is stopped behind the reset.
+ * or one started then. The used machine is stopped behind the reset. A spare is handed out only
+ * if nothing on this computer became private since it started (its sandbox would show it).
  */
 export function localProvider(opts: LocalProviderOptions = {}): MachineProvider {
   const mode = opts.sandbox ?? sandboxSupport().mode;
@@ -29,8 +30,13 @@ export function localProvider(opts: LocalProviderOptions = {}): MachineProvider 
   const spares = new Spares<LocalMachine>({
     start,
     answers: async (m) => {
-      await m.env.system.info({ timeoutMs: 5_000 });
-      return true;
+      // A spare hides what was private on this computer when it started; one that would show a
+      // secret written since is stopped, and the reset starts a machine that hides it.
+      const [, changed] = await Promise.all([
+        m.env.system.info({ timeoutMs: 5_000 }),
+        m.sandboxPreparedMs === undefined ? undefined : privateChangedSince(m.sandboxPreparedMs),
+      ]);
+      return changed === undefined;
     },
     stop: (m) => m.close(),
   });

@@ -1,8 +1,7 @@
-import { spawnSync } from "node:child_process";
+import { execFile, spawnSync } from "node:child_process";
 import {
   chmodSync,
   chownSync,
-  type Dirent,
   existsSync,
   lstatSync,
   mkdirSync,
@@ -24,7 +23,7 @@ import { reserveNumber } from "./reservations.js";
 /**
  * How a local machine is isolated from the computer it runs on:
  * - `overlay`: the sandbox (below). Needs Linux ≥ 5.19, root, bubblewrap and the sandbox helper
- *   built at install (`native/sandbox.c`, with gcc).
+ *   built at install (`native/sandbox.c` and `native/hidden.c`, with gcc).
  * - `none`: no sandbox; the machine is this computer (its files, its /tmp, its network).
  *
  * What the sandbox guarantees (each is a test in test/integration/hostileTask.test.ts):
@@ -36,10 +35,19 @@ import { reserveNumber } from "./reservations.js";
  * - This computer's files: the system (/usr, /bin, /lib*, /etc, /var, /opt) is seen through an
  *   overlay whose writable layer is a tmpfs, with each file's owner kept: root inside can write
  *   anywhere and nothing reaches this computer. What this computer does not let every user read
- *   in /etc, /var and /opt (/etc/shadow, keys, databases, other users' spools) is not there;
- *   /home (but an empty /home/user), /root, /tmp, /run, /mnt, /media and /srv are empty; other
- *   top-level folders are not there, but for the daemon's own files, read-only.
- * - /sys is read-only, /proc is the sandbox's own (its PID namespace) with /proc/sys read-only.
+ *   in those folders (/etc/shadow, keys, /usr/local/etc's secrets, databases, other users'
+ *   spools) is not there: the helper walks them at each sandbox's start, so a secret written after
+ *   the runner started is hidden from the next machine (a spare started before it is not handed
+ *   out: {@link privateChangedSince}). /home (but an empty /home/user), /root, /tmp, /var/tmp, /run,
+ *   /mnt, /media and /srv are empty; other top-level folders (/boot among them) are not there, but
+ *   for the daemon's own files, read-only and with this computer's owners, which root inside does
+ *   not have: what is private there stays unreadable. The overlay shows the live system: what
+ *   becomes private while a machine runs is hidden from the next machine, not from that one.
+ * - /sys is a read-only sysfs of the sandbox's network namespace (/sys/class/net lists its own
+ *   interfaces), with this computer's cgroup hierarchies bound read-only; /proc is the sandbox's
+ *   own (its PID namespace) with /proc/sys read-only.
+ * - The daemon is non-dumpable: the commands it runs, root of the sandbox without CAP_SYS_PTRACE,
+ *   cannot read its memory or its token (test/integration/daemonMemory.test.ts).
  * - Its own network namespace (a loopback only; with `network`, a user-mode link through
  *   slirp4netns that cannot reach this computer's loopback: userModeLink.ts), UTS (hostname
  *   `pincer`), IPC and cgroup namespaces; no display of this computer's.
@@ -101,9 +109,11 @@ export function sandboxSupport(
   if (!existsSync(SANDBOX_HELPER))
     return { mode: "none", why: `the sandbox helper is not built (${SANDBOX_HELPER}): install gcc and run npm run build:native` };
   // A checkout updated since its last build: the helper may not take the options this code gives it.
-  const source = join(dirname(SANDBOX_HELPER), "..", "sandbox.c");
-  if (existsSync(source) && statSync(source).mtimeMs > statSync(SANDBOX_HELPER).mtimeMs)
-    return { mode: "none", why: `the sandbox helper is older than its source (${source}): run npm run build:native` };
+  for (const name of ["sandbox.c", "hidden.c", "sandbox.h"]) {
+    const source = join(dirname(SANDBOX_HELPER), "..", name);
+    if (existsSync(source) && statSync(source).mtimeMs > statSync(SANDBOX_HELPER).mtimeMs)
+      return { mode: "none", why: `the sandbox helper is older than its source (${source}): run npm run build:native` };
+  }
   const fs = rootFsProblem(rootFsType());
   if (fs) return { mode: "none", why: fs };
   return { mode: "overlay" };
@@ -118,54 +128,34 @@ const SYSTEM_DIRS = new Set(["bin", "sbin", "lib", "lib32", "lib64", "libx32", "
 const EMPTY_DIRS = ["/tmp", "/run", "/home", "/root", "/mnt", "/media", "/srv", "/var/tmp"];
 /** Mounted by bubblewrap. */
 const KERNEL_DIRS = new Set(["dev", "proc", "sys"]);
-/** Folders of SYSTEM_DIRS whose entries the host may keep from other users (walked for them). */
-const WALKED = ["/etc", "/var", "/opt"];
-
-/** Whether this computer lets every user read `mode`'s entry (and enter it, for a folder). */
-function everyoneReads(mode: number, dir: boolean): boolean {
-  return dir ? (mode & 0o5) === 0o5 : (mode & 0o4) === 0o4;
-}
-
-/** Adds to `out` what under `dir` not every user may read, without entering those folders. */
-function walkPrivate(dir: string, out: string[]): void {
-  let entries: Dirent[];
-  try {
-    entries = readdirSync(dir, { withFileTypes: true });
-  } catch {
-    return;
-  }
-  for (const e of entries) {
-    const path = join(dir, e.name);
-    if (e.isSymbolicLink() || EMPTY_DIRS.includes(path)) continue;
-    let mode: number;
-    try {
-      mode = lstatSync(path).mode;
-    } catch {
-      continue;
-    }
-    if (!everyoneReads(mode, e.isDirectory())) out.push(path);
-    else if (e.isDirectory()) walkPrivate(path, out);
-  }
-}
-
-let hideFile: string | undefined;
 
 /**
- * The file listing what the sandbox must not see of this computer (one absolute path a line),
- * made once per process: top-level entries that are not system folders, and what in /etc, /var and
- * /opt this computer does not let every user read.
+ * The helper's view of this computer: the system folders it shows (walked, at each start, for
+ * what not every user may read, which it hides), and the folders bubblewrap mounts over (neither
+ * walked nor hidden). Every other top-level entry is hidden.
  */
-function hideList(): string {
-  if (hideFile && existsSync(hideFile)) return hideFile;
-  const hidden = readdirSync("/")
-    .filter((name) => !SYSTEM_DIRS.has(name) && !KERNEL_DIRS.has(name) && !EMPTY_DIRS.includes(`/${name}`))
-    .map((name) => `/${name}`);
-  for (const dir of WALKED) walkPrivate(dir, hidden);
-  const dir = mkdtempSync(join(tmpdir(), `${STATE_PREFIX}${process.pid}-hidden-`));
-  process.once("exit", () => rmSync(dir, { recursive: true, force: true }));
-  hideFile = join(dir, "hidden");
-  writeFileSync(hideFile, `${hidden.join("\n")}\n`, { mode: 0o600 });
-  return hideFile;
+const VIEW_ARGS = [
+  ...[...SYSTEM_DIRS].flatMap((name) => ["--show", name]),
+  ...[...EMPTY_DIRS, ...[...KERNEL_DIRS].map((name) => `/${name}`)].flatMap((path) => ["--keep", path]),
+];
+
+/**
+ * A private entry (one that not every user may read) made, renamed or changed in mode since a
+ * sandbox was prepared at `preparedMs` (epoch milliseconds): the first such path, or undefined when
+ * a sandbox prepared then still hides everything it must. It walks what a sandbox's start walks,
+ * in the helper (about 0.17 s for 155,000 entries on 2 idle cores, more under load). A second of
+ * margin covers file systems' coarse change times.
+ */
+export function privateChangedSince(preparedMs: number): Promise<string | undefined> {
+  const since = Math.max(0, preparedMs - 1_000);
+  const arg = `${Math.floor(since / 1000)}.${String((since % 1000) * 1_000_000).padStart(9, "0")}`;
+  return new Promise((resolve, reject) => {
+    execFile(SANDBOX_HELPER, ["--changed-since", arg, ...VIEW_ARGS], { timeout: 60_000 }, (err, stdout) => {
+      if (!err) resolve(undefined);
+      else if ((err as { code?: unknown }).code === 1) resolve(stdout.trim() || "(a path)");
+      else reject(new Error(`pincer-sandbox --changed-since failed (${err.message}); run npm run build:native`));
+    });
+  });
 }
 
 /**
@@ -248,6 +238,8 @@ export interface PreparedSandbox {
   address: string;
   /** The token file on this computer, to remove once the daemon read it. */
   tokenFile: string;
+  /** When it was prepared (epoch ms): it hides what was private on this computer then ({@link privateChangedSince}). */
+  preparedMs: number;
   /** Removes the sandbox's folder once it has ended, and frees its ids. */
   release(): void;
 }
@@ -279,9 +271,14 @@ function bwrapArgv(state: string, sock: string, binds: readonly string[], daemon
     "/dev/shm",
     "--proc",
     "/proc",
+    // The sandbox's own sysfs (its network interfaces, not this computer's), read-only; the cgroup
+    // hierarchies as they were, read-only.
     "--ro-bind",
+    join(state, "layer", "sys"),
     "/sys",
-    "/sys",
+    "--ro-bind-try",
+    "/sys/fs/cgroup",
+    "/sys/fs/cgroup",
     ...EMPTY_DIRS.flatMap((d) => ["--tmpfs", d]),
     "--dir",
     "/home/user",
@@ -315,6 +312,7 @@ const ID_RANGE = 65536;
  * options are added): a private folder for its layer and socket, a token, its ids.
  */
 export function prepareSandbox(daemonArgv: readonly string[], token: string, opts: { network?: boolean } = {}): PreparedSandbox {
+  const preparedMs = Date.now();
   const ids = reserveNumber("sandbox-ids", 0, 4096);
   const base = ID_BASE + ids.number * ID_RANGE;
   const state = mkdtempSync(join(tmpdir(), `${STATE_PREFIX}${process.pid}-`));
@@ -340,12 +338,13 @@ export function prepareSandbox(daemonArgv: readonly string[], token: string, opt
     return {
       argv: [
         SANDBOX_HELPER,
-        ...["--base", String(base), "--state", state, "--size", LAYER_SIZE, "--hide", hideList()],
+        ...["--base", String(base), "--state", state, "--size", LAYER_SIZE, ...VIEW_ARGS],
         ...folders.flatMap((dir) => ["--expose", dir]),
         ...["--pid-fd", "3", "--", ...bwrap],
       ],
       address: `unix:${join(sock, "daemon.sock")}`,
       tokenFile,
+      preparedMs,
       release() {
         rmSync(state, { recursive: true, force: true });
         ids.release();

@@ -40,3 +40,15 @@ export function scrubStartEnvironment(name: string): boolean {
     if (fd !== undefined) closeSync(fd);
   }
 }
+
+/**
+ * Takes `name` out of process.env (the commands the daemon runs do not inherit it) and erases it
+ * from the block /proc/<pid>/environ reads ({@link scrubStartEnvironment}): its value, and whether
+ * it was erased there (true when it was not set).
+ */
+export function takeStartVariable(name: string): { value?: string; erased: boolean } {
+  const value = process.env[name];
+  if (value === undefined) return { erased: true };
+  delete process.env[name];
+  return { value, erased: scrubStartEnvironment(name) };
+}
