@@ -6,6 +6,7 @@ import { action, evaluator } from "@pincer/controller";
 import { createRegistries, defineTask, loadDataset, type Dataset, type ModuleDatasetTask, type TaskModule } from "@pincer/controller/datasets";
 import { checkTasksBuild } from "../../../packages/controller/src/cli/buildCheck.js";
 
+const REPO = join(import.meta.dirname, "../../..");
 let root: string;
 
 beforeEach(() => {
@@ -58,6 +59,48 @@ describe("the group (tool) of a task: results go to <run>/<tool>/<id>/, so it is
     });
     expect(seen).toEqual([file]);
     expect(ds.tasks.map((t) => t.id)).toEqual(["x"]);
+  });
+});
+
+describe("a module's solution is checked as solution.json is", () => {
+  // Inside the checkout, so that the module's imports (zod, @pincer/controller) resolve as a user's would.
+  let root: string;
+  beforeEach(() => {
+    mkdirSync(join(REPO, ".tmp"), { recursive: true });
+    root = mkdtempSync(join(REPO, ".tmp", "modules-"));
+  });
+  afterEach(() => rmSync(root, { recursive: true, force: true }));
+  /** A module whose build() adds a `stamp` action to desktop, with a solution of `steps`. */
+  const moduleWith = (steps: unknown[], build = "() => ({ extraActions: { desktop: [stamp] } })") =>
+    [
+      'import { z } from "zod";',
+      'import { action } from "@pincer/controller";',
+      'const stamp = action({ name: "stamp", description: "Stamp.", params: z.object({ text: z.string() }), run: async () => "ok" });',
+      `export default { id: "m", instruction: "Do it.", build: ${build}, solution: ${JSON.stringify(steps)} };`,
+    ].join("\n");
+
+  test("an action no environment has is an error, with a did-you-mean over the module's own actions; its own actions' arguments are checked", async () => {
+    mkdirSync(join(root, "g"), { recursive: true });
+    writeFileSync(
+      join(root, "g", "m.task.ts"),
+      moduleWith([
+        { tool: "desktop__stmp", args: { text: "a" } },
+        { tool: "desktop__stamp", args: { text: 5 } },
+      ]),
+    );
+    const ds = await loadDataset(root, createRegistries());
+    expect(ds.problems.map((p) => [p.path, p.severity, p.message])).toEqual([
+      ["solution[0].tool", "error", 'step 1: desktop has no action "stmp" (did you mean desktop__stamp?)'],
+      ["solution[1].args.text", "error", expect.stringMatching(/^step 2: desktop__stamp: /)],
+    ]);
+  });
+
+  test("a module whose build() needs its machines: an unknown action stays a warning", async () => {
+    mkdirSync(join(root, "g"), { recursive: true });
+    const build = "({ envs }) => { envs.desktop.screen.size(); throw new Error('needs a machine'); }";
+    writeFileSync(join(root, "g", "m.task.ts"), moduleWith([{ tool: "desktop__stmp", args: {} }], build));
+    const ds = await loadDataset(root, createRegistries());
+    expect(ds.problems.map((p) => [p.path, p.severity])).toEqual([["solution[0].tool", "warning"]]);
   });
 });
 

@@ -1,4 +1,6 @@
 import { dirname } from "node:path";
+import type { AnyAction } from "../actions/action.js";
+import { noMachineEnv, type Env } from "../env/index.js";
 import { createTask, type Task } from "../tasks/task.js";
 import { defineDatasetFormat, type DatasetTask, type FormatBuildInput, type FormatContext, type TaskFile } from "./format.js";
 import { taskFolder } from "./helpers.js";
@@ -66,11 +68,25 @@ async function loadModuleTask(file: TaskFile, ctx: FormatContext): Promise<Modul
   };
   if (solution?.success) {
     const found: typeof problems = [];
-    // A module's build() may bring actions of its own: an action no environment has is only a warning.
-    checkSolutionSteps(task, solution.data, file.path, found, { unknownAction: "warning" });
+    // A module's build() may bring actions of its own: built here on environments without a machine,
+    // it lists them, and an action no environment has is an error, as in solution.json. A build()
+    // that needs its machines leaves them unknown, and such an action only a warning.
+    const extraActions = moduleExtraActions(m, dir, task.environments);
+    checkSolutionSteps(task, solution.data, file.path, found, extraActions ? { extraActions } : { unknownAction: "warning" });
     problems.push(...found.map((p) => ({ ...p, path: `solution${p.path}` })));
   }
   return task;
+}
+
+/** What a module's `build()` adds to each environment, built on environments that have no machine; undefined when it cannot build so. */
+function moduleExtraActions(m: TaskModule, dir: string, environments: readonly string[]): Readonly<Record<string, readonly AnyAction[]>> | undefined {
+  const envs: Record<string, Env> = {};
+  for (const name of environments) envs[name] = noMachineEnv(`${name} has no machine while tasks are validated; build() must not use it`);
+  try {
+    return m.build({ envs, taskDir: dir, taskFiles: taskFolder(dir) }).extraActions ?? {};
+  } catch {
+    return undefined;
+  }
 }
 
 /** Builds a module task: what its `build()` returns, with the run's limits. */

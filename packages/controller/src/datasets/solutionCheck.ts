@@ -19,7 +19,12 @@ export interface TaskEnvironments {
 export interface SolutionCheckOptions {
   /** Root actions the format adds to `complete`, `wait` and `submit` (OSWorld's `fail`). */
   rootActions?: readonly string[];
-  /** An action no environment has: an error, or a warning where the task may bring its own (task modules). @default "error" */
+  /** Actions the task adds to an environment beside the built-in ones (a module's `extraActions`), by environment. */
+  extraActions?: Readonly<Record<string, readonly { name: string; params: unknown }[]>>;
+  /**
+   * An action no environment has: an error, or a warning where the task may bring actions that
+   * could not be listed (a module whose `build()` needs its machines to run). @default "error"
+   */
   unknownAction?: "error" | "warning";
 }
 
@@ -67,11 +72,13 @@ export function checkSolutionSteps(
       at(".tool", `tool ${JSON.stringify(step.tool)} names no environment of this task; write <environment>__<action> with one of ${envs.join(", ")}`);
       return;
     }
-    const params = actions.get(name);
+    const extra = opts.extraActions?.[env]?.find((a) => a.name === name);
+    const params = extra ? (extra.params as z.ZodObject) : actions.get(name);
     if (!params) {
-      const near = nearNames(name, actions.keys());
+      const near = nearNames(name, [...actions.keys(), ...(opts.extraActions?.[env] ?? []).map((a) => a.name)]);
       const known = near.length ? ` (did you mean ${near.map((n) => `${env}__${n}`).join(", ")}?)` : "";
-      at(".tool", `${env} has no built-in action ${JSON.stringify(name)}${known}`, opts.unknownAction ?? "error");
+      const what = opts.extraActions ? "action" : "built-in action";
+      at(".tool", `${env} has no ${what} ${JSON.stringify(name)}${known}`, opts.unknownAction ?? "error");
       return;
     }
     const args = ("args" in step ? step.args : undefined) ?? {};
