@@ -1,5 +1,6 @@
 import { isAbsolute, resolve } from "node:path";
-import { NotFoundError } from "@pincer/shared";
+import { setTimeout as sleep } from "node:timers/promises";
+import { NotFoundError, TimeoutError } from "@pincer/shared";
 import { z } from "zod";
 import { withLocalFileRead, withLocalFileWrite } from "../env/localRoot.js";
 import { action } from "./action.js";
@@ -160,6 +161,39 @@ const programActions = {
       return { pid: r.pid, window_title: r.window?.title ?? null };
     },
   }),
+  wait_for: action({
+    name: "wait_for",
+    description:
+      "Wait until a window (by title or WM_CLASS) is open or a file exists on the machine: for what a program does after the action that started it " +
+      "returned (a dialog, a saved file). Fails when it does not happen in time.",
+    params: z
+      .object({
+        window_title: z.string().min(1).optional().describe("A window whose title contains this text"),
+        window_class: z.string().min(1).optional().describe("A window whose WM_CLASS (class or instance) is this"),
+        file: remotePath("An absolute path on the machine that must exist").optional(),
+        timeout_seconds: z.number().min(0.1).max(120).default(10).describe("How long to wait, in seconds"),
+      })
+      .refine((a) => a.window_title || a.window_class || a.file, "give window_title, window_class or file"),
+    returns: z.object({ waited_ms: z.number(), window_title: z.string().nullable() }),
+    async run(a, { env, signal }) {
+      const started = performance.now();
+      const window = (w: { title: string; class: string; instance: string }) =>
+        (!a.window_title || w.title.includes(a.window_title)) && (!a.window_class || w.class === a.window_class || w.instance === a.window_class);
+      for (;;) {
+        const found = a.window_title || a.window_class ? (await env.windows.list({ signal })).find(window) : undefined;
+        const windowOk = !(a.window_title || a.window_class) || found !== undefined;
+        const fileOk = !a.file || (await env.files.exists(a.file, { signal }));
+        const waited = performance.now() - started;
+        if (windowOk && fileOk) return { waited_ms: Math.round(waited), window_title: found?.title ?? null };
+        if (waited >= a.timeout_seconds * 1000) {
+          const which = [a.window_title && `titled like ${JSON.stringify(a.window_title)}`, a.window_class && `of class ${a.window_class}`];
+          const missing = [!windowOk && `no window ${which.filter(Boolean).join(" ")}`, !fileOk && `no file ${a.file}`].filter(Boolean);
+          throw new TimeoutError(`wait_for: after ${a.timeout_seconds} s there is still ${missing.join(" and ")}`);
+        }
+        await sleep(100, undefined, { signal });
+      }
+    },
+  }),
   open: action({
     name: "open",
     description: "Open a file, folder or URL on the machine with its default application (xdg-open).",
@@ -173,8 +207,8 @@ const programActions = {
 };
 
 /**
- * Actions over the machine's processes and files: run_command, upload_file, download_file, launch
- * and open. They need a daemon with the Process and Files services (`RemoteEnv`); the
+ * Actions over the machine's processes and files: run_command, upload_file, download_file, launch,
+ * wait_for and open. They need a daemon with the Process and Files services (`RemoteEnv`); the
  * in-memory environment does not model them.
  */
 export function createSystemActions(opts: SystemActionsOptions = {}) {

@@ -7,6 +7,7 @@ import type { Screenshot } from "../env/index.js";
 const TOOL_HINTS: Record<string, { title: string; annotations: ToolAnnotations }> = {
   screenshot: { title: "Take a screenshot", annotations: { readOnlyHint: true } },
   wait: { title: "Wait", annotations: { readOnlyHint: true } },
+  wait_for: { title: "Wait for a window or a file", annotations: { readOnlyHint: true } },
   move: { title: "Move the pointer", annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true } },
   click: { title: "Click", annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false } },
   double_click: { title: "Double-click", annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false } },

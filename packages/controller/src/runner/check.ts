@@ -99,8 +99,8 @@ function raceHint(tool: string | undefined): string {
   if (!tool || !action || !ASYNC_ACTIONS.has(action)) return "";
   return (
     `; its last step, ${tool}, hands work to a program that may still be doing it when the evaluation runs: ` +
-    "wait for the result before the solution ends (launch with wait_for_title for a window; run_command with " +
-    "\"timeout 10 sh -c 'until [ -e FILE ]; do sleep 0.2; done'\" for a file; wait with seconds as a last resort), " +
+    `wait for the result before the solution ends (${tool.slice(0, tool.indexOf(TOOL_SEPARATOR))}__wait_for with window_title, window_class ` +
+    "or file; wait with seconds as a last resort), " +
     "or give check_window_exists a wait"
   );
 }
