@@ -1,8 +1,9 @@
+import { spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, test } from "vitest";
-import { runPincer } from "../fixtures/cli.js";
+import { ROOT, runPincer } from "../fixtures/cli.js";
 import { spawnDaemon } from "../fixtures/daemon.js";
 
 // A new user's wrong turns: each ends at once with what happened and what to do, before any
@@ -141,5 +142,33 @@ describe("a machine without a screen, for a run that looks at screens", () => {
     } finally {
       await daemon.close();
     }
+  });
+});
+
+describe("npm run pincer without --", () => {
+  /** `npm run pincer <args>` from the repository, as docs/install.md has it. */
+  function npmRun(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+    const child = spawn("npm", ["run", "--silent", "pincer", ...args], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout!.on("data", (d: Buffer) => (stdout += d.toString()));
+    child.stderr!.on("data", (d: Buffer) => (stderr += d.toString()));
+    return new Promise((res) => child.once("exit", (code) => res({ code, stdout, stderr })));
+  }
+
+  test("a flag npm took for itself is named, with the -- that passes it on; with the --, the same command runs", async () => {
+    const lost = await npmRun(["validate", "examples", "--task", "terminal/open-clock", "--app", "xterm"]);
+    expect(lost.code).toBe(1);
+    // npm leaves --task in the environment (npm_config_task); --app it reads as its own -a -p.
+    expect(lost.stderr).toMatch(/^pincer: npm took --task for itself: `npm run pincer` passes flags on only after a --, so nothing ran/);
+    expect(lost.stderr).toMatch(/npm run pincer -- validate examples --task …/);
+    expect(lost.stderr).not.toMatch(/too many arguments/);
+    // A flag npm leaves no trace of: commander's error, and what npm did.
+    const unnamed = await npmRun(["validate", "examples", "--app", "xterm"]);
+    expect(unnamed.code).toBe(1);
+    expect(unnamed.stderr).toMatch(/too many arguments for 'validate'[\s\S]*under npm run, flags before a -- go to npm, not to pincer: npm run pincer -- /);
+    const passed = await npmRun(["--", "validate", "examples", "--task", "terminal/open-clock"]);
+    expect(passed.code, passed.stderr).toBe(0);
+    expect(passed.stdout).toMatch(/^1 task\(s\) valid/m);
   });
 });

@@ -1,5 +1,8 @@
-import { execFileSync, spawn } from "node:child_process";
-import { resolve } from "node:path";
+import { execFileSync, spawn, spawnSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
 import { describe, expect, test } from "vitest";
 import { connect } from "@pincer/controller";
 import { gone } from "../fixtures/processes.js";
@@ -144,6 +147,32 @@ describe("pincer-daemon CLI", () => {
       "--allow-node-spawner",
     ]) {
       expect(result.stdout).toContain(flag);
+    }
+  });
+
+  test("its help through npx, as docs/install.md writes it and with a `--` before --help", () => {
+    const documented = readFileSync(join(ROOT, "docs/install.md"), "utf8")
+      .split("\n")
+      .filter((l) => /^npx pincer-daemon .*--help/.test(l))
+      .map((l) => l.replace(/#.*$/, "").trim().split(/\s+/));
+    expect(documented).toHaveLength(1);
+    const dir = mkdtempSync(join(tmpdir(), "pincer-npx-daemon-"));
+    try {
+      // A project where the daemon's bin is installed, as npm links it: here it runs the daemon's source.
+      writeFileSync(join(dir, "package.json"), JSON.stringify({ name: "npx-daemon", version: "1.0.0", private: true }));
+      mkdirSync(join(dir, "node_modules", ".bin"), { recursive: true });
+      const loader = pathToFileURL(join(ROOT, "node_modules/tsx/dist/loader.mjs")).href;
+      const bin = `#!/bin/sh\nexec "${process.execPath}" --conditions=@pincer/source --import "${loader}" "${MAIN}" "$@"\n`;
+      writeFileSync(join(dir, "node_modules", ".bin", "pincer-daemon"), bin, { mode: 0o755 });
+      for (const line of [documented[0]!, ["npx", "pincer-daemon", "--", "--help"]]) {
+        // npx hands a `--` on to the program it runs.
+        const r = spawnSync(line[0]!, ["--offline", ...line.slice(1)], { cwd: dir, encoding: "utf8", timeout: 60_000 });
+        expect(r.status, `${line.join(" ")}: ${r.stderr}`).toBe(0);
+        expect(r.stdout).toMatch(/^Usage: pincer-daemon \[options\]/);
+        expect(r.stdout).toContain("--xvfb <WxHxD>");
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });

@@ -126,9 +126,16 @@ describe("pincer replay", () => {
       expect(await first.textContent()).toBe("2 run_commandfirst divergence");
       await first.click();
       expect(await page.locator(".step-title").textContent()).toBe("Step 2 · the first divergence");
-      expect(await page.locator('.differences li[data-kind="result"]').textContent()).toMatch(/another result/);
+      // In words, not JSON: each field of the result that differs, as it was → as it became.
+      const result = (await page.locator('.differences li[data-kind="result"]').textContent())!;
+      expect(result).toMatch(/^another result: exit_code 0 → 1; /);
+      expect(result).toMatch(/stdout "seed\\n" → ""/);
+      expect([result, await row.locator("td.divergence").textContent()].filter((t) => t!.includes('{"'))).toEqual([]);
       const original = page.locator('.side[data-side="original"]');
       const replayed = page.locator('.side[data-side="replay"]');
+      // The evaluation's nodes named as the run page names them: before a run's last evaluation, a node that did not hold is pending.
+      for (const side of [original, replayed]) expect(await side.locator(".node").getAttribute("data-status")).toBe("pending");
+      expect(await replayed.locator(".eval-reason").textContent()).toMatch(/^why: /);
       expect(await original.locator("pre.result").textContent()).toContain('"stdout": "seed\\n"');
       expect(await replayed.locator("pre.result").textContent()).toMatch(/"exit_code": 1[\s\S]*No such file/);
       // Both screenshots load: the original's from its own run folder, beside the replay's.
@@ -138,7 +145,15 @@ describe("pincer replay", () => {
       }
       expect(await original.locator("figure.shot img").getAttribute("src")).toBe("../original/t/copy/attempt-1/screenshots/turn-002-desktop.jpg");
       await page.screenshot({ path: join(ROOT, ".tmp", "replay-compare.png") });
+      // Step 3: the original's last evaluation (final: passed); the replay's last comes when its agent is done.
+      await page.keyboard.press("ArrowRight");
+      expect(await page.locator('.differences li[data-kind="evaluation"]').textContent()).toBe(
+        "the evaluation after the step: node evaluation passed → pending; goal reached → not reached",
+      );
+      expect(await original.locator(".node").getAttribute("data-status")).toBe("passed");
+      expect(await replayed.locator(".node").getAttribute("data-status")).toBe("pending");
       // Step 1 agrees.
+      await page.keyboard.press("ArrowLeft");
       await page.keyboard.press("ArrowLeft");
       expect(await page.locator(".differences").getAttribute("data-differences")).toBe("0");
       expect(problems).toEqual([]);

@@ -126,7 +126,7 @@ describe("report.html, the run viewer, in headless Chromium", () => {
     expect(await page.locator(".overlay-text.type").textContent()).toBe("typed: hi");
     await page.keyboard.press("j");
     expect(await page.locator(".overlay-text.key").textContent()).toBe("keys: ctrl+a");
-    expect(await page.locator(".section").first().textContent()).toContain("shown with its first step");
+    expect(await page.locator(".details").textContent()).toContain("shown with its first step");
     await page.keyboard.press("ArrowRight");
     expect(await page.locator(".marker-scroll").count()).toBe(1);
     await page.keyboard.press("ArrowRight");
@@ -143,6 +143,35 @@ describe("report.html, the run viewer, in headless Chromium", () => {
     await page.keyboard.press("Escape");
     await expect.poll(() => page.locator("#view-table").isVisible()).toBe(true);
     expect(problems).toEqual([]);
+    await page.close();
+  });
+
+  test.each([
+    [1366, 768],
+    [1400, 900],
+  ])("at %i×%i the step's call, result and evaluation sit beside the screenshot, its evaluation's reason in view", async (width, height) => {
+    const page = await browser.newPage({ viewport: { width, height } });
+    await page.goto(`${pathToFileURL(join(runDir, "report.html")).href}#task=viewer%2Fpointing&step=1`);
+    const reason = page.locator(".eval-reason");
+    await expect.poll(() => reason.count()).toBe(1);
+    // The reason the evaluation after step 1 gave, as the trajectory has it.
+    const first = JSON.parse(readFileSync(join(runDir, "viewer/pointing/attempt-1/trajectory.jsonl"), "utf8").split("\n")[0]!) as TrajectoryLine;
+    expect(first.evaluation?.reason).toMatch(/^1 of 2 checks passed; dragged: /);
+    expect(await reason.textContent()).toBe(`why: ${first.evaluation!.reason}`);
+    const inView = async (what: string) => {
+      const box = (await page.locator(what).first().boundingBox())!;
+      expect(box, what).not.toBeNull();
+      expect(box.y, `${what} starts in view`).toBeGreaterThanOrEqual(0);
+      expect(box.y + box.height, `${what} ends in view`).toBeLessThanOrEqual(height);
+      expect(box.x + box.width, `${what} ends in view`).toBeLessThanOrEqual(width);
+      return box;
+    };
+    const shot = (await page.locator('figure.shot[data-env="desktop"] img').boundingBox())!;
+    for (const what of ["pre.call", "pre.result", ".eval-reason"]) {
+      const box = await inView(what);
+      expect(box.x, `${what} beside the screenshot`).toBeGreaterThanOrEqual(shot.x + shot.width);
+    }
+    await page.screenshot({ path: join(ROOT, ".tmp", `report-viewer-${width}x${height}.png`) });
     await page.close();
   });
 

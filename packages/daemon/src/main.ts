@@ -194,7 +194,8 @@ Examples:
   PINCER_TOKEN=$(cat token) pincer-daemon --host 0.0.0.0 --tls-cert c.pem --tls-key k.pem
   pincer-daemon --host 0.0.0.0 --token-file /etc/pincer/token --file-root /srv/tasks --exec-allow ls,python3`,
   )
-  .parse();
+  // `npx pincer-daemon -- --help` hands the `--` on; the daemon takes no arguments, so a leading one ends nothing.
+  .parse(process.argv[2] === "--" ? [...process.argv.slice(0, 2), ...process.argv.slice(3)] : process.argv);
 
 type Opts = {
   config?: string;

@@ -33,3 +33,17 @@ describe("the manual names every flag", () => {
     expect(flagsDefinedIn('.addOption(\n  new Option(\n    "--a11y [mode]",\n  ))\n.option("--out <dir>")')).toEqual(["--a11y", "--out"]);
   });
 });
+
+describe("npm run pincer in the manual", () => {
+  test("every command line carries the -- that hands pincer its flags (without it npm takes them)", () => {
+    const pages = ["README.md", ...docsPages()];
+    const lines = pages.flatMap((p) =>
+      read(p)
+        .split("\n")
+        .map((l, i) => ({ where: `${p}:${i + 1}`, line: l.trim() }))
+        .filter(({ line }) => /^npm run (pincer|demo)\b/.test(line)),
+    );
+    expect(lines.length).toBeGreaterThan(10);
+    expect(lines.filter(({ line }) => /^npm run \S+ +(?!--(\s|$))\S/.test(line)).map((l) => `${l.where}: ${l.line}`)).toEqual([]);
+  });
+});

@@ -192,7 +192,7 @@ describe("the agent loop", () => {
     expect(state).toMatchObject({ ended: true, reason: "env_error", error: { type: "UnauthenticatedError" } });
   });
 
-  test("the next turn's screenshot is taken while the step is evaluated, and the last one is kept as the final screen", async () => {
+  test("the next turn's screenshot is taken while the step is evaluated; the final screen after the last evaluation, settled", async () => {
     const log: string[] = [];
     const env = createMemoryEnv();
     // A screenshot that says when it was asked for (the memory machine renders only PNG and raw).
@@ -235,8 +235,10 @@ describe("the agent loop", () => {
     expect(error).toBeNull();
     expect(bench.state()).toMatchObject({ ended: true, reason: "success" });
     // Turn 1's screenshot, then per step: once the action is done, the next screenshot is asked for
-    // and the evaluation starts beside it (before, the screenshot waited for "evaluated").
-    expect(log).toEqual(["screenshot", "screenshot", "evaluate", "evaluated", "screenshot", "evaluate", "evaluated"]);
+    // and the evaluation starts beside it (before, the screenshot waited for "evaluated"). The step
+    // that ends the episode is followed by the final screen, taken once its evaluation is done (a
+    // check that waits for a window may pass long after the action).
+    expect(log).toEqual(["screenshot", "screenshot", "evaluate", "evaluated", "screenshot", "evaluate", "evaluated", "screenshot"]);
     const lines = readFileSync(join(dir, "trajectory.jsonl"), "utf8")
       .trim()
       .split("\n")
@@ -246,6 +248,8 @@ describe("the agent loop", () => {
       screenshots: { desktop: "screenshots/turn-003-desktop.jpg" },
       // Where the image's pixels lie on the screen, for drawing actions over it (the run viewer).
       screenshot_geometry: { desktop: expect.objectContaining({ width: 1280, height: 800, scale: 1, source: { x: 0, y: 0, width: 1280, height: 800 } }) },
+      // The turns' observation does not wait (settle: false): the final screen is waited for first.
+      settle: { desktop: { settled: expect.any(Boolean), waited_ms: expect.any(Number), changes: expect.any(Number) } },
       final: true,
     });
     expect(readFileSync(join(dir, "screenshots/turn-003-desktop.jpg")).subarray(1, 4).toString()).toBe("PNG");
@@ -283,7 +287,8 @@ describe("the agent loop", () => {
       signal: new AbortController().signal,
     };
     expect(await runAgentLoop(input)).toBeNull();
-    expect(log).toEqual(["settle 250", "screenshot", "settle 250", "screenshot"]);
+    // The turn's, the next turn's (started once the action was done), and the final screen after the evaluation: each waited for.
+    expect(log).toEqual(["settle 250", "screenshot", "settle 250", "screenshot", "settle 250", "screenshot"]);
     const lines = readFileSync(join(dir, "trajectory.jsonl"), "utf8")
       .trim()
       .split("\n")
@@ -292,6 +297,7 @@ describe("the agent loop", () => {
       { desktop: { settled: true, waited_ms: 42, changes: 1 } },
       { desktop: { settled: true, waited_ms: 42, changes: 1 } },
     ]);
+    expect(lines.at(-1)).toMatchObject({ final: true });
   });
 
   test("a screenshot a tool returns is written once as a file of the attempt, and named by its path", async () => {

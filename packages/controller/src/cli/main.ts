@@ -27,6 +27,7 @@ import { parseSettle } from "./settleOption.js";
 import type { SettleOptions } from "../env/index.js";
 import { addExamples, configureHelp } from "./help.js";
 import { onInterrupt } from "./interrupt.js";
+import { addNpmHint, npmTookFlags } from "./npmFlags.js";
 
 const positiveInt = (name: string) => (v: string) => {
   const n = Number(v);
@@ -388,7 +389,14 @@ registerMcpCommand(program);
 registerWorkerCommand(program);
 addExamples(program);
 
-program.parseAsync().catch((err: unknown) => {
-  process.stderr.write(`pincer: ${(err as Error).message}\n`);
+addNpmHint(program, process.env);
+const npmTook = npmTookFlags(program, process.argv.slice(2), process.env);
+if (npmTook) {
+  process.stderr.write(npmTook);
   process.exitCode = 1;
-});
+} else {
+  program.parseAsync().catch((err: unknown) => {
+    process.stderr.write(`pincer: ${(err as Error).message}\n`);
+    process.exitCode = 1;
+  });
+}

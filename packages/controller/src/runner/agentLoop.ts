@@ -9,6 +9,7 @@ import { classifyFailure } from "../benchmark/failures.js";
 import type { StepResult } from "../benchmark/types.js";
 import type { Screenshot } from "../env/index.js";
 import { SCREEN_OBSERVATION, type ScreenObservation, type SettleRecord } from "../benchmark/screenObservation.js";
+import { settleObservedScreens } from "./finalScreen.js";
 import type { ResultStore } from "./results.js";
 import { screenshotGeometry, type TurnModelRecord, type TurnScreens } from "./trajectory.js";
 import { turnTokens, turnUsageRecord, type AttemptUsage } from "./usage.js";
@@ -245,6 +246,22 @@ async function act(
 }
 
 /**
+ * Records the screen once the episode ended, after its last evaluation (a check may wait for a
+ * window well past the action) and once the screen settled (finalScreen.ts waits when the run's
+ * observation does not), as the trajectory's `final` line. Recorded after a step that ended the
+ * episode, and after the agent's "done" when the screen it saw last was taken without a wait.
+ */
+async function recordFinalScreen(input: LoopRun, turn: number, endedByStep: boolean, last: Observed | undefined): Promise<void> {
+  if (!last || Object.keys(last.files).length === 0) return;
+  const settles = Object.keys(last.settle).length > 0;
+  if (!endedByStep && settles) return;
+  const waited = settles ? {} : await settleObservedScreens(input.bench, input.signal);
+  const final = await observe(input, turn);
+  if (Object.keys(final.files).length === 0) return;
+  await input.store.appendTrajectory(input.dir, { turn, ...seenIn({ ...final, settle: { ...waited, ...final.settle } }), final: true });
+}
+
+/**
  * The agent's part of an attempt: observe (screenshots, saved) → act → step, turn by turn, until the
  * episode ends; writes each step to the trajectory. Returns the error that ended it, if any: the
  * agent's own failure is agent_error; anything else thrown here is classified (a machine that
@@ -258,11 +275,13 @@ export async function runAgentLoop(loopInput: AgentLoopInput): Promise<string | 
   // The next turn's observation, started as soon as the last action finished: its screenshots
   // share a round trip with the step's evaluation instead of following it.
   let next: ReturnType<typeof observe> | undefined;
+  let lastObserved: Observed | undefined;
   try {
     while (!bench.state().ended) {
       signal.throwIfAborted();
       turn += 1;
       const observed = await (next ?? observe(input, turn));
+      lastObserved = observed;
       const { screenshots } = observed;
       next = undefined;
       const seen = seenIn(observed);
@@ -281,11 +300,10 @@ export async function runAgentLoop(loopInput: AgentLoopInput): Promise<string | 
         next.catch(() => undefined);
       });
     }
-    // The step ended the episode: what the screen showed after the last action.
-    const final = next && (await next);
-    if (final && Object.keys(final.files).length > 0) {
-      await input.store.appendTrajectory(input.dir, { turn: turn + 1, ...seenIn(final), final: true });
-    }
+    // The observation started after the last action precedes the step's evaluation: not the final screen.
+    const endedByStep = next !== undefined;
+    await next;
+    await recordFinalScreen(input, turn + 1, endedByStep, lastObserved);
   } catch (err) {
     // Nothing of the attempt is written after it ends.
     await next?.catch(() => undefined);

@@ -3,6 +3,7 @@ import type { RunConfig, ViewerTask } from "./viewerData.js";
 import { VIEWER_GROUPS_SCRIPT } from "./viewer/groups.js";
 import { VIEWER_STYLE } from "./viewer/style.js";
 import { VIEWER_MARKS_SCRIPT } from "./viewer/marks.js";
+import { VIEWER_NODES_SCRIPT } from "./viewer/nodes.js";
 import { VIEWER_STEPS_SCRIPT } from "./viewer/steps.js";
 import { VIEWER_TABLE_SCRIPT } from "./viewer/table.js";
 import { escapeHtml, jsonForScript, viewerPage } from "./viewer/page.js";
@@ -85,6 +86,6 @@ export function reportHtml(report: Report, tasks: readonly ViewerTask[], config?
       earlier: t.earlier.map((a) => ({ ...a, trajectory: clipStrings(a.trajectory) })),
     })),
   };
-  const parts = [VIEWER_TABLE_SCRIPT, VIEWER_GROUPS_SCRIPT, VIEWER_STEPS_SCRIPT, VIEWER_MARKS_SCRIPT];
+  const parts = [VIEWER_TABLE_SCRIPT, VIEWER_GROUPS_SCRIPT, VIEWER_STEPS_SCRIPT, VIEWER_NODES_SCRIPT, VIEWER_MARKS_SCRIPT];
   return viewerPage({ title: `Pincer run ${report.runId}`, csp: CSP, style: VIEWER_STYLE, body: BODY, data, script: parts.join("\n") });
 }

@@ -59,7 +59,8 @@ export interface TurnModelRecord {
  *   turn's first step also carries its {@link TurnModelRecord};
  * - `done: true`: the agent said it was done (with `evaluation`, `at_ms` and the turn's model record);
  * - `agent_error`: the agent failed (with `at_ms`);
- * - `final: true`: the screens after the last action (the turn is one past the last).
+ * - `final: true`: the screens once the episode ended, after its last evaluation and once they
+ *   settled (with the wait's `settle`; the turn is one past the last).
  */
 export interface TrajectoryLine extends Partial<TurnScreens>, Partial<TurnModelRecord> {
   turn: number;
@@ -69,7 +70,8 @@ export interface TrajectoryLine extends Partial<TurnScreens>, Partial<TurnModelR
   ok?: boolean;
   result?: unknown;
   error?: { type?: string; message?: string } & Record<string, unknown>;
-  evaluation?: { nodes?: Record<string, string>; completionRatio?: number; success?: boolean; errors?: unknown[] };
+  /** The evaluator graph's state after the step: each node's status, the score and why (`reason`). */
+  evaluation?: { nodes?: Record<string, string>; completionRatio?: number; score?: number; reason?: string; success?: boolean; errors?: unknown[] };
   reason?: string | null;
   duration_ms?: number;
   /**

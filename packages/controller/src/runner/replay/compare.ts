@@ -4,7 +4,9 @@ import { clipStrings } from "../reportHtml.js";
 import type { Summary } from "../results.js";
 import type { TrajectoryLine } from "../trajectory.js";
 import type { ReplayTiming } from "./replayAgent.js";
+import { shownNodeStatus } from "../viewer/nodes.js";
 import { screenDifference } from "./screenDiff.js";
+import { changeInWords, inWords } from "./words.js";
 
 /**
  * What can differ at a step: the step is `missing` from the replay or `extra` in it, its `action`
@@ -114,13 +116,40 @@ const short = (v: unknown, max = 160) => {
 const errorText = (e: TrajectoryLine["error"]) => (e ? `${e.type ? `${e.type}: ` : ""}${e.message ?? ""}` : "");
 const clip = (v: unknown) => clipStrings(v, 2_000);
 
-/** What differs between two recorded lines of the same step (each of an attempt in `dirs`), the screens left out. */
-function lineDifferences(o: TrajectoryLine, r: TrajectoryLine, dirs: { original: string; replay: string }): StepDifference[] {
+/** The evaluation after a step in words: each node that differs, named as the viewer names it, and whether the goal was reached. */
+function evaluationChange(o: TrajectoryLine, r: TrajectoryLine, last: { original: boolean; replay: boolean }): string {
+  const [on, rn] = [o.evaluation?.nodes ?? {}, r.evaluation?.nodes ?? {}];
+  const nodes = [...new Set([...Object.keys(on), ...Object.keys(rn)])]
+    .filter((id) => on[id] !== rn[id])
+    .map((id) => {
+      const name = (s: string | undefined, final: boolean) => (s === undefined ? "absent" : shownNodeStatus(s, final));
+      return `node ${id} ${name(on[id], last.original)} → ${name(rn[id], last.replay)}`;
+    });
+  const goal = (e: TrajectoryLine["evaluation"]) => (e?.success ? "reached" : "not reached");
+  if (goal(o.evaluation) !== goal(r.evaluation)) nodes.push(`goal ${goal(o.evaluation)} → ${goal(r.evaluation)}`);
+  return nodes.join("; ");
+}
+
+/**
+ * What differs between two recorded lines of the same step (each of an attempt in `dirs`), the
+ * screens left out; `last` says which line holds its attempt's last evaluation (whose verdicts are final).
+ */
+function lineDifferences(
+  o: TrajectoryLine,
+  r: TrajectoryLine,
+  dirs: { original: string; replay: string },
+  last: { original: boolean; replay: boolean },
+): StepDifference[] {
   const out: StepDifference[] = [];
+  const same = (x: unknown, y: unknown) => canonical(x, dirs.original) === canonical(y, dirs.replay);
   if (o.tool !== r.tool || canonical(o.args) !== canonical(r.args)) {
+    const what =
+      o.tool === r.tool
+        ? `${o.tool} with ${changeInWords(o.args, r.args, (x, y) => canonical(x) === canonical(y))}`
+        : `${o.tool} (${inWords(o.args)}) → ${r.tool} (${inWords(r.args)})`;
     out.push({
       kind: "action",
-      detail: `a different action: ${o.tool} ${short(o.args)} → ${r.tool} ${short(r.args)}`,
+      detail: `a different action: ${what}`,
       original: clip(o.args),
       replay: clip(r.args),
     });
@@ -138,12 +167,12 @@ function lineDifferences(o: TrajectoryLine, r: TrajectoryLine, dirs: { original:
       replay: clip(r.error),
     });
   } else if (o.ok && canonical(o.result, dirs.original) !== canonical(r.result, dirs.replay)) {
-    out.push({ kind: "result", detail: `another result: ${short(o.result)} → ${short(r.result)}`, original: clip(o.result), replay: clip(r.result) });
+    out.push({ kind: "result", detail: `another result: ${changeInWords(o.result, r.result, same)}`, original: clip(o.result), replay: clip(r.result) });
   }
   const oe = { nodes: o.evaluation?.nodes ?? {}, success: o.evaluation?.success ?? false };
   const re = { nodes: r.evaluation?.nodes ?? {}, success: r.evaluation?.success ?? false };
   if (canonical(oe) !== canonical(re))
-    out.push({ kind: "evaluation", detail: `the evaluation after the step: ${short(oe)} → ${short(re)}`, original: oe, replay: re });
+    out.push({ kind: "evaluation", detail: `the evaluation after the step: ${evaluationChange(o, r, last)}`, original: oe, replay: re });
   if ((o.reason ?? null) !== (r.reason ?? null)) {
     out.push({
       kind: "end",
@@ -177,6 +206,8 @@ async function divergingSteps(o: AttemptRecordOnDisk, r: AttemptRecordOnDisk, th
   const rs = stepsOf(r.trajectory);
   const numbers = [...new Set([...os.keys(), ...rs.keys()])].sort((a, b) => a - b);
   const out: StepComparison[] = [];
+  const lastO = o.trajectory.findLast((l) => l.evaluation?.nodes);
+  const lastR = r.trajectory.findLast((l) => l.evaluation?.nodes);
   for (const step of numbers) {
     const ol = os.get(step);
     const rl = rs.get(step);
@@ -189,7 +220,10 @@ async function divergingSteps(o: AttemptRecordOnDisk, r: AttemptRecordOnDisk, th
       differences = [
         { kind: "extra", detail: `the original ended before this step (${o.summary.results.state}, ${o.summary.results.end_reason ?? "no end reason"})` },
       ];
-    else differences = [...lineDifferences(ol, rl, { original: o.dir, replay: r.dir }), ...(await screenDifferences(o, ol, r, rl, threshold))];
+    else {
+      const last = { original: ol === lastO, replay: rl === lastR };
+      differences = [...lineDifferences(ol, rl, { original: o.dir, replay: r.dir }, last), ...(await screenDifferences(o, ol, r, rl, threshold))];
+    }
     if (differences.length > 0) out.push({ step, tool: (ol ?? rl)!.tool ?? "", differences });
   }
   return out;

@@ -4,6 +4,7 @@ import type { ReplayReport, StepDifference, TaskComparison } from "../replay/com
 import type { TrajectoryLine } from "../trajectory.js";
 import { VIEWER_COMPARE_SCRIPT } from "./compareScript.js";
 import { VIEWER_MARKS_SCRIPT } from "./marks.js";
+import { VIEWER_NODES_SCRIPT } from "./nodes.js";
 import { VIEWER_STYLE } from "./style.js";
 
 /** What compare.html shows beside the run viewer's style. */
@@ -134,6 +135,6 @@ export function comparisonHtml(
     style: `${VIEWER_STYLE}${COMPARE_STYLE}`,
     body: BODY,
     data,
-    script: `${VIEWER_COMPARE_SCRIPT}\n${VIEWER_MARKS_SCRIPT}`,
+    script: `${VIEWER_COMPARE_SCRIPT}\n${VIEWER_NODES_SCRIPT}\n${VIEWER_MARKS_SCRIPT}`,
   });
 }

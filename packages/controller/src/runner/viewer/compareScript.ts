@@ -116,7 +116,16 @@ function json(v) { return JSON.stringify(v, null, 2); }
 
 function errorText(e) { return e && typeof e.message === "string" ? (e.type ? e.type + ": " : "") + e.message : json(e); }
 
-function sideView(name, runId, dir, line) {
+/** The line of a side ("original" or "replay") whose evaluation is its attempt's last. */
+function lastEvaluation(t, key) {
+  for (var i = t.frames.length - 1; i >= 0; i--) {
+    var l = t.frames[i][key];
+    if (l && l.evaluation && l.evaluation.nodes) return l;
+  }
+  return null;
+}
+
+function sideView(name, runId, dir, line, last) {
   var parts = [el("h2", { text: name + " · " + runId })];
   var attrs = { "class": "side", "data-side": name.toLowerCase() };
   if (!line) return el("div", attrs, parts.concat([el("p", { "class": "empty", text: "no such step in this run" })]));
@@ -127,11 +136,8 @@ function sideView(name, runId, dir, line) {
     if (line.ok) parts.push(el("h3", { text: "Result" }), el("pre", { "class": "result", text: result }));
     else parts.push(el("h3", { text: "Error" }), el("pre", { "class": "error", text: errorText(line.error) }));
     var e = line.evaluation;
-    if (e && e.nodes) {
-      parts.push(el("h3", { text: "Evaluator graph after the step" }), el("div", { "class": "nodes" }, Object.keys(e.nodes).map(function (id) {
-        return el("span", { "class": "node node-" + e.nodes[id], text: id + ": " + e.nodes[id] });
-      })));
-    }
+    // Named as the run page names them: a node that failed before the side's last evaluation is pending.
+    if (e && e.nodes) parts.push(el("h3", { text: "Evaluation after the step" }), nodeChips(e, line === last), evalReason(e));
     var facts = ["acted at " + num((line.at_ms || 0) / 1000, 2) + " s", "took " + num((line.duration_ms || 0) / 1000, 2) + " s"];
     if (line.reason) facts.push("episode ended: " + line.reason);
     parts.push(el("p", { "class": "meta", text: facts.join(" · ") }));
@@ -156,8 +162,8 @@ function renderStep(t, f) {
   } else box.appendChild(el("span", { text: f.step === null ? "The screens after the last step, side by side." : "The two runs agree at this step." }));
   view.appendChild(box);
   view.appendChild(el("div", { "class": "sides" }, [
-    sideView("Original", data.run.replay_of.run_id, data.originalDir + "/" + t.original.dir, f.original),
-    sideView("Replay", data.run.run_id, t.replay ? t.replay.dir : "", f.replay),
+    sideView("Original", data.run.replay_of.run_id, data.originalDir + "/" + t.original.dir, f.original, lastEvaluation(t, "original")),
+    sideView("Replay", data.run.run_id, t.replay ? t.replay.dir : "", f.replay, lastEvaluation(t, "replay")),
   ]));
 }
 

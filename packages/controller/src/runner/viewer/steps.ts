@@ -1,8 +1,8 @@
 /**
  * report.html's script, part 2: a task's trajectory, one frame per step (then "done", an agent
  * error, or the final screen): the screenshots the agent saw with the action drawn on them (part
- * 3), the model's text, the tool call and its result or error, the evaluator graph's nodes after
- * the step, time and tokens.
+ * 3) and beside them the tool call and its result or error, the evaluation after the step (the
+ * graph's nodes and the evaluation's reason), the model's text, time and tokens.
  */
 export const VIEWER_STEPS_SCRIPT = `
 /** The trajectory lines the viewer steps through. */
@@ -146,6 +146,12 @@ function turnModel(t, f) {
 
 function json(v) { return JSON.stringify(v, null, 2); }
 
+/** A value on one line when it is short (a click's point, a small result), else indented. */
+function brief(v) {
+  var line = JSON.stringify(v);
+  return line !== undefined && line.length <= 60 ? line : json(v);
+}
+
 function section(title, nodes) { return el("div", { "class": "section" }, [el("h3", { text: title })].concat(nodes)); }
 
 function modelSection(t, f) {
@@ -172,10 +178,10 @@ function callSection(t, f) {
     if (f.agent_error) return section("Agent error", [el("pre", { "class": "error", text: f.agent_error })]);
     return null;
   }
-  var result = f.result === undefined ? el("p", { "class": "empty", text: "nothing returned" }) : el("pre", { "class": "result", text: json(f.result) });
+  var result = f.result === undefined ? el("p", { "class": "empty", text: "nothing returned" }) : el("pre", { "class": "result", text: brief(f.result) });
   var timing = "action and evaluation " + num((f.duration_ms || 0) / 1000, 2) + " s" + (f.reason ? " · episode ended: " + f.reason : "");
   var out = [
-    section("Tool call", [el("pre", { "class": "call", text: f.tool + " " + json(f.args || {}) })]),
+    section("Tool call", [el("pre", { "class": "call", text: f.tool + " " + brief(f.args || {}) })]),
     f.ok ? section("Result", [result]) : section("Error", [el("pre", { "class": "error", text: errorText(f.error) })]),
     el("p", { "class": "meta", text: timing }),
   ];
@@ -185,29 +191,15 @@ function callSection(t, f) {
   return el("div", {}, out);
 }
 
-var NODE_TITLES = {
-  passed: "passed",
-  failed: "failed: the last evaluation found it does not hold",
-  error: "its evaluator threw",
-  pending: "not reached yet: a node before it has not passed",
-  "not-yet": "not reached yet: checked after this step, it did not hold (yet)",
-};
-
 function evaluationSection(f) {
   var e = f.evaluation;
   if (!e || !e.nodes) return null;
-  var chips = Object.keys(e.nodes).map(function (id) {
-    var recorded = e.nodes[id];
-    // Before the last evaluation a failed check only says the node has not been reached yet.
-    var status = recorded === "failed" && f !== ui.lastEval ? "pending" : recorded;
-    var why = NODE_TITLES[recorded === status ? status : "not-yet"];
-    var attrs = { "class": "node node-" + status, "data-node": id, "data-status": status, "data-recorded": recorded, title: why };
-    return el("span", Object.assign(attrs, { text: id + ": " + status }));
-  });
   var facts = ["completion " + num((e.completionRatio || 0) * 100, 0) + "%", e.success ? "goal reached" : "goal not reached"];
-  var nodes = [el("div", { "class": "nodes" }, chips), el("p", { "class": "meta", text: facts.join(" · ") })];
+  if (typeof e.score === "number") facts.unshift("score " + num(e.score, 2));
+  var nodes = [nodeChips(e, f === ui.lastEval), evalReason(e)];
+  nodes.push(el("p", { "class": "meta", text: facts.join(" · ") }));
   if (e.errors && e.errors.length) nodes.push(el("pre", { "class": "error", text: json(e.errors) }));
-  return section("Evaluator graph after the step", nodes);
+  return section(f.done ? "Evaluation when the agent was done" : "Evaluation after the step", nodes);
 }
 
 /** How long each screen was waited for before its screenshot, and the accessibility tree sent with it. */
@@ -233,7 +225,8 @@ function renderStep(t, f) {
   }
   var title = typeof f.step === "number" ? "Step " + f.step + " · " + f.tool + " · turn " + f.turn + (f.ok ? "" : " · failed") : frameLabel(f);
   view.appendChild(el("div", { "class": "step-title", text: title }));
-  view.appendChild(shotsOf(t, f));
-  view.appendChild(el("div", { "class": "details" }, [modelSection(t, f), callSection(t, f), evaluationSection(f), observationSection(t, f)]));
+  // The screenshots, and beside them what was done, what came of it and the evaluation, then the model's text.
+  var details = el("div", { "class": "details" }, [callSection(t, f), evaluationSection(f), modelSection(t, f), observationSection(t, f)]);
+  view.appendChild(el("div", { "class": "step-body" }, [shotsOf(t, f), details]));
 }
 `;

@@ -78,5 +78,12 @@ pre.error { border-color: var(--fail); color: var(--fail); }
 .node-failed { background: var(--fail); }
 .node-error { background: var(--err); }
 .details { display: grid; grid-template-columns: repeat(auto-fit, minmax(320px, 1fr)); gap: 0 16px; }
+.step-body { display: flex; gap: 14px; align-items: flex-start; }
+.step-body > .shots, .step-body > .no-shot { flex: 1 1 0; min-width: 0; }
+.step-body > .details { flex: 0 0 380px; min-width: 0; display: block; }
+.step-body .details h3 { margin: 8px 0 3px; }
+.step-body .details pre { max-height: 200px; }
+.eval-reason { margin: 4px 0; padding-left: 6px; border-left: 3px solid var(--line); overflow-wrap: anywhere; }
+@media (max-width: 1000px) { .step-body { flex-direction: column; } .step-body > .details { flex: none; width: 100%; display: grid; } }
 .empty { color: var(--muted); font-style: italic; }
 `;
