@@ -1,5 +1,10 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterAll, beforeAll, expect, test } from "vitest";
+import { createRegistries, loadDataset } from "@pincer/controller/datasets";
 import type { HelperContext } from "../../packages/controller/src/datasets/helpers.js";
+import { buildBenchmark } from "../../packages/controller/src/runner/taskBuilder.js";
 import { createEvaluationRegistry } from "../../packages/controller/src/datasets/evaluationHelpers/index.js";
 import { spawnDaemon, type RunningDaemon } from "../fixtures/daemon.js";
 import { startXvfb, type XServer } from "../fixtures/xvfb.js";
@@ -41,4 +46,31 @@ test("with wait, a window that appears late is found; without, the check looks o
   expect(never).toMatchObject({ score: 0 });
   expect(never.reason).toMatch(/^no window of class NoSuchClass within 0.5 s; open windows: /);
   expect(() => helper.args.parse({ title, wait: 61 })).toThrow();
+}, 60_000);
+
+test("a JSON task's rounds after its steps look once; only the round that judges the end waits", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "pincer-window-wait-"));
+  try {
+    mkdirSync(join(dir, "t", "w"), { recursive: true });
+    const evaluation = { func: "check_window_exists", arguments: { class: "NoSuchClass", wait: 8 } };
+    writeFileSync(join(dir, "t", "w", "w.json"), JSON.stringify({ id: "w", instruction: "Open it.", config: [], evaluation }));
+    const registries = createRegistries();
+    const { tasks } = await loadDataset(dir, registries);
+    const input = { task: tasks[0]!, envs: { desktop: daemon.env }, registries, agent: {}, maxSteps: 5, timeLimitMs: 120_000 };
+    const { bench } = buildBenchmark(input, join(dir, "attempt"));
+    await bench.start("w");
+    // Before, every round waited its 8 s: a model agent waited after every step.
+    const t0 = performance.now();
+    const step = await bench.step({ tool: "desktop__run_command", args: { command: "true" } });
+    expect(step.ok).toBe(true);
+    expect(performance.now() - t0).toBeLessThan(6_000);
+    expect(step.evaluation.reason).toMatch(/^no window of class NoSuchClass; open windows: /);
+    const t1 = performance.now();
+    const final = await bench.evaluate();
+    expect(performance.now() - t1).toBeGreaterThanOrEqual(7_900);
+    expect(final.reason).toMatch(/^no window of class NoSuchClass within 8 s; /);
+    await bench.close();
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }, 60_000);

@@ -20,6 +20,12 @@ export interface EpisodeHandle {
   submit(content: string): void;
   /** Asks the benchmark to end the episode after this step (reason `agent_complete`). */
   complete(): void;
+  /**
+   * True while an evaluation judges the end of the episode (the agent is done, or the step reached a
+   * limit), false in the rounds after other steps. A check that waits for what the last step started
+   * waits only in the final round. Absent on handles that do not know (then treat it as final).
+   */
+  ending?(): boolean;
 }
 
 /** What `run` receives beside its parameters. */

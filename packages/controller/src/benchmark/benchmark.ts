@@ -238,8 +238,9 @@ export class Benchmark {
     opts.onActed?.();
     const step: StepOutcome = { envError, timedOut, error: outcome.ok ? undefined : outcome.error };
     // A task judged at the end is evaluated only by the step that ends its episode (not by an env_error).
-    const judgeNow = ep.task.evaluateAt === "every_step" || (!envError && endOfStep(ep, evaluationState(ep.task.graph.shape, []), step) !== undefined);
-    const evaluation = judgeNow ? await this.#evaluateRound(ep, opts) : evaluationState(ep.task.graph.shape, ep.events);
+    const ending = !envError && endOfStep(ep, evaluationState(ep.task.graph.shape, []), step) !== undefined;
+    const judgeNow = ep.task.evaluateAt === "every_step" || ending;
+    const evaluation = judgeNow ? await this.#evaluateRound(ep, opts, ending) : evaluationState(ep.task.graph.shape, ep.events);
     this.#decide(ep, evaluation, step);
     return this.#result(ep, { tool, env, action }, outcome, evaluation, began);
   }
@@ -270,18 +271,24 @@ export class Benchmark {
     };
   }
 
-  #evaluateRound(ep: Episode, opts: BenchmarkCallOptions): Promise<EvaluationState> {
+  /** One evaluation round; `ending`: it judges the end of the episode (see EpisodeHandle.ending). */
+  async #evaluateRound(ep: Episode, opts: BenchmarkCallOptions, ending: boolean): Promise<EvaluationState> {
     if (ep.task.evaluateAt === "end") {
-      if (ep.evaluatedAtEnd) return Promise.resolve(evaluationState(ep.task.graph.shape, ep.events));
+      if (ep.evaluatedAtEnd) return evaluationState(ep.task.graph.shape, ep.events);
       ep.evaluatedAtEnd = true;
     }
-    return ep.task.graph.evaluate({
-      events: ep.events,
-      step: ep.steps,
-      envFor: (node) => this.#env(this.#nodeEnvName(node)),
-      episode: ep.handle(),
-      ...signalOf(opts),
-    });
+    ep.judgingEnd = ending;
+    try {
+      return await ep.task.graph.evaluate({
+        events: ep.events,
+        step: ep.steps,
+        envFor: (node) => this.#env(this.#nodeEnvName(node)),
+        episode: ep.handle(),
+        ...signalOf(opts),
+      });
+    } finally {
+      ep.judgingEnd = false;
+    }
   }
 
   /** Ends the episode if this step ended it. */
@@ -296,7 +303,7 @@ export class Benchmark {
    */
   async evaluate(opts: BenchmarkCallOptions = {}): Promise<EvaluationState> {
     const ep = this.#active("evaluate");
-    const evaluation = await this.#evaluateRound(ep, opts);
+    const evaluation = await this.#evaluateRound(ep, opts, true);
     if (!ep.end) this.#decide(ep, evaluation, { envError: false, timedOut: false });
     return evaluation;
   }

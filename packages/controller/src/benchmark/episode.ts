@@ -11,6 +11,8 @@ export class Episode {
   steps = 0;
   tokens = 0;
   completeRequested = false;
+  /** True while an evaluation round judges the end of the episode (see EpisodeHandle.ending). */
+  judgingEnd = false;
   /** A task evaluated only at the end has had that evaluation. */
   evaluatedAtEnd = false;
   /** Set once the episode ended; steps are refused afterwards. */
@@ -55,6 +57,9 @@ export class Episode {
       },
       complete() {
         episode.completeRequested = true;
+      },
+      ending() {
+        return episode.judgingEnd;
       },
     };
   }

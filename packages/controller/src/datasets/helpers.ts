@@ -16,6 +16,12 @@ export interface HelperContext {
   taskDir: string;
   /** Aborts when the run is cancelled or the task's time is up. */
   signal: AbortSignal;
+  /**
+   * For an evaluation function: false when it judges a step that does not end the episode (the
+   * rounds a JSON task gets after every step), true or absent when it judges the end. A check that
+   * waits for what the last step started (check_window_exists's `wait`) waits only then.
+   */
+  final?: boolean;
 }
 
 /** What messages call the folder a task's local paths are confined to. */

@@ -195,7 +195,8 @@ function buildJsonTask(task: JsonDatasetTask, input: FormatBuildInput): Task {
     name: "evaluation",
     description: `${evalCall.func}: ${helper.description}`,
     ...(evalCall.env ? { env: evalCall.env } : {}),
-    run: (_params, { env, signal }) => helper.run(helper.args.parse(evalCall.arguments), { ...ctxBase, env, signal }),
+    run: (_params, { env, signal, episode }) =>
+      helper.run(helper.args.parse(evalCall.arguments), { ...ctxBase, env, signal, final: episode?.ending?.() ?? true }),
   });
   return createTask({
     id: task.id,

@@ -9,14 +9,16 @@ import { fail, pass } from "../../evaluators/verdict.js";
 export const checkWindowExists = defineEvaluationFunction({
   name: "check_window_exists",
   description:
-    "A visible window whose title contains `title` and/or whose WM_CLASS is `class` exists; with `wait`, it may appear within that many seconds " +
-    "(a program the task's last step started may still be starting).",
+    "A visible window whose title contains `title` and/or whose WM_CLASS is `class` exists; with `wait`, in the evaluation that judges the end " +
+    "of the episode it may appear within that many seconds (a program the task's last step started may still be starting).",
   args: z
     .object({ title: z.string().optional(), class: z.string().optional(), wait: z.number().min(0).max(60).default(0) })
     .strict()
     .refine((a) => a.title || a.class, "give title or class"),
   async run(args, ctx) {
-    const deadline = Date.now() + args.wait * 1000;
+    // Only the final round waits: after every other step, a window not open yet is simply not open yet.
+    const wait = ctx.final === false ? 0 : args.wait;
+    const deadline = Date.now() + wait * 1000;
     const matches = (w: { title: string; class: string; instance: string }) =>
       (!args.title || w.title.includes(args.title)) && (!args.class || w.class === args.class || w.instance === args.class);
     for (;;) {
@@ -25,7 +27,7 @@ export const checkWindowExists = defineEvaluationFunction({
       if (found) return pass(`window ${JSON.stringify(found.title)} (${found.class}) is open`);
       if (Date.now() >= deadline) {
         const open = windows.map((w) => `${JSON.stringify(w.title)} (${w.class})`).join(", ") || "none";
-        const what = [args.title && `titled like ${JSON.stringify(args.title)}`, args.class && `of class ${args.class}`, args.wait && `within ${args.wait} s`];
+        const what = [args.title && `titled like ${JSON.stringify(args.title)}`, args.class && `of class ${args.class}`, wait && `within ${wait} s`];
         return { score: 0, reason: `no window ${what.filter(Boolean).join(" ")}; open windows: ${open}` };
       }
       await new Promise((r) => setTimeout(r, 100));
