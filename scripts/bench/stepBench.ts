@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { ScriptedAgent } from "../../packages/controller/src/agents/scripted.js";
-import { importTaskModule } from "../../packages/controller/src/cli/taskModules.js";
+import { importTaskModule } from "../../packages/controller/src/datasets/moduleImport.js";
 import { loadDataset } from "../../packages/controller/src/datasets/loader.js";
 import { createRegistries } from "../../packages/controller/src/datasets/registries.js";
 import { remotePool } from "../../packages/controller/src/machines/remoteProvider.js";

@@ -5,7 +5,7 @@ import { loadDataset } from "../datasets/loader.js";
 import { osworldFormat } from "../datasets/osworld/format.js";
 import { createRegistries } from "../datasets/registries.js";
 import { selectTasks } from "../datasets/select.js";
-import { importTaskModule } from "./taskModules.js";
+import { importTaskModule } from "../datasets/moduleImport.js";
 import { checkTasksBuild } from "./buildCheck.js";
 
 /** What every command that reads a dataset takes: `--format`, and `--task`, `--tag`, `--app` to pick tasks. */
@@ -69,7 +69,7 @@ export async function cliRegistries(formats: readonly string[]) {
 
 /**
  * Loads a dataset with the built-in formats, OSWorld's and those of `--format`; task modules may
- * live in any folder (see taskModules.ts). `--task`, `--tag` and `--app` then pick its tasks, and
+ * live in any folder (see datasets/moduleImport.ts). `--task`, `--tag` and `--app` then pick its tasks, and
  * each picked task is built as a run builds it (a task that cannot be built leaves with its problem).
  */
 export async function loadCliDataset(dir: string, o: DatasetCliOptions = {}) {

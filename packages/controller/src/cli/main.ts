@@ -12,6 +12,7 @@ import { isInfraState } from "../runner/results.js";
 import { newRunId, runDirOf, runTasks, type RunnerOptions } from "../runner/runner.js";
 import { coverageOf, formatProblems, shownPath, type Dataset, type DatasetTask } from "../datasets/loader.js";
 import type { Registries } from "../datasets/registries.js";
+import { redacted } from "../queue/redis.js";
 import { checkTasks, type TaskCheck } from "../runner/check.js";
 import { addDatasetOptions, type DatasetCliOptions, loadCliDataset } from "./datasetOptions.js";
 import { checkOutFolder, defaultHealthFolder, parseRepeat, poolHealthRuns, runHealthCheck } from "./healthCommand.js";
@@ -166,7 +167,7 @@ async function runCommand(dir: string, o: RunCliOptions): Promise<number> {
 }
 
 /** Prints where a finished run's results are and its figures; returns the exit code. */
-function finishRun({ runDir, report }: { runDir: string; report: Report }, o: { printReport: boolean; strict: boolean }): number {
+function finishRun({ runDir, report }: { runDir: string; report: Report }, o: { printReport: boolean; strict: boolean; queue?: string }): number {
   if (o.printReport) process.stdout.write(`\n${reportMarkdown(report)}`);
   process.stdout.write(`\nresults: ${shownPath(runDir)}\n`);
   process.stdout.write(`viewer: ${shownPath(join(runDir, "report.html"))} (each task step by step, in a browser)\n`);
@@ -174,16 +175,18 @@ function finishRun({ runDir, report }: { runDir: string; report: Report }, o: { 
     `tasks ${report.tasks}: passed ${report.passed}, failed ${report.failed}, errors ${report.errors}; success rate ` +
       `${(report.successRate * 100).toFixed(1)}%, mean score ${report.meanScore.toFixed(3)}\n`,
   );
-  return exitCode(report, o.strict, runDir);
+  return exitCode(report, o.strict, runDir, o.queue);
 }
 
 /** Exit code of a finished run: 3 when tasks ended in infrastructure errors (each printed with its reason), else 1 under --strict unless all passed. */
-function exitCode(report: Report, strict: boolean, runDir: string): number {
+function exitCode(report: Report, strict: boolean, runDir: string, queue?: string): number {
   const infra = report.perTask.filter((t) => isInfraState(t.state));
   if (infra.length > 0) {
     process.stderr.write(`\n${infra.length} task(s) ended in an infrastructure error, not a verdict on the agent:\n`);
     for (const t of infra) process.stderr.write(`  ${t.tool}/${t.id}: ${t.state} after ${t.attempts} attempt(s): ${t.error ?? "no reason recorded"}\n`);
-    const again = `--resume --run-id ${basename(runDir)} --out ${shownPath(dirname(runDir))}`;
+    // A queue run resumes over its queue; a password in its URL is not printed.
+    const hidden = queue && redacted(queue) !== queue ? " (with the queue's password in place of ***)" : "";
+    const again = `--resume --run-id ${basename(runDir)} --out ${shownPath(dirname(runDir))}${queue ? ` --queue ${redacted(queue)}` : ""}${hidden}`;
     process.stderr.write(`fix the cause and run them again with ${again} (tasks with a verdict are kept)\n`);
     return 3;
   }

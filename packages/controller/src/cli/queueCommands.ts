@@ -33,6 +33,12 @@ async function queueKey(file: string | undefined): Promise<Buffer> {
   return readQueueKey(file);
 }
 
+/** Reaches the queue's Redis once: an unreachable one, a refused password or a TLS failure is an error saying what to fix. */
+async function checkRedis(url: string): Promise<void> {
+  const { openRedis } = await import("../queue/redis.js");
+  (await openRedis(url)).disconnect();
+}
+
 /** Adds `--queue`, `--queue-name` and `--queue-key-file` to `pincer run` and `pincer check`. */
 export function addQueueOptions(cmd: Command): Command {
   return cmd
@@ -118,6 +124,7 @@ export async function queueHealthRuns(
 ): Promise<HealthRunsVia> {
   refuseMachineOptions(o, "check");
   const key = await queueKey(o.queueKeyFile);
+  await checkRedis(o.queue);
   const { queueHealthExecutor } = await import("../queue/healthRuns.js");
   return (signal) => {
     let printer: ReturnType<typeof queueProgressPrinter> | undefined;
@@ -180,6 +187,8 @@ export async function runQueueCommand(
   }
   const { newRunId } = await import("../runner/runner.js");
   const { runOnQueue } = await import("../queue/coordinator.js");
+  // Redis (its password, its TLS) before a word about the run: a queue that cannot be used says so at once.
+  await checkRedis(o.queue);
   const runId = o.runId ?? newRunId();
   const interrupt = onInterrupt();
   process.stderr.write(`run ${runId}: ${run.tasks.length} task(s) to the queue ${o.queueName} (workers take them)\n`);
@@ -230,14 +239,13 @@ interface WorkerCliOptions extends MachineCliOptions {
 
 async function workerCommand(o: WorkerCliOptions): Promise<number> {
   const { startWorker } = await import("../queue/worker.js");
-  const { openRedis } = await import("../queue/redis.js");
   const names = o.environments.length > 0 ? [...new Set(o.environments.flatMap((e) => e.split(",")).filter(Boolean))] : ["desktop"];
   if (o.environments.length > 0 && (o.env.length > 0 || o.machines)) {
     throw new CliArgumentError("--environments names local, container or qemu machines; remote ones (--env, --machines) bring their names");
   }
   // The key and Redis before any machine starts: a worker that cannot take tasks says so at once.
   const key = await queueKey(o.queueKeyFile);
-  (await openRedis(o.queue)).disconnect();
+  await checkRedis(o.queue);
   const registries = await cliRegistries(o.format);
   if (o.allowTaskModules) process.stderr.write("task modules allowed: a job's *.task.ts runs its code in this worker, on this host, outside any sandbox\n");
   const pool = await openMachinePool(names, o, o.concurrency, { ...o.screen, ...(o.a11y ? { accessibilityBus: true } : {}) });

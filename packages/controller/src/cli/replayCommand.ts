@@ -12,7 +12,7 @@ import { envOption, machinesOption, parseScreen } from "./machineOptions.js";
 import { addProviderOptions, openCliPool, type MachineCliOptions } from "./pools.js";
 import { createProgressPrinter } from "./progress.js";
 import { parseSettle } from "./settleOption.js";
-import { importTaskModule } from "./taskModules.js";
+import { importTaskModule } from "../datasets/moduleImport.js";
 import { onInterrupt } from "./interrupt.js";
 
 /** The options of `pincer replay`. */

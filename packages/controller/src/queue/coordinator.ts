@@ -13,6 +13,7 @@ import { MAX_ARTIFACT_BYTES, MAX_BUNDLE_BYTES, packFiles } from "./bundle.js";
 import { activeAttemptOf, type CoordinatorState, finalizeFailedJobs, type GatherContext, type QueueProgress, readResults } from "./gather.js";
 import { DEFAULT_QUEUE_NAME, jobIdOf, queueFor, RUN_TTL_SECONDS, runKeys, taskKeyOf, type QueuedSettings, type TaskJob } from "./protocol.js";
 import { issuesOf, queuedSettingsSchema } from "./records.js";
+import { reopenInfraErrors } from "./resume.js";
 import { openRedis, redacted, type redisConnection } from "./redis.js";
 import { checkQueueKey, sha256Hex, sign } from "./signing.js";
 
@@ -42,7 +43,11 @@ export interface QueueRunOptions {
    * names that repeat between runs (a health check's `solution-1`) get one unique to this run. @default runId
    */
   queueId?: string;
-  /** Continue the run `runId` (whose coordinator stopped): nothing finished is redone. */
+  /**
+   * Continue the run `runId` (its coordinator stopped, or it ended): what the workers finished
+   * meanwhile is gathered, tasks that ended in infrastructure errors run again, tasks with a
+   * verdict are kept.
+   */
   resume?: boolean;
   /** Largest bundle of one task's files, in bytes. @default 64 MiB */
   maxBundleBytes?: number;
@@ -68,7 +73,8 @@ function taskFiles(task: DatasetTask, registries: Registries, root: string): str
  * comes back through Redis into the run folder here, as a local run writes it, with the reports.
  * Nothing is lost and nothing counted twice: an attempt whose worker stopped is recorded as an
  * env_error and the task runs again elsewhere; a worker that lost its task cannot have its late
- * attempt counted; `resume` continues a run whose coordinator stopped without redoing a finished task.
+ * attempt counted; `resume` continues a run (its coordinator stopped, or tasks ended in infrastructure
+ * errors: they run again) without redoing a task that has a verdict.
  * Jobs are signed with `key`; a result is taken only when signed with it and whole (see gather.ts):
  * any other becomes that attempt's env_error, and the run goes on.
  */
@@ -107,7 +113,6 @@ export async function runOnQueue(opts: QueueRunOptions): Promise<{ runDir: strin
   const manifest = await queueManifest(opts, { runId, runDir, queueId, queueName });
   await store.writeJsonAtomic(join(runDir, "manifest.json"), manifest);
   try {
-    await enqueue(opts, queues, redis, queueId, state);
     const progress: QueueProgress = {
       total: opts.tasks.length,
       done: Object.keys(state.final).length,
@@ -131,6 +136,10 @@ export async function runOnQueue(opts: QueueRunOptions): Promise<{ runDir: strin
       byKey,
       progress,
     };
+    // A resumed run runs again the tasks that ended in infrastructure errors, as a local resume does.
+    if (opts.resume) await reopenInfraErrors(ctx, queueName);
+    progress.done = Object.keys(state.final).length;
+    await enqueue(opts, queues, redis, queueId, state);
     await gatherUntilDone(opts, ctx);
     const report = await writeRunReport(store, runId, opts.tasks);
     await store.writeJsonAtomic(join(runDir, "manifest.json"), { ...manifest, finished_at: new Date().toISOString() });

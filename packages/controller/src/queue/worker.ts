@@ -7,7 +7,8 @@ import type { Redis } from "ioredis";
 import { InvalidArgumentError } from "@pincer/shared";
 import { agentFactory } from "../agents/factory.js";
 import { Registry } from "../datasets/helpers.js";
-import { loadDataset } from "../datasets/loader.js";
+import { type LoadDatasetOptions, loadDataset } from "../datasets/loader.js";
+import { importTaskModule } from "../datasets/moduleImport.js";
 import type { Registries } from "../datasets/registries.js";
 import { removeDeadDirs } from "../machines/hostProcess.js";
 import type { MachinePool, MachineSlot } from "../machines/provider.js";
@@ -48,6 +49,12 @@ export interface QueueWorkerOptions {
    * the queue's key may run code. Without it, such a job is that attempt's env_error. @default false
    */
   allowTaskModules?: boolean;
+  /**
+   * Imports a task module file (with `allowTaskModules`). @default the `pincer` CLI's loader: TypeScript
+   * compiled on the fly (tsx, a dependency of this package), `@pincer/controller` and zod resolved to
+   * this worker's own copies — the same under plain node (`npx pincer worker`) as under tsx
+   */
+  importModule?: LoadDatasetOptions["importModule"];
   /** The model API endpoint of every model agent this worker runs; else OPENAI_BASE_URL / ANTHROPIC_BASE_URL, else the provider's. Never a job's. */
   baseUrl?: string;
   /** How this worker is named in progress and results. @default <hostname>:<pid> */
@@ -149,7 +156,10 @@ export async function startWorker(opts: QueueWorkerOptions): Promise<QueueWorker
     concurrency: opts.pool.slots.length,
     name,
     lockDuration: lockMs,
-    stalledInterval: lockMs,
+    // A dead worker's task is taken back at the first stalled check after its lock lapses: checks a
+    // tenth of the lock apart bring it back within about 1.1 × the lock (a lock apart: up to twice
+    // it). One check runs per interval across workers (BullMQ keeps the others out), a cheap script.
+    stalledInterval: Math.max(500, Math.round(lockMs / 10)),
     // A worker that dies (or is frozen) loses its task; one whose machines keep killing it fails after three.
     maxStalledCount: 3,
   });
@@ -352,7 +362,8 @@ async function attempt(c: JobContext, work: string, slot: MachineSlot, n: number
       ),
     };
   }
-  const dataset = await loadDataset(join(work, "dataset"), registries);
+  // The loader `pincer run` and `validate` use: TypeScript modules load under plain node too.
+  const dataset = await loadDataset(join(work, "dataset"), registries, { importModule: c.opts.importModule ?? importTaskModule });
   const task = dataset.tasks.find((t) => t.id === data.taskId);
   if (!task) {
     const why = dataset.problems.map((p) => p.message).join("; ") || "it is not among the tasks found";

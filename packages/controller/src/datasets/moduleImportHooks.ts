@@ -1,6 +1,6 @@
 /**
- * Module resolution hooks for task modules (`*.task.ts`), registered by the CLI with
- * `module.register` (see taskModules.ts). They run on Node's hooks thread.
+ * Module resolution hooks for task modules (`*.task.ts`), registered with `module.register` by
+ * moduleImport.ts. They run on Node's hooks thread.
  *
  * - `@pincer/controller`, its subpaths, and `zod` (with its subpaths) imported from a task-side file
  *   (any file outside `node_modules` and outside this package) resolve as if this package imported
@@ -14,7 +14,7 @@
  */
 import type { InitializeHook, ResolveHook } from "node:module";
 
-/** What the CLI passes to {@link initialize}. */
+/** What moduleImport.ts passes to {@link initialize}. */
 export interface TaskModuleHooksData {
   /** A file URL inside this package: shared specifiers resolve as if it imported them. */
   anchor: string;
@@ -22,7 +22,7 @@ export interface TaskModuleHooksData {
   packageRoot: string;
 }
 
-/** The specifiers a task shares with the CLI. */
+/** The specifiers a task shares with the running copy of Pincer. */
 const SHARED = /^(?:@pincer\/controller|zod)(?:\/|$)/;
 
 let data: TaskModuleHooksData | undefined;
