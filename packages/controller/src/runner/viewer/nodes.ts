@@ -31,7 +31,10 @@ function nodeChips(e, lastEvaluation) {
     var recorded = e.nodes[id];
     var status = shownStatus(recorded, lastEvaluation);
     var why = NODE_TITLES[recorded === status ? status : "not-yet"];
-    return el("span", { "class": "node node-" + status, "data-node": id, "data-status": status, "data-recorded": recorded, title: why, text: id + ": " + status });
+    var attrs = { "class": "node node-" + status, "data-node": id, "data-status": status, "data-recorded": recorded };
+    attrs.title = why;
+    attrs.text = id + ": " + status;
+    return el("span", attrs);
   }));
 }
 
