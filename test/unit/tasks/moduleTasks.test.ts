@@ -97,7 +97,7 @@ describe("a module's solution is checked as solution.json is", () => {
 
   test("a module whose build() needs its machines: an unknown action stays a warning", async () => {
     mkdirSync(join(root, "g"), { recursive: true });
-    const build = "({ envs }) => { envs.desktop.screen.size(); throw new Error('needs a machine'); }";
+    const build = "({ envs }) => { if (envs.desktop.address === 'none') throw new Error('needs its machine'); return {}; }";
     writeFileSync(join(root, "g", "m.task.ts"), moduleWith([{ tool: "desktop__stmp", args: {} }], build));
     const ds = await loadDataset(root, createRegistries());
     expect(ds.problems.map((p) => [p.path, p.severity])).toEqual([["solution[0].tool", "warning"]]);
