@@ -8,15 +8,13 @@ import { jsonPath } from "./jsonFormat.js";
 import type { TaskModule } from "./moduleTask.js";
 import { checkSolutionSteps } from "./solutionCheck.js";
 import { solutionSchema } from "./solutions.js";
-import { groupOf } from "./taskFiles.js";
+import { groupOf, MODULE_SUFFIXES } from "./taskFiles.js";
 
 /** A task from a `*.task.ts` module. */
 export interface ModuleDatasetTask extends DatasetTask {
   kind: "module";
   module: TaskModule;
 }
-
-const MODULE_SUFFIXES = [".task.ts", ".task.mts", ".task.js", ".task.mjs"];
 
 async function loadModuleTask(file: TaskFile, ctx: FormatContext): Promise<ModuleDatasetTask | undefined> {
   const { problems } = ctx;

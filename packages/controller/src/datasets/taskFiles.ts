@@ -15,7 +15,8 @@ export interface DatasetProblem {
   severity: "error" | "warning";
 }
 
-const MODULE_SUFFIXES = [".task.ts", ".task.mts", ".task.js", ".task.mjs"];
+/** The endings of task module files (`*.task.ts` …), which the module format claims. */
+export const MODULE_SUFFIXES: readonly string[] = [".task.ts", ".task.mts", ".task.js", ".task.mjs"];
 const SKIP_DIRS = new Set(["node_modules", ".git", "results", "dist"]);
 
 /** Largest JSON file looked into for an OSWorld task (task files are a few kB). */

@@ -9,6 +9,7 @@ import { agentFactory } from "../agents/factory.js";
 import { Registry } from "../datasets/helpers.js";
 import { type LoadDatasetOptions, loadDataset } from "../datasets/loader.js";
 import { importTaskModule } from "../datasets/moduleImport.js";
+import { MODULE_SUFFIXES } from "../datasets/taskFiles.js";
 import type { Registries } from "../datasets/registries.js";
 import { removeDeadDirs } from "../machines/hostProcess.js";
 import type { MachinePool, MachineSlot } from "../machines/provider.js";
@@ -211,8 +212,8 @@ function jobProblem(key: Uint8Array, job: Job<TaskJob>): string | undefined {
   return undefined;
 }
 
-/** The suffixes of task modules: files whose loading runs their code. */
-const MODULE_SUFFIXES = [".task.ts", ".task.mts", ".task.js", ".task.mjs", ".task.cts", ".task.cjs"];
+/** Files whose loading runs their code: task modules, and their CommonJS forms, which no format claims but Node would run. */
+const CODE_SUFFIXES = [...MODULE_SUFFIXES, ".task.cts", ".task.cjs"];
 
 type FencedRedis = Redis & {
   pincerBegin(
@@ -341,7 +342,7 @@ async function attempt(c: JobContext, work: string, slot: MachineSlot, n: number
   const files = await unpackFiles(bundle, join(work, "dataset"), limits).catch((err: Error) => {
     throw new UnrecoverableError(err.message);
   });
-  const modules = files.filter((f) => MODULE_SUFFIXES.some((s) => f.endsWith(s)));
+  const modules = files.filter((f) => CODE_SUFFIXES.some((s) => f.endsWith(s)));
   let registries = c.registries;
   if (c.opts.allowTaskModules) {
     // Task modules import zod and @pincer/controller: the worker's own copies, found through this link.
