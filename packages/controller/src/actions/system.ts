@@ -2,6 +2,7 @@ import { isAbsolute, resolve } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { NotFoundError, TimeoutError } from "@pincer/shared";
 import { z } from "zod";
+import { windowMatches, type WindowInfo } from "../env/windows.js";
 import { withLocalFileRead, withLocalFileWrite } from "../env/localRoot.js";
 import { action } from "./action.js";
 
@@ -177,8 +178,7 @@ const programActions = {
     returns: z.object({ waited_ms: z.number(), window_title: z.string().nullable() }),
     async run(a, { env, signal }) {
       const started = performance.now();
-      const window = (w: { title: string; class: string; instance: string }) =>
-        (!a.window_title || w.title.includes(a.window_title)) && (!a.window_class || w.class === a.window_class || w.instance === a.window_class);
+      const window = (w: WindowInfo) => windowMatches(w, { title: a.window_title, class: a.window_class });
       for (;;) {
         const found = a.window_title || a.window_class ? (await env.windows.list({ signal })).find(window) : undefined;
         const windowOk = !(a.window_title || a.window_class) || found !== undefined;

@@ -41,6 +41,11 @@ export interface WindowsApi {
   close(id: number, opts?: CloseWindowOptions): Promise<void>;
 }
 
+/** Whether `w` is the window asked for: its title contains `title`, its WM_CLASS (class or instance) is `class`; an unset one matches any. */
+export function windowMatches(w: Pick<WindowInfo, "title" | "class" | "instance">, want: { title?: string | undefined; class?: string | undefined }): boolean {
+  return (!want.title || w.title.includes(want.title)) && (!want.class || w.class === want.class || w.instance === want.class);
+}
+
 /** A window as the wire sends it, in the controller's terms. */
 export function toWindowInfo(w: wire.Window__Output): WindowInfo {
   return {

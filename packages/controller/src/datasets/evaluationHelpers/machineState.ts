@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { windowMatches, type WindowInfo } from "../../env/windows.js";
 import { defineEvaluationFunction } from "../helpers.js";
 import { fail, pass } from "../../evaluators/verdict.js";
 
@@ -19,8 +20,7 @@ export const checkWindowExists = defineEvaluationFunction({
     // Only the final round waits: after every other step, a window not open yet is simply not open yet.
     const wait = ctx.final === false ? 0 : args.wait;
     const deadline = Date.now() + wait * 1000;
-    const matches = (w: { title: string; class: string; instance: string }) =>
-      (!args.title || w.title.includes(args.title)) && (!args.class || w.class === args.class || w.instance === args.class);
+    const matches = (w: WindowInfo) => windowMatches(w, args);
     for (;;) {
       const windows = await ctx.env.windows.list({ signal: ctx.signal });
       const found = windows.find(matches);
