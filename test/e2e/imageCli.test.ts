@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { planImage } from "../../packages/controller/src/images/build.js";
+import { planImage } from "../../packages/controller/src/machines/images/build.js";
 import { makeDeb, makeSignedRepository } from "../fixtures/aptRepository.js";
 import { runPincer } from "../fixtures/cli.js";
 

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import type { RemoteEnv } from "../../packages/controller/src/env/index.js";
-import { buildImage, cacheRoot, type ImageBuildOptions, type ImageManifest } from "../../packages/controller/src/images/build.js";
+import { buildImage, cacheRoot, type ImageBuildOptions, type ImageManifest } from "../../packages/controller/src/machines/images/build.js";
 import { containerProvider, type ContainerProvider } from "../../packages/controller/src/machines/containerProvider.js";
 import { onPath, openEngine } from "../../packages/controller/src/machines/dockerEngine.js";
 import { openPool, type MachinePool } from "../../packages/controller/src/machines/provider.js";

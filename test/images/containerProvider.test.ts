@@ -3,7 +3,7 @@ import { hostname } from "node:os";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import type { RemoteEnv } from "../../packages/controller/src/env/index.js";
 import { containerProvider, type ContainerProvider } from "../../packages/controller/src/machines/containerProvider.js";
-import { importContainerImage } from "../../packages/controller/src/images/containerImage.js";
+import { importContainerImage } from "../../packages/controller/src/machines/images/containerImage.js";
 import { openEngine, onPath } from "../../packages/controller/src/machines/dockerEngine.js";
 import { openPool, type MachinePool } from "../../packages/controller/src/machines/provider.js";
 import { probeMachine, startHostBait } from "../fixtures/hostileProbe.js";

@@ -3,8 +3,8 @@ import { existsSync, mkdirSync, mkdtempSync, openSync, rmSync, writeFileSync } f
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, test } from "vitest";
-import type { ImageManifest } from "../../packages/controller/src/images/build.js";
-import { type PruneEntry, pruneImages } from "../../packages/controller/src/images/prune.js";
+import type { ImageManifest } from "../../packages/controller/src/machines/images/build.js";
+import { type PruneEntry, pruneImages } from "../../packages/controller/src/machines/images/prune.js";
 import { type DockerEngine, openEngine } from "../../packages/controller/src/machines/dockerEngine.js";
 import { runPincer } from "../fixtures/cli.js";
 

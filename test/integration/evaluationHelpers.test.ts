@@ -1,8 +1,8 @@
 import { readdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import type { EvaluationOutcome, HelperContext } from "../../packages/controller/src/datasets/helpers.js";
-import { createEvaluationRegistry } from "../../packages/controller/src/datasets/evaluationHelpers/index.js";
+import type { EvaluationOutcome, HelperContext } from "../../packages/controller/src/datasets/taskFunctions.js";
+import { createEvaluationRegistry } from "../../packages/controller/src/datasets/evaluationFunctions/index.js";
 import { spawnDaemon, type RunningDaemon } from "../fixtures/daemon.js";
 
 // Every built-in evaluation helper against a real daemon: the fixtures are uploaded to a folder on

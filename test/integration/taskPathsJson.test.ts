@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { createRegistries, loadDataset } from "@pincer/controller/datasets";
-import type { HelperContext } from "../../packages/controller/src/datasets/helpers.js";
+import type { HelperContext } from "../../packages/controller/src/datasets/taskFunctions.js";
 import { spawnDaemon, type RunningDaemon } from "../fixtures/daemon.js";
 
 // A JSON-format task names controller-side files in its `local_*` arguments (and `eval_script`).

@@ -4,10 +4,10 @@ import { join, relative } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { createRegistries, loadDataset } from "@pincer/controller/datasets";
 import { osworldFormat } from "@pincer/controller/osworld";
-import { OSWORLD_CONFIG_TYPES } from "../../packages/controller/src/datasets/osworld/configTypes.js";
+import { OSWORLD_CONFIG_TYPES } from "../../packages/controller/src/datasets/osworld/allConfigTypes.js";
 import type { OsworldContext } from "../../packages/controller/src/datasets/osworld/context.js";
 import { DownloadCache } from "../../packages/controller/src/datasets/osworld/downloadCache.js";
-import { OSWORLD_GETTERS } from "../../packages/controller/src/datasets/osworld/getters.js";
+import { OSWORLD_GETTERS } from "../../packages/controller/src/datasets/osworld/allGetters.js";
 import { spawnDaemon, type RunningDaemon } from "../fixtures/daemon.js";
 
 // An OSWorld task names controller-side files too: `execute`'s stdout and stderr (written into the

@@ -3,9 +3,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { createRegistries, loadDataset } from "@pincer/controller/datasets";
-import type { HelperContext } from "../../packages/controller/src/datasets/helpers.js";
+import type { HelperContext } from "../../packages/controller/src/datasets/taskFunctions.js";
 import { buildBenchmark } from "../../packages/controller/src/runner/taskBuilder.js";
-import { createEvaluationRegistry } from "../../packages/controller/src/datasets/evaluationHelpers/index.js";
+import { createEvaluationRegistry } from "../../packages/controller/src/datasets/evaluationFunctions/index.js";
 import { spawnDaemon, type RunningDaemon } from "../fixtures/daemon.js";
 import { startXvfb, type XServer } from "../fixtures/xvfb.js";
 

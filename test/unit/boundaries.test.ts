@@ -44,10 +44,13 @@ const CONTROLLER_DEPS: Record<string, readonly string[]> = {
   agents: ["env", "actions", "benchmark"],
   datasets: ["env", "actions", "evaluators", "tasks", "benchmark"],
   machines: ["env"],
-  images: ["machines"],
-  runner: ["env", "actions", "evaluators", "tasks", "benchmark", "agents", "datasets", "machines"],
+  runFolder: ["env", "benchmark"],
+  reports: ["runFolder"],
+  runner: ["env", "actions", "evaluators", "tasks", "benchmark", "agents", "datasets", "machines", "runFolder", "reports"],
+  replay: ["env", "actions", "evaluators", "tasks", "benchmark", "agents", "datasets", "machines", "runFolder", "reports", "runner"],
+  health: ["env", "actions", "evaluators", "tasks", "benchmark", "agents", "datasets", "machines", "runFolder", "reports", "runner"],
   mcp: ["env", "actions", "agents"],
-  queue: ["env", "actions", "evaluators", "tasks", "benchmark", "agents", "datasets", "machines", "runner"],
+  queue: ["env", "actions", "evaluators", "tasks", "benchmark", "agents", "datasets", "machines", "runFolder", "reports", "runner", "health"],
 };
 
 /** Where a controller file sits: its top folder under src/, or "" for an entry file. */
@@ -66,9 +69,9 @@ const DATASETS = join(CONTROLLER, "datasets");
  */
 const DATASET_DEPS: Record<string, readonly string[]> = {
   pycompat: [],
-  "": ["configHelpers", "evaluationHelpers"],
-  configHelpers: [""],
-  evaluationHelpers: ["", "pycompat"],
+  "": ["configFunctions", "evaluationFunctions"],
+  configFunctions: [""],
+  evaluationFunctions: ["", "pycompat"],
   osworld: ["", "pycompat"],
 };
 
@@ -172,13 +175,9 @@ describe("package boundaries", () => {
     const native = ["@nut-tree-fork/nut-js", "sharp", "execa", "x11", "screenshot-desktop"];
     // The compare_images evaluation helper decodes images on the controller, and set-of-marks draws
     // on screenshots there, and a replay compares two runs' screenshots; each loads sharp on first use.
-    const drawers = [
-      "/controller/src/datasets/evaluationHelpers/images.ts",
-      "/controller/src/benchmark/marks.ts",
-      "/controller/src/runner/replay/screenDiff.ts",
-    ];
+    const drawers = ["/controller/src/datasets/evaluationFunctions/images.ts", "/controller/src/benchmark/marks.ts", "/controller/src/replay/screenDiff.ts"];
     // Image builds and the container and qemu providers run host tools (mmdebstrap, tar, qemu-img, podman).
-    const hostTools = ["/controller/src/images/", "/controller/src/machines/"];
+    const hostTools = ["/controller/src/machines/images/", "/controller/src/machines/"];
     // The Python-compatibility code decodes images as Pillow does, for OSWorld's image metrics.
     const imageMetrics = "/controller/src/datasets/pycompat/";
     const allowed = (f: string, i: string) =>
@@ -223,10 +222,10 @@ describe("controller layering", () => {
     const regex = join(DATASETS, "pycompat/pyRegex.ts");
     planted.set(regex, `${files.get(regex)}\nimport { show } from "../osworld/metrics/common/outcome.js";\nimport type { Env } from "../../env/index.js";\n`);
     const metric = join(DATASETS, "osworld/metric.ts");
-    planted.set(metric, `${files.get(metric)}\nimport { compareCsv } from "../evaluationHelpers/csv.js";\n`);
+    planted.set(metric, `${files.get(metric)}\nimport { compareCsv } from "../evaluationFunctions/csv.js";\n`);
     planted.set(join(DATASETS, "newFormat/thing.ts"), `import { pyStrip } from "../pycompat/pyStr.js";\n`);
     expect(datasetViolations(planted, DATASET_DEPS)).toEqual([
-      "packages/controller/src/datasets/osworld/metric.ts: ../evaluationHelpers/csv.js (datasets/osworld may not import datasets/evaluationHelpers)",
+      "packages/controller/src/datasets/osworld/metric.ts: ../evaluationFunctions/csv.js (datasets/osworld may not import datasets/evaluationFunctions)",
       "packages/controller/src/datasets/pycompat/pyRegex.ts: ../osworld/metrics/common/outcome.js (datasets/pycompat may not import datasets/osworld)",
       "packages/controller/src/datasets/pycompat/pyRegex.ts: ../../env/index.js (datasets/pycompat may not import the controller outside datasets/)",
       "packages/controller/src/datasets/newFormat/thing.ts: folder datasets/newFormat has no entry in DATASET_DEPS",

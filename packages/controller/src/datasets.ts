@@ -5,12 +5,12 @@
  * yours with {@link defineDatasetFormat} and `createRegistries({ formats })`. OSWorld's is in
  * `@pincer/controller/osworld`.
  */
-export { defineTask } from "./datasets/moduleTask.js";
-export type { TaskBuildContext, TaskModule } from "./datasets/moduleTask.js";
+export { defineTask } from "./datasets/taskModule.js";
+export type { TaskBuildContext, TaskModule } from "./datasets/taskModule.js";
 export { defineDatasetFormat, isUnsupported } from "./datasets/format.js";
 export type { DatasetFormat, FormatBuildInput, FormatContext, TaskFile } from "./datasets/format.js";
 export { jsonTaskFormat } from "./datasets/jsonTasks.js";
-export { moduleTaskFormat } from "./datasets/moduleTasks.js";
+export { moduleTaskFormat } from "./datasets/moduleFormat.js";
 export {
   defineConfigFunction,
   defineConfigHelper,
@@ -21,7 +21,7 @@ export {
   resolveLocal,
   taskFolder,
   withTaskFile,
-} from "./datasets/helpers.js";
+} from "./datasets/taskFunctions.js";
 export type {
   ConfigFunction,
   ConfigHelper,
@@ -32,11 +32,11 @@ export type {
   EvaluationRegistry,
   HelperContext,
   TaskFolder,
-} from "./datasets/helpers.js";
+} from "./datasets/taskFunctions.js";
 export { createRegistries } from "./datasets/registries.js";
 export type { FormatRegistry, Registries } from "./datasets/registries.js";
-export { builtinConfigHelpers, createConfigRegistry } from "./datasets/configHelpers/index.js";
-export { builtinEvaluationHelpers, createEvaluationRegistry } from "./datasets/evaluationHelpers/index.js";
+export { builtinConfigHelpers, createConfigRegistry } from "./datasets/configFunctions/index.js";
+export { builtinEvaluationHelpers, createEvaluationRegistry } from "./datasets/evaluationFunctions/index.js";
 export { jsonTaskSchema, translateLegacySpelling } from "./datasets/jsonFormat.js";
 export type { HelperCall, JsonTask } from "./datasets/jsonFormat.js";
 export { checkSolutionSteps } from "./datasets/solutionCheck.js";

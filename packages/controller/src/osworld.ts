@@ -12,5 +12,5 @@ export { buildOsworldTask, FAIL_ACTION_NAME } from "./datasets/osworld/task.js";
 export type { OsworldTaskInput } from "./datasets/osworld/task.js";
 export { DownloadCache } from "./datasets/osworld/downloadCache.js";
 export { OSWORLD_METRICS } from "./datasets/osworld/metrics/index.js";
-export { OSWORLD_GETTERS } from "./datasets/osworld/getters.js";
-export { OSWORLD_CONFIG_TYPES } from "./datasets/osworld/configTypes.js";
+export { OSWORLD_GETTERS } from "./datasets/osworld/allGetters.js";
+export { OSWORLD_CONFIG_TYPES } from "./datasets/osworld/allConfigTypes.js";

@@ -7,7 +7,7 @@ import {
   renderSources,
   signedByOf,
   withSignedBy,
-} from "../../../packages/controller/src/images/aptSources.js";
+} from "../../../packages/controller/src/machines/images/aptSources.js";
 
 describe("extra apt sources (pincer image build --apt-source)", () => {
   test("a one-line entry is read into its parts and written back the same", () => {

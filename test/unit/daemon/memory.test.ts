@@ -3,7 +3,7 @@ import { resolve } from "node:path";
 import { describe, expect, test } from "vitest";
 import { DAEMON_MALLOC_ENV, DAEMON_NODE_FLAGS, hasMallocEnv } from "@pincer/shared";
 import { exposedGc, heapControl, IdleCollector, raiseMmapThreshold, takeMallocEnv, TRIMMED_MMAP_THRESHOLD } from "../../../packages/daemon/src/memory.js";
-import { entrypoint } from "../../../packages/controller/src/images/guestFiles.js";
+import { entrypoint } from "../../../packages/controller/src/machines/images/guestFiles.js";
 
 const MiB = 1024 * 1024;
 

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "vitest";
 import { z } from "zod";
-import { createEvaluationRegistry } from "../../../packages/controller/src/datasets/evaluationHelpers/index.js";
-import { defineEvaluationFunction, type HelperContext } from "../../../packages/controller/src/datasets/helpers.js";
+import { createEvaluationRegistry } from "../../../packages/controller/src/datasets/evaluationFunctions/index.js";
+import { defineEvaluationFunction, type HelperContext } from "../../../packages/controller/src/datasets/taskFunctions.js";
 
 /** A helper that scores what it is told (or throws), with no machine. */
 const fixed = defineEvaluationFunction({

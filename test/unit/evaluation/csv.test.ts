@@ -1,5 +1,5 @@
 import { describe, expect, test } from "vitest";
-import { compareCsv } from "../../../packages/controller/src/datasets/evaluationHelpers/index.js";
+import { compareCsv } from "../../../packages/controller/src/datasets/evaluationFunctions/index.js";
 import { readCsvLikePandas } from "../../../packages/controller/src/datasets/pycompat/pandasCsv.js";
 import { fixture } from "./fixtures.js";
 

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "vitest";
-import { decodeGray, ssim } from "../../../packages/controller/src/datasets/evaluationHelpers/index.js";
+import { decodeGray, ssim } from "../../../packages/controller/src/datasets/evaluationFunctions/index.js";
 import type { GrayImage } from "../../../packages/controller/src/datasets/pycompat/cv2.js";
 import { fixtureBytes } from "./fixtures.js";
 

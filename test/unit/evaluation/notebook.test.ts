@@ -7,7 +7,7 @@ import {
   compareNotebookOutputs,
   parseNotebook,
   type NotebookCell,
-} from "../../../packages/controller/src/datasets/evaluationHelpers/index.js";
+} from "../../../packages/controller/src/datasets/evaluationFunctions/index.js";
 import { pyStrip } from "../../../packages/controller/src/datasets/pycompat/pyStr.js";
 import { fixture } from "./fixtures.js";
 

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "vitest";
-import { checkRules, compareText, ruleSchema } from "../../../packages/controller/src/datasets/evaluationHelpers/index.js";
+import { checkRules, compareText, ruleSchema } from "../../../packages/controller/src/datasets/evaluationFunctions/index.js";
 import { fixture } from "./fixtures.js";
 
 // Verdicts as the GUI-OS dataset's own compare_text_file gives them on the same files (checked

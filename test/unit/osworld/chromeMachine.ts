@@ -7,8 +7,8 @@ import type { AccessibleNode } from "../../../packages/controller/src/env/access
 import type { Env } from "../../../packages/controller/src/env/index.js";
 import type { OsworldContext } from "../../../packages/controller/src/datasets/osworld/context.js";
 import { DownloadCache } from "../../../packages/controller/src/datasets/osworld/downloadCache.js";
-import { OSWORLD_GETTERS } from "../../../packages/controller/src/datasets/osworld/getters.js";
-import { OSWORLD_CONFIG_TYPES } from "../../../packages/controller/src/datasets/osworld/configTypes.js";
+import { OSWORLD_GETTERS } from "../../../packages/controller/src/datasets/osworld/allGetters.js";
+import { OSWORLD_CONFIG_TYPES } from "../../../packages/controller/src/datasets/osworld/allConfigTypes.js";
 
 /**
  * A recording stand-in for the machine the getters of OSWorld's apps read: files (bytes, with

@@ -4,10 +4,10 @@ import { join } from "node:path";
 import { FailedPreconditionError, NotFoundError, UnavailableError } from "@pincer/shared";
 import { afterAll, describe, expect, test } from "vitest";
 import type { Env } from "../../../packages/controller/src/env/index.js";
-import { OSWORLD_CONFIG_TYPES } from "../../../packages/controller/src/datasets/osworld/configTypes.js";
+import { OSWORLD_CONFIG_TYPES } from "../../../packages/controller/src/datasets/osworld/allConfigTypes.js";
 import type { OsworldContext } from "../../../packages/controller/src/datasets/osworld/context.js";
 import { DownloadCache } from "../../../packages/controller/src/datasets/osworld/downloadCache.js";
-import { OSWORLD_GETTERS } from "../../../packages/controller/src/datasets/osworld/getters.js";
+import { OSWORLD_GETTERS } from "../../../packages/controller/src/datasets/osworld/allGetters.js";
 
 // OSWorld's config types and getters against a recording stand-in for the machine: what each sends,
 // and what it makes of the answers (the real daemon runs them in test/e2e/osworldRuntime.test.ts and

@@ -21,7 +21,7 @@ import { createRegistries, defineTask, type DatasetTask, type TaskModule } from 
 import type { MachinePool } from "@pincer/controller/machines";
 import { runTasks, type Summary } from "@pincer/controller/runner";
 import { runAgentLoop } from "../../../packages/controller/src/runner/agentLoop.js";
-import { ResultStore } from "../../../packages/controller/src/runner/results.js";
+import { ResultStore } from "../../../packages/controller/src/runFolder/results.js";
 import { AttemptUsage } from "../../../packages/controller/src/runner/usage.js";
 import { moduleTask } from "../../fixtures/tasks.js";
 

@@ -1,8 +1,8 @@
 import { describe, expect, test } from "vitest";
 import { type HealthReport, type HealthRun, healthRunFolders, type TaskHealth, taskHealth } from "@pincer/controller/runner";
 import { healthConsole, healthExitCode, parseRepeat } from "../../../packages/controller/src/cli/healthCommand.js";
-import { healthHtml } from "../../../packages/controller/src/runner/healthHtml.js";
-import { countStatuses, median } from "../../../packages/controller/src/runner/taskHealth.js";
+import { healthHtml } from "../../../packages/controller/src/health/healthHtml.js";
+import { countStatuses, median } from "../../../packages/controller/src/health/taskHealth.js";
 
 const task = { tool: "t", id: "x", hasSolution: true };
 

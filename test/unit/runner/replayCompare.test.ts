@@ -5,7 +5,7 @@ import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import type { AgentObservation } from "@pincer/controller/agents";
 import { recordedTurns, ReplayAgent, type Summary, type TrajectoryLine } from "@pincer/controller/runner";
-import { compareTask, type AttemptRecordOnDisk } from "../../../packages/controller/src/runner/replay/compare.js";
+import { compareTask, type AttemptRecordOnDisk } from "../../../packages/controller/src/replay/stepDifferences.js";
 
 let work: string;
 

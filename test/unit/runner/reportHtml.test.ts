@@ -1,6 +1,6 @@
 import { describe, expect, test } from "vitest";
 import { buildReport, type Summary, type TaskResults } from "@pincer/controller/runner";
-import { clipStrings, escapeHtml, jsonForScript, reportHtml, type ViewerTask } from "../../../packages/controller/src/runner/reportHtml.js";
+import { clipStrings, escapeHtml, jsonForScript, reportHtml, type ViewerTask } from "../../../packages/controller/src/reports/viewerHtml.js";
 
 const HOSTILE = `</script><script>window.pwned = 1</script><!-- <img src=x onerror=alert(1)> & \u2028 "'`;
 

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "vitest";
-import type { PerTask } from "../../../packages/controller/src/runner/report.js";
-import { taskChange } from "../../../packages/controller/src/runner/runComparison.js";
-import { runConfig } from "../../../packages/controller/src/runner/viewerData.js";
+import type { PerTask } from "../../../packages/controller/src/reports/report.js";
+import { taskChange } from "../../../packages/controller/src/reports/runComparison.js";
+import { runConfig } from "../../../packages/controller/src/reports/viewerData.js";
 
 const row = (state: string, score: number): PerTask => ({
   id: "t",

@@ -4,9 +4,9 @@ import { InvalidArgumentError as CliArgumentError } from "commander";
 import type { Registries } from "../datasets/registries.js";
 import type { DatasetTask } from "../datasets/loader.js";
 import type { MachinePool } from "../machines/provider.js";
-import { type HealthReport, type HealthRunExecutor, measureHealth, poolHealthExecutor, type TaskHealth } from "../runner/health.js";
+import { type HealthReport, type HealthRunExecutor, measureHealth, poolHealthExecutor, type TaskHealth } from "../health/health.js";
 import { newRunId, type RunProgress } from "../runner/runner.js";
-import { HEALTH_STATUSES, type HealthStatus } from "../runner/taskHealth.js";
+import { HEALTH_STATUSES, type HealthStatus } from "../health/taskHealth.js";
 import { createProgressPrinter } from "./progress.js";
 import { onInterrupt } from "./interrupt.js";
 

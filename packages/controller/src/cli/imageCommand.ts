@@ -1,8 +1,8 @@
 import { join } from "node:path";
 import { type Command, InvalidArgumentError as CliArgumentError, Option } from "commander";
-import { buildImage, cacheRoot, type ImageOutput, type ImageManifest } from "../images/build.js";
-import { PROFILE_NAMES, PROFILES } from "../images/profiles.js";
-import { cachedImages, describeEntry, formatBytes, pruneImages } from "../images/prune.js";
+import { buildImage, cacheRoot, type ImageOutput, type ImageManifest } from "../machines/images/build.js";
+import { PROFILE_NAMES, PROFILES } from "../machines/images/profiles.js";
+import { cachedImages, describeEntry, formatBytes, pruneImages } from "../machines/images/prune.js";
 
 function formatsOf(v: string): ImageOutput[] {
   const list = v.split(",").map((s) => s.trim());

@@ -7,7 +7,7 @@ import { sandboxSupport } from "../machines/sandbox.js";
 import { checkPool, machinesOfEnvFlags, remoteProvider } from "../machines/remoteProvider.js";
 import { openPool, type MachinePool, type MachineProvider } from "../machines/provider.js";
 import type { DatasetTask } from "../datasets/loader.js";
-import { resolveImage } from "../images/build.js";
+import { resolveImage } from "../machines/images/build.js";
 import { credentialFlags } from "./credentials.js";
 
 /** Where tasks run: `--provider`, `--image`, `--machines`, `--env` and the credential flags of a command. */

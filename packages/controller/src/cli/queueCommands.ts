@@ -5,7 +5,7 @@ import type { Registries } from "../datasets/registries.js";
 import type { QueuedAgent, QueuedSettings } from "../queue/protocol.js";
 import type { QueueProgress } from "../queue/coordinator.js";
 import type { PriceTable } from "../agents/pricing.js";
-import type { Report } from "../runner/report.js";
+import type { Report } from "../reports/report.js";
 import { addCredentialOptions } from "./credentials.js";
 import type { HealthRunsVia } from "./healthCommand.js";
 import { cliRegistries } from "./datasetOptions.js";

@@ -1,10 +1,10 @@
 import { join, relative, resolve } from "node:path";
 import { type Command, InvalidArgumentError as CliArgumentError, Option } from "commander";
 import type { SettleOptions } from "../env/index.js";
-import type { TaskComparison } from "../runner/replay/compare.js";
-import { DEFAULT_SCREEN_THRESHOLD, type ReplayReport } from "../runner/replay/compare.js";
-import { replayRun } from "../runner/replay/replay.js";
-import { loadReplaySource, readRunManifest } from "../runner/replay/source.js";
+import type { TaskComparison } from "../replay/stepDifferences.js";
+import { DEFAULT_SCREEN_THRESHOLD, type ReplayReport } from "../replay/stepDifferences.js";
+import { replayRun } from "../replay/replay.js";
+import { loadReplaySource, readRunManifest } from "../replay/source.js";
 import { newRunId } from "../runner/runner.js";
 import { addCredentialOptions } from "./credentials.js";
 import { cliRegistries } from "./datasetOptions.js";

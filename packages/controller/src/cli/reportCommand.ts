@@ -1,8 +1,8 @@
 import { join, relative } from "node:path";
 import type { Command } from "commander";
 import { InvalidArgumentError } from "@pincer/shared";
-import { writeRunComparison } from "../runner/runComparison.js";
-import { rebuildRunReport } from "../runner/runReport.js";
+import { writeRunComparison } from "../reports/runComparison.js";
+import { rebuildRunReport } from "../reports/writeReports.js";
 
 const shown = (file: string) => relative(process.cwd(), file) || file;
 

@@ -2,7 +2,7 @@ import type { AnyAction } from "../actions/action.js";
 import type { StepCall } from "../benchmark/types.js";
 import type { Env } from "../env/index.js";
 import type { Task } from "../tasks/task.js";
-import type { ConfigRegistry, EvaluationRegistry } from "./helpers.js";
+import type { ConfigRegistry, EvaluationRegistry } from "./taskFunctions.js";
 import type { DatasetProblem } from "./taskFiles.js";
 
 /**

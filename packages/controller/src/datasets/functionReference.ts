@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { didYouMean } from "@pincer/shared";
-import type { ConfigRegistry, EvaluationRegistry } from "./helpers.js";
+import type { ConfigRegistry, EvaluationRegistry } from "./taskFunctions.js";
 
 type JsonSchema = {
   type?: string | string[];

@@ -6,7 +6,7 @@ import { evaluator } from "../evaluators/evaluator.js";
 import { createTask, type ActionCall, type Task } from "../tasks/task.js";
 import { defineDatasetFormat, type DatasetTask, type FormatBuildInput, type FormatContext, type TaskFile } from "./format.js";
 import { localFileProblem } from "../env/localRoot.js";
-import { TASK_FOLDER, type ConfigRegistry, type EvaluationRegistry, type HelperContext } from "./helpers.js";
+import { TASK_FOLDER, type ConfigRegistry, type EvaluationRegistry, type HelperContext } from "./taskFunctions.js";
 import { argumentIssueText } from "./functionReference.js";
 import { jsonPath, jsonTaskSchema, translateLegacySpelling, type HelperCall, type JsonTask } from "./jsonFormat.js";
 import { checkSolutionSteps } from "./solutionCheck.js";

@@ -8,7 +8,7 @@ import type { DatasetProblem } from "./taskFiles.js";
 
 export type { DatasetFormat, DatasetTask, FormatBuildInput, FormatContext, TaskFile, UnsupportedTask } from "./format.js";
 export type { JsonDatasetTask } from "./jsonTasks.js";
-export type { ModuleDatasetTask } from "./moduleTasks.js";
+export type { ModuleDatasetTask } from "./moduleFormat.js";
 export type { DatasetProblem } from "./taskFiles.js";
 
 /** Options of {@link loadDataset}. */

@@ -1,9 +1,9 @@
-import { createConfigRegistry } from "./configHelpers/index.js";
-import { createEvaluationRegistry } from "./evaluationHelpers/index.js";
+import { createConfigRegistry } from "./configFunctions/index.js";
+import { createEvaluationRegistry } from "./evaluationFunctions/index.js";
 import type { DatasetFormat } from "./format.js";
-import { type ConfigFunction, type ConfigRegistry, type EvaluationFunction, type EvaluationRegistry, Registry } from "./helpers.js";
+import { type ConfigFunction, type ConfigRegistry, type EvaluationFunction, type EvaluationRegistry, Registry } from "./taskFunctions.js";
 import { jsonTaskFormat } from "./jsonTasks.js";
-import { moduleTaskFormat } from "./moduleTasks.js";
+import { moduleTaskFormat } from "./moduleFormat.js";
 
 /** The dataset formats a dataset is read with, in the order they are asked to claim a file. */
 export type FormatRegistry = Registry<DatasetFormat>;

@@ -209,7 +209,6 @@ export class RemoteEnv implements Env {
     const newClient = (own = false) =>
       new grpc.Client(address, channelCredentials(opts.tls), { ...channelOptions(opts), ...(own ? { "grpc.use_local_subchannel_pool": 1 } : {}) });
     this.#client = newClient();
-    const self = this;
     const rpcChannel = (client: () => grpc.Client): RpcChannel => ({
       // Read per call: the client may have been replaced.
       get client() {
@@ -220,8 +219,8 @@ export class RemoteEnv implements Env {
       isClosed: () => this.#closed,
       calls: this.#calls,
     });
-    const channel = rpcChannel(() => self.#client);
-    const uploads = rpcChannel(() => (self.#uploadClient ??= newClient(true)));
+    const channel = rpcChannel(() => this.#client);
+    const uploads = rpcChannel(() => (this.#uploadClient ??= newClient(true)));
     // Fresh clients (and connections) for the calls that come next; uploads' at the next upload.
     const replaceClient = () => {
       const old = [this.#client, this.#uploadClient];

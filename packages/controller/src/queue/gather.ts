@@ -4,7 +4,7 @@ import type { Job, Queue } from "bullmq";
 import type { Redis } from "ioredis";
 import { InvalidArgumentError, PermissionDeniedError, ResourceExhaustedError } from "@pincer/shared";
 import type { DatasetTask } from "../datasets/format.js";
-import { isInfraState, type ResultStore, type Summary } from "../runner/results.js";
+import { isInfraState, type ResultStore, type Summary } from "../runFolder/results.js";
 import { limitsFor, unpackFiles } from "./bundle.js";
 import { erroredSummary, failedSummary, lostSummary, refusedSummary } from "./lostAttempts.js";
 import { jobIdOf, type runKeys, type ActiveAttempt, type ResultRecord, type TaskJob } from "./protocol.js";

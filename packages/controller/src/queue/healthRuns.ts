@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { HealthRunExecutor } from "../runner/health.js";
+import type { HealthRunExecutor } from "../health/health.js";
 import { type QueueProgress, type QueueRunOptions, runOnQueue } from "./coordinator.js";
 import type { QueuedSettings } from "./protocol.js";
 

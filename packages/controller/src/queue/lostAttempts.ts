@@ -1,5 +1,5 @@
 import type { DatasetTask } from "../datasets/format.js";
-import type { Summary, TaskResults } from "../runner/results.js";
+import type { Summary, TaskResults } from "../runFolder/results.js";
 import { taskFields } from "../runner/runner.js";
 import type { ActiveAttempt } from "./protocol.js";
 

@@ -2,7 +2,7 @@ import type { HistoryOptions } from "../agents/history.js";
 import type { PriceTable } from "../agents/pricing.js";
 import type { AccessibilityMode } from "../benchmark/screenObservation.js";
 import type { SettleOptions } from "../env/index.js";
-import type { Summary, TaskState } from "../runner/results.js";
+import type { Summary, TaskState } from "../runFolder/results.js";
 
 /**
  * What a run on a queue keeps in Redis, and how the coordinator and its workers talk: one BullMQ

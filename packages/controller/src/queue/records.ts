@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { PROVIDER_AGENTS, SCRIPTED_AGENTS } from "../agents/factory.js";
-import { AGENT_STATES, TASK_STATES } from "../runner/results.js";
+import { AGENT_STATES, TASK_STATES } from "../runFolder/results.js";
 
 /**
  * What a worker accepts of a job and the coordinator of a result: zod schemas at the queue's two

@@ -1,4 +1,4 @@
-import { isInfraState } from "../runner/results.js";
+import { isInfraState } from "../runFolder/results.js";
 import { finalizeFailedJobs, type GatherContext, readResults } from "./gather.js";
 import { jobIdOf, queueFor } from "./protocol.js";
 

@@ -6,14 +6,14 @@ import { type Job, UnrecoverableError, Worker } from "bullmq";
 import type { Redis } from "ioredis";
 import { InvalidArgumentError } from "@pincer/shared";
 import { agentFactory } from "../agents/factory.js";
-import { Registry } from "../datasets/helpers.js";
+import { Registry } from "../datasets/taskFunctions.js";
 import { type LoadDatasetOptions, loadDataset } from "../datasets/loader.js";
 import { importTaskModule } from "../datasets/moduleImport.js";
 import { MODULE_SUFFIXES } from "../datasets/taskFiles.js";
 import type { Registries } from "../datasets/registries.js";
 import { removeDeadDirs } from "../machines/hostProcess.js";
 import type { MachinePool, MachineSlot } from "../machines/provider.js";
-import { isInfraState, ResultStore, type Summary } from "../runner/results.js";
+import { isInfraState, ResultStore, type Summary } from "../runFolder/results.js";
 import { runOneAttempt } from "../runner/runner.js";
 import { limitsFor, MAX_ARTIFACT_BYTES, MAX_BUNDLE_BYTES, packFiles, unpackFiles } from "./bundle.js";
 import {

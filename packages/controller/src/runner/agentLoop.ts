@@ -10,8 +10,8 @@ import type { StepResult } from "../benchmark/types.js";
 import type { Screenshot } from "../env/index.js";
 import { SCREEN_OBSERVATION, type ScreenObservation, type SettleRecord } from "../benchmark/screenObservation.js";
 import { settleObservedScreens } from "./finalScreen.js";
-import type { ResultStore } from "./results.js";
-import { screenshotGeometry, type TurnModelRecord, type TurnScreens } from "./trajectory.js";
+import type { ResultStore } from "../runFolder/results.js";
+import { screenshotGeometry, type TurnModelRecord, type TurnScreens } from "../runFolder/trajectory.js";
 import { turnTokens, turnUsageRecord, type AttemptUsage } from "./usage.js";
 
 /**

@@ -4,7 +4,7 @@ import type { Env } from "../env/index.js";
 import type { Task } from "../tasks/task.js";
 import { runAgentLoop } from "./agentLoop.js";
 import { startRecordings } from "./recording.js";
-import type { ResultStore, TaskResults } from "./results.js";
+import type { ResultStore, TaskResults } from "../runFolder/results.js";
 import { attemptResults, endsInVerdict, type AttemptEnd, type AttemptRecord, type SummarySettings } from "./summary.js";
 import { buildBenchmark, type TaskBuildInput } from "./taskBuilder.js";
 import { AttemptUsage } from "./usage.js";

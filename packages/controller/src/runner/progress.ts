@@ -1,4 +1,4 @@
-import { isInfraState, type Summary, type TaskState } from "./results.js";
+import { isInfraState, type Summary, type TaskState } from "../runFolder/results.js";
 
 /** Progress of a run, reported after every change. */
 export interface RunProgress {

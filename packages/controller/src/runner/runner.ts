@@ -12,9 +12,9 @@ import { type AccessibilityMode, DEFAULT_SETTLE, type ScreenObservationOptions }
 import { environmentsOf, runAttempt } from "./attempt.js";
 import type { MachinePool, MachineSlot } from "../machines/provider.js";
 import { ProgressTracker, type RunProgress } from "./progress.js";
-import type { Report } from "./report.js";
-import { isInfraState, ResultStore, type Summary } from "./results.js";
-import { writeRunReport } from "./runReport.js";
+import type { Report } from "../reports/report.js";
+import { isInfraState, ResultStore, type Summary } from "../runFolder/results.js";
+import { writeRunReport } from "../reports/writeReports.js";
 import { ownProcesses } from "./ownProcesses.js";
 
 export type { RunProgress } from "./progress.js";

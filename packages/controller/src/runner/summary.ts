@@ -1,5 +1,5 @@
 import type { EndReason } from "../benchmark/types.js";
-import type { AgentState, InfraState, TaskResults, TaskState } from "./results.js";
+import type { AgentState, InfraState, TaskResults, TaskState } from "../runFolder/results.js";
 import type { RecordingResults } from "./recording.js";
 import type { AttemptUsage } from "./usage.js";
 

@@ -1,14 +1,7 @@
 import type { TokenUsage } from "../agents/types.js";
+import type { TurnUsageRecord } from "../runFolder/trajectory.js";
 
-/** A model turn's usage as the trajectory's assistant message records it. */
-export interface TurnUsageRecord {
-  input_tokens: number;
-  output_tokens: number;
-  requests: number;
-  failed_requests?: number;
-  retries?: number;
-  cost_usd?: number;
-}
+export type { TurnUsageRecord } from "../runFolder/trajectory.js";
 
 /**
  * What an attempt used: tokens, model requests and cost over the agent's turns, and wall time

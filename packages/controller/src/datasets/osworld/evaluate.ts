@@ -1,8 +1,8 @@
 import type { Verdict } from "../../evaluators/verdict.js";
 import type { OsworldTaskJson } from "./taskSchema.js";
-import { OSWORLD_CONFIG_TYPES } from "./configTypes.js";
+import { OSWORLD_CONFIG_TYPES } from "./allConfigTypes.js";
 import type { OsworldContext } from "./context.js";
-import { OSWORLD_GETTERS } from "./getters.js";
+import { OSWORLD_GETTERS } from "./allGetters.js";
 import { runMetric } from "./metric.js";
 import { OSWORLD_METRICS } from "./metrics/index.js";
 import { fail, pass } from "../../evaluators/verdict.js";

@@ -2,7 +2,7 @@ import { join } from "node:path";
 import { NotFoundError } from "@pincer/shared";
 import { z } from "zod";
 import { destName, downloadToCache, writeCacheFile } from "./cacheFiles.js";
-import { OSWORLD_CONFIG_TYPES } from "./configTypes.js";
+import { OSWORLD_CONFIG_TYPES } from "./allConfigTypes.js";
 import { expandUser, type OsworldContext } from "./context.js";
 import { defineGetter, type OsworldGetter } from "./getter.js";
 import { readExcelLikePandas } from "./metrics/table/pandas.js";

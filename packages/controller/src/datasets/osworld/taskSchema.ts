@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { OSWORLD_CONFIG_TYPES } from "./configTypes.js";
-import { OSWORLD_GETTERS } from "./getters.js";
+import { OSWORLD_CONFIG_TYPES } from "./allConfigTypes.js";
+import { OSWORLD_GETTERS } from "./allGetters.js";
 import { ignoredOptionKeys } from "./metric.js";
 import { OSWORLD_METRICS } from "./metrics/index.js";
 

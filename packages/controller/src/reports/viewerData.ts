@@ -1,0 +1,183 @@
+import { existsSync } from "node:fs";
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import type { PerTask, Report } from "./report.js";
+import type { Summary } from "../runFolder/results.js";
+import type { TrajectoryLine } from "../runFolder/trajectory.js";
+
+/** One finished attempt of a task as report.html shows it: the report's figures for it, and more. */
+export interface ViewerAttempt extends Pick<PerTask, "state" | "score" | "steps" | "tokens" | "costUsd" | "seconds" | "error"> {
+  attempt: number;
+  /** The attempt's folder relative to the run folder; screenshot paths of the trajectory are relative to it. */
+  dir: string;
+  agent: string;
+  model: string;
+  agentState: string | null;
+  endReason: string | null;
+  evalReason: string | null;
+  maxSteps: number;
+  inputTokens: number;
+  outputTokens: number;
+  timing: { total_ms: number; setup_ms: number; model_ms: number; env_ms: number };
+  /** Screen recordings (`--record`): file in the attempt folder, or why there is none. */
+  recordings: Record<string, { file: string } | { error: string }>;
+  trajectory: TrajectoryLine[];
+}
+
+type ReportRow = Report["perTask"][number];
+
+/** A task as report.html shows it: its report row and last attempt, the task's fields, and its earlier attempts. */
+export interface ViewerTask extends ReportRow, ViewerAttempt {
+  /** `<tool>/<id>`, unique in a run. */
+  key: string;
+  instruction: string;
+  tags: string[];
+  apps: string[];
+  environments: string[];
+  /** The attempts before the last one, newest first (the last one is the task's own fields). */
+  earlier: ViewerAttempt[];
+}
+
+/** What manifest.json says about how a run was made; fields an older run did not record are absent. */
+export interface RunManifestFields {
+  run_id?: unknown;
+  started_at?: unknown;
+  finished_at?: unknown;
+  provider?: { name?: unknown; config?: Record<string, unknown> };
+  queue?: { url?: unknown; name?: unknown };
+  agent?: { kind?: unknown; model?: unknown };
+  attempts?: unknown;
+  max_steps?: unknown;
+  task_timeout_ms?: unknown;
+  screenshots?: unknown;
+  settle?: unknown;
+  accessibility?: unknown;
+  record?: unknown;
+  dataset?: { root?: unknown };
+  tasks?: unknown;
+}
+
+/** The run's configuration in the viewer's header: each value as text, or null when the run did not record it. */
+export interface RunConfig {
+  agent: string | null;
+  model: string | null;
+  provider: string | null;
+  image: string | null;
+  dataset: string | null;
+  maxSteps: string | null;
+  attempts: string | null;
+  taskTimeout: string | null;
+  screenshots: string | null;
+  settle: string | null;
+  accessibility: string | null;
+  record: string | null;
+  startedAt: string | null;
+  finishedAt: string | null;
+}
+
+const text = (v: unknown): string | null => (typeof v === "string" && v !== "" ? v : typeof v === "number" || typeof v === "boolean" ? String(v) : null);
+const onOff = (v: unknown): string | null => (typeof v === "boolean" ? (v ? "on" : "off") : null);
+const distinct = (values: Array<string | null | undefined>): string | null => [...new Set(values.filter((v): v is string => !!v))].join(", ") || null;
+
+function settleText(v: unknown): string | null {
+  if (v === false) return "off";
+  if (v && typeof v === "object") {
+    const s = v as { quietMs?: unknown; maxMs?: unknown };
+    return `quiet ${String(s.quietMs ?? "?")} ms, at most ${String(s.maxMs ?? "?")} ms`;
+  }
+  return text(v);
+}
+
+/** manifest.json of a run folder, or {} when it is missing or does not parse (the viewer still shows the rest). */
+export async function readManifestFields(runDir: string): Promise<RunManifestFields> {
+  const file = join(runDir, "manifest.json");
+  if (!existsSync(file)) return {};
+  try {
+    const m = JSON.parse(await readFile(file, "utf8")) as unknown;
+    return m && typeof m === "object" ? (m as RunManifestFields) : {};
+  } catch {
+    return {};
+  }
+}
+
+/** The run's configuration from its manifest and its summaries (agent and model come from these: a local run's manifest does not name them). */
+export function runConfig(manifest: RunManifestFields, summaries: readonly Summary[]): RunConfig {
+  const config = manifest.provider?.config ?? {};
+  const timeout = typeof manifest.task_timeout_ms === "number" ? `${manifest.task_timeout_ms / 1000} s` : null;
+  return {
+    agent: distinct([...summaries.map((s) => s.results.agent), text(manifest.agent?.kind)]),
+    model: distinct([...summaries.map((s) => s.results.model), text(manifest.agent?.model)]),
+    provider: text(manifest.provider?.name) ?? (manifest.queue ? `queue ${text(manifest.queue.name) ?? ""}`.trim() : null),
+    image: text(config.image) ?? text(config.rootfs) ?? text(config.disk),
+    dataset: text(manifest.dataset?.root),
+    maxSteps: text(manifest.max_steps),
+    attempts: text(manifest.attempts),
+    taskTimeout: timeout,
+    screenshots: onOff(manifest.screenshots),
+    settle: settleText(manifest.settle),
+    accessibility: manifest.accessibility === null ? "off" : text(manifest.accessibility),
+    record: onOff(manifest.record),
+    startedAt: text(manifest.started_at),
+    finishedAt: text(manifest.finished_at),
+  };
+}
+
+/** The lines of an attempt's trajectory.jsonl; a line that does not parse (a run killed mid-write) is left out. */
+export async function readTrajectoryLines(dir: string): Promise<TrajectoryLine[]> {
+  const file = join(dir, "trajectory.jsonl");
+  if (!existsSync(file)) return [];
+  const out: TrajectoryLine[] = [];
+  for (const line of (await readFile(file, "utf8")).split("\n")) {
+    if (!line.trim()) continue;
+    try {
+      out.push(JSON.parse(line) as TrajectoryLine);
+    } catch {
+      // A partial last line.
+    }
+  }
+  return out;
+}
+
+const strings = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === "string") : []);
+
+/** One attempt of a task as the viewer shows it. */
+export function viewerAttempt(tool: string, summary: Summary, attempt: number, trajectory: TrajectoryLine[]): ViewerAttempt {
+  const r = summary.results;
+  return {
+    attempt,
+    dir: `${tool}/${summary.id}/attempt-${attempt}`,
+    state: r.state,
+    score: r.score,
+    steps: r.steps,
+    tokens: r.total_tokens,
+    costUsd: typeof r.cost_usd === "number" ? r.cost_usd : null,
+    seconds: Math.round(r.total_timing.total_ms / 100) / 10,
+    error: r.error ?? r.eval_error ?? null,
+    agent: r.agent,
+    model: r.model,
+    agentState: r.agent_state,
+    endReason: r.end_reason,
+    evalReason: r.eval_reason,
+    maxSteps: r.max_steps,
+    inputTokens: r.input_tokens,
+    outputTokens: r.output_tokens,
+    timing: r.total_timing,
+    recordings: r.recordings ?? {},
+    trajectory,
+  };
+}
+
+/** A task of the viewer: its report row, its last attempt and its earlier ones (`attempts` oldest first). */
+export function viewerTask(row: ReportRow, summary: Summary, attempts: readonly ViewerAttempt[]): ViewerTask {
+  const last = attempts.at(-1)!;
+  return {
+    ...row,
+    ...last,
+    key: `${row.tool}/${row.id}`,
+    instruction: typeof summary.instruction === "string" ? summary.instruction : "",
+    tags: strings(summary.tags),
+    apps: strings(summary.related_apps),
+    environments: Object.keys(summary.results.environments ?? {}),
+    earlier: attempts.slice(0, -1).reverse(),
+  };
+}
