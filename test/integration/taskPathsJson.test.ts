@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { createRegistries, loadDataset } from "@pincer/controller/datasets";
-import type { HelperContext } from "../../packages/controller/src/datasets/taskFunctions.js";
+import type { TaskFunctionContext } from "../../packages/controller/src/datasets/taskFunctions.js";
 import { spawnDaemon, type RunningDaemon } from "../fixtures/daemon.js";
 
 // A JSON-format task names controller-side files in its `local_*` arguments (and `eval_script`).
@@ -22,7 +22,7 @@ let secret: string;
 let secretWritten: number;
 let taskDir: string;
 let vm: string;
-let ctx: HelperContext;
+let ctx: TaskFunctionContext;
 const SECRET = "stand-in for a host secret\n";
 
 beforeAll(async () => {

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { createRegistries, loadDataset } from "@pincer/controller/datasets";
-import type { HelperContext } from "../../packages/controller/src/datasets/taskFunctions.js";
+import type { TaskFunctionContext } from "../../packages/controller/src/datasets/taskFunctions.js";
 import { buildBenchmark } from "../../packages/controller/src/runner/taskBuilder.js";
 import { createEvaluationRegistry } from "../../packages/controller/src/datasets/evaluationFunctions/index.js";
 import { spawnDaemon, type RunningDaemon } from "../fixtures/daemon.js";
@@ -16,7 +16,7 @@ import { startXvfb, type XServer } from "../fixtures/xvfb.js";
 const helper = createEvaluationRegistry().get("check_window_exists")!;
 let xs: XServer;
 let daemon: RunningDaemon;
-let ctx: HelperContext;
+let ctx: TaskFunctionContext;
 
 beforeAll(async () => {
   xs = await startXvfb({ width: 800, height: 600 });

@@ -173,7 +173,7 @@ describe("package boundaries", () => {
 
   test("only daemon drivers import nut-js, sharp, execa, x11 or screenshot-desktop (but for the exceptions named)", () => {
     const native = ["@nut-tree-fork/nut-js", "sharp", "execa", "x11", "screenshot-desktop"];
-    // The compare_images evaluation helper decodes images on the controller, and set-of-marks draws
+    // The compare_images evaluation function decodes images on the controller, and set-of-marks draws
     // on screenshots there, and a replay compares two runs' screenshots; each loads sharp on first use.
     const drawers = ["/controller/src/datasets/evaluationFunctions/images.ts", "/controller/src/benchmark/marks.ts", "/controller/src/replay/screenDiff.ts"];
     // Image builds and the container and qemu providers run host tools (mmdebstrap, tar, qemu-img, podman).

@@ -30,15 +30,15 @@ export type {
   EvaluationHelper,
   EvaluationOutcome,
   EvaluationRegistry,
-  HelperContext,
+  TaskFunctionContext,
   TaskFolder,
 } from "./datasets/taskFunctions.js";
 export { createRegistries } from "./datasets/registries.js";
 export type { FormatRegistry, Registries } from "./datasets/registries.js";
-export { builtinConfigHelpers, createConfigRegistry } from "./datasets/configFunctions/index.js";
-export { builtinEvaluationHelpers, createEvaluationRegistry } from "./datasets/evaluationFunctions/index.js";
+export { builtinConfigFunctions, createConfigRegistry } from "./datasets/configFunctions/index.js";
+export { builtinEvaluationFunctions, createEvaluationRegistry } from "./datasets/evaluationFunctions/index.js";
 export { jsonTaskSchema, translateLegacySpelling } from "./datasets/jsonFormat.js";
-export type { HelperCall, JsonTask } from "./datasets/jsonFormat.js";
+export type { FunctionCall, JsonTask } from "./datasets/jsonFormat.js";
 export { checkSolutionSteps } from "./datasets/solutionCheck.js";
 export type { SolutionCheckOptions } from "./datasets/solutionCheck.js";
 export { loadSolution, solutionSchema } from "./datasets/solutions.js";

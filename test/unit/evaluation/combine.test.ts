@@ -1,7 +1,7 @@
 import { describe, expect, test } from "vitest";
 import { z } from "zod";
 import { createEvaluationRegistry } from "../../../packages/controller/src/datasets/evaluationFunctions/index.js";
-import { defineEvaluationFunction, type HelperContext } from "../../../packages/controller/src/datasets/taskFunctions.js";
+import { defineEvaluationFunction, type TaskFunctionContext } from "../../../packages/controller/src/datasets/taskFunctions.js";
 
 /** A helper that scores what it is told (or throws), with no machine. */
 const fixed = defineEvaluationFunction({
@@ -15,7 +15,7 @@ const fixed = defineEvaluationFunction({
 });
 
 const registry = createEvaluationRegistry([fixed]);
-const ctx = { env: {}, envs: {}, taskDir: "/nowhere", signal: new AbortController().signal } as unknown as HelperContext;
+const ctx = { env: {}, envs: {}, taskDir: "/nowhere", signal: new AbortController().signal } as unknown as TaskFunctionContext;
 const part = (score: number, reason?: string) => ({ func: "fixed", arguments: { score, ...(reason ? { reason } : {}) } });
 
 async function run(func: "all" | "any", args: unknown) {

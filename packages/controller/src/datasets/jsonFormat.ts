@@ -1,7 +1,7 @@
 import { z } from "zod";
 
 /** One `{func, arguments}` entry of a task file. `env` (a Pincer extension) names the machine. */
-export const helperCallSchema = z
+export const functionCallSchema = z
   .object({
     func: z.string().min(1),
     arguments: z.record(z.string(), z.unknown()).default({}),
@@ -10,7 +10,7 @@ export const helperCallSchema = z
   .strict();
 
 /** One `{func, arguments}` entry of a task file: a config step or the evaluation. */
-export type HelperCall = z.infer<typeof helperCallSchema>;
+export type FunctionCall = z.infer<typeof functionCallSchema>;
 
 /**
  * A task file of the JSON task format (`examples/<tool>/<id>/<id>.json`): the fields public
@@ -29,8 +29,8 @@ export const jsonTaskSchema = z
     related_apps: z.array(z.string()).default([]),
     tags: z.array(z.string()).default([]),
     action_number: z.number().int().positive().optional(),
-    config: z.array(helperCallSchema).default([]),
-    evaluation: helperCallSchema,
+    config: z.array(functionCallSchema).default([]),
+    evaluation: functionCallSchema,
     counterpart: z.string().optional(),
   })
   .passthrough();

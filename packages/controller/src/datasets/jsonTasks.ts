@@ -6,9 +6,9 @@ import { evaluator } from "../evaluators/evaluator.js";
 import { createTask, type ActionCall, type Task } from "../tasks/task.js";
 import { defineDatasetFormat, type DatasetTask, type FormatBuildInput, type FormatContext, type TaskFile } from "./format.js";
 import { localFileProblem } from "../env/localRoot.js";
-import { TASK_FOLDER, type ConfigRegistry, type EvaluationRegistry, type HelperContext } from "./taskFunctions.js";
+import { TASK_FOLDER, type ConfigRegistry, type EvaluationRegistry, type TaskFunctionContext } from "./taskFunctions.js";
 import { argumentIssueText } from "./functionReference.js";
-import { jsonPath, jsonTaskSchema, translateLegacySpelling, type HelperCall, type JsonTask } from "./jsonFormat.js";
+import { jsonPath, jsonTaskSchema, translateLegacySpelling, type FunctionCall, type JsonTask } from "./jsonFormat.js";
 import { checkSolutionSteps } from "./solutionCheck.js";
 import { loadSolution } from "./solutions.js";
 import { NOT_JSON, readJson, toolOf, type DatasetProblem } from "./taskFiles.js";
@@ -39,9 +39,9 @@ function isLocalPathArgument(key: string): boolean {
 }
 
 /** Checks one `{func, arguments}` entry: a known function, arguments that fit it, `local_*` files that exist, nested parts. */
-function checkHelperCall(call: HelperCall, path: string, registry: ConfigRegistry | EvaluationRegistry, ctx: CheckContext): void {
-  const helper = registry.get(call.func);
-  if (!helper) {
+function checkFunctionCall(call: FunctionCall, path: string, registry: ConfigRegistry | EvaluationRegistry, ctx: CheckContext): void {
+  const fn = registry.get(call.func);
+  if (!fn) {
     ctx.problems.push({
       file: ctx.file,
       path: `${path}.func`,
@@ -50,11 +50,11 @@ function checkHelperCall(call: HelperCall, path: string, registry: ConfigRegistr
     });
     return;
   }
-  const parsed = helper.args.safeParse(call.arguments);
+  const parsed = fn.args.safeParse(call.arguments);
   if (!parsed.success) {
     for (const issue of parsed.error.issues) {
       const where = jsonPath([...path.split("."), "arguments", ...issue.path]);
-      ctx.problems.push({ file: ctx.file, path: where, message: argumentIssueText(call.func, helper.args, issue), severity: "error" });
+      ctx.problems.push({ file: ctx.file, path: where, message: argumentIssueText(call.func, fn.args, issue), severity: "error" });
     }
   }
   for (const [key, value] of Object.entries(call.arguments)) {
@@ -73,13 +73,13 @@ function checkHelperCall(call: HelperCall, path: string, registry: ConfigRegistr
   const parts = (call.arguments as { evaluators?: unknown }).evaluators;
   if (ctx.evaluations && Array.isArray(parts)) {
     parts.forEach((part, i) => {
-      const p = helperCallShape.safeParse(part);
-      if (p.success) checkHelperCall(p.data, `${path}.arguments.evaluators[${i}]`, ctx.evaluations!, ctx);
+      const p = functionCallShape.safeParse(part);
+      if (p.success) checkFunctionCall(p.data, `${path}.arguments.evaluators[${i}]`, ctx.evaluations!, ctx);
     });
   }
 }
 
-const helperCallShape = z.object({ func: z.string(), arguments: z.record(z.string(), z.unknown()).default({}) });
+const functionCallShape = z.object({ func: z.string(), arguments: z.record(z.string(), z.unknown()).default({}) });
 
 /** The id against the file name, and each config entry and the evaluation that has the shape of a function call. */
 function checkParts(value: unknown, registries: FormatContext["registries"], ctx: CheckContext): void {
@@ -94,12 +94,12 @@ function checkParts(value: unknown, registries: FormatContext["registries"], ctx
   }
   if (Array.isArray(v.config)) {
     v.config.forEach((c, i) => {
-      const call = helperCallShape.safeParse(c);
-      if (call.success) checkHelperCall(call.data, `config[${i}]`, registries.configs, ctx);
+      const call = functionCallShape.safeParse(c);
+      if (call.success) checkFunctionCall(call.data, `config[${i}]`, registries.configs, ctx);
     });
   }
-  const evaluation = helperCallShape.safeParse(v.evaluation);
-  if (evaluation.success) checkHelperCall(evaluation.data, "evaluation", registries.evaluations, ctx);
+  const evaluation = functionCallShape.safeParse(v.evaluation);
+  if (evaluation.success) checkFunctionCall(evaluation.data, "evaluation", registries.evaluations, ctx);
 }
 
 /** The environments a task that does not fit the schema names, as far as its solution's check needs them. */
@@ -169,13 +169,13 @@ async function loadJsonTask(file: TaskFile, ctx: FormatContext): Promise<JsonDat
 }
 
 /** A setup action that runs one config entry through its config function. */
-function configAction(registry: ConfigRegistry, func: string, ctxBase: Omit<HelperContext, "env" | "signal">) {
-  const helper = registry.get(func)!;
+function configAction(registry: ConfigRegistry, func: string, ctxBase: Omit<TaskFunctionContext, "env" | "signal">) {
+  const fn = registry.get(func)!;
   return action({
     name: `config_${func}`.replace(/__+/g, "_").slice(0, 64),
-    description: helper.description,
+    description: fn.description,
     params: z.object({ arguments: z.record(z.string(), z.unknown()) }),
-    run: async ({ arguments: args }, { env, signal }) => helper.run(helper.args.parse(args), { ...ctxBase, env, signal }),
+    run: async ({ arguments: args }, { env, signal }) => fn.run(fn.args.parse(args), { ...ctxBase, env, signal }),
   });
 }
 
@@ -189,14 +189,13 @@ function buildJsonTask(task: JsonDatasetTask, input: FormatBuildInput): Task {
     ...(c.env ? { env: c.env } : {}),
   }));
   const evalCall = task.json.evaluation;
-  const helper = registries.evaluations.get(evalCall.func);
-  if (!helper) throw new Error(`task ${task.id}: unknown evaluation function ${evalCall.func}`);
+  const fn = registries.evaluations.get(evalCall.func);
+  if (!fn) throw new Error(`task ${task.id}: unknown evaluation function ${evalCall.func}`);
   const check = evaluator({
     name: "evaluation",
-    description: `${evalCall.func}: ${helper.description}`,
+    description: `${evalCall.func}: ${fn.description}`,
     ...(evalCall.env ? { env: evalCall.env } : {}),
-    run: (_params, { env, signal, episode }) =>
-      helper.run(helper.args.parse(evalCall.arguments), { ...ctxBase, env, signal, final: episode?.ending?.() ?? true }),
+    run: (_params, { env, signal, episode }) => fn.run(fn.args.parse(evalCall.arguments), { ...ctxBase, env, signal, final: episode?.ending?.() ?? true }),
   });
   return createTask({
     id: task.id,

@@ -7,7 +7,7 @@ import type { Verdict } from "../evaluators/verdict.js";
 /**
  * What a config or evaluation function of the JSON task format gets besides its arguments.
  */
-export interface HelperContext {
+export interface TaskFunctionContext {
   /** The machine the task runs on (the default environment). */
   env: Env;
   /** Every environment of the run by name, for functions that name one. */
@@ -33,7 +33,7 @@ export const TASK_FOLDER = "the task's folder";
  * This checks the path once; to read the file, use {@link readTaskFile} or {@link withTaskFile},
  * which check it at the open.
  */
-export function resolveLocal(ctx: Pick<HelperContext, "taskDir">, path: string, field = "local_path"): string {
+export function resolveLocal(ctx: Pick<TaskFunctionContext, "taskDir">, path: string, field = "local_path"): string {
   return resolveLocalPath(ctx.taskDir, path, { field, what: TASK_FOLDER });
 }
 
@@ -41,7 +41,7 @@ export function resolveLocal(ctx: Pick<HelperContext, "taskDir">, path: string, 
  * Reads a file of the task folder that a task file names (`local_*`): relative, inside the folder,
  * symlinks followed only while they stay inside, checked at the open (the daemon's jail resolves it).
  */
-export function readTaskFile(ctx: Pick<HelperContext, "taskDir">, path: string, field = "local_path"): Promise<Buffer> {
+export function readTaskFile(ctx: Pick<TaskFunctionContext, "taskDir">, path: string, field = "local_path"): Promise<Buffer> {
   return readLocalFile(ctx.taskDir, path, { field, what: TASK_FOLDER });
 }
 
@@ -49,7 +49,7 @@ export function readTaskFile(ctx: Pick<HelperContext, "taskDir">, path: string, 
  * Runs `fn` with a path that opens the task-folder file `path` names, held open and confined as
  * {@link readTaskFile} says (for an upload: `env.files.upload(at, …)`).
  */
-export function withTaskFile<T>(ctx: Pick<HelperContext, "taskDir">, path: string, field: string, fn: (at: string) => Promise<T>): Promise<T> {
+export function withTaskFile<T>(ctx: Pick<TaskFunctionContext, "taskDir">, path: string, field: string, fn: (at: string) => Promise<T>): Promise<T> {
   return withLocalFileRead(ctx.taskDir, path, { field, what: TASK_FOLDER }, fn);
 }
 
@@ -92,7 +92,7 @@ export interface ConfigFunction<A extends z.ZodType = z.ZodType> {
   /** Schema of `arguments`, with the exact argument names of the dataset format. */
   args: A;
   /** Throws to fail the setup (the task then ends with setup_error, with this error's message). */
-  run(args: z.infer<A>, ctx: HelperContext): Promise<void>;
+  run(args: z.infer<A>, ctx: TaskFunctionContext): Promise<void>;
 }
 
 /** An evaluation function (the `evaluation: {func, arguments}` of a JSON task): judges the outcome with a verdict. */
@@ -101,7 +101,7 @@ export interface EvaluationFunction<A extends z.ZodType = z.ZodType> {
   description: string;
   args: A;
   /** Returns the verdict; throwing means the check itself broke (eval_error), which is not a score of 0. */
-  run(args: z.infer<A>, ctx: HelperContext): Promise<Verdict>;
+  run(args: z.infer<A>, ctx: TaskFunctionContext): Promise<Verdict>;
 }
 
 /** Defines a config function; helps TypeScript infer its argument type from its schema. */
@@ -116,42 +116,42 @@ export function defineEvaluationFunction<A extends z.ZodType>(h: EvaluationFunct
 
 /** Named functions (or dataset formats), open to user additions. */
 export class Registry<H extends { name: string }> {
-  readonly #helpers = new Map<string, H>();
+  readonly #functions = new Map<string, H>();
 
   constructor(
     readonly kind: string,
-    helpers: readonly H[] = [],
+    functions: readonly H[] = [],
   ) {
-    for (const h of helpers) this.register(h);
+    for (const h of functions) this.register(h);
   }
 
   /** Adds one; a name that is already taken is an error unless `replace` is set. */
-  register(helper: H, opts: { replace?: boolean } = {}): this {
-    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(helper.name)) {
-      throw new InvalidArgumentError(`${this.kind} name ${JSON.stringify(helper.name)}: use letters, digits and _`);
+  register(fn: H, opts: { replace?: boolean } = {}): this {
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(fn.name)) {
+      throw new InvalidArgumentError(`${this.kind} name ${JSON.stringify(fn.name)}: use letters, digits and _`);
     }
-    if (this.#helpers.has(helper.name) && !opts.replace) {
-      throw new InvalidArgumentError(`${this.kind} ${helper.name} is already registered; pass { replace: true } to replace it`);
+    if (this.#functions.has(fn.name) && !opts.replace) {
+      throw new InvalidArgumentError(`${this.kind} ${fn.name} is already registered; pass { replace: true } to replace it`);
     }
-    this.#helpers.set(helper.name, helper);
+    this.#functions.set(fn.name, fn);
     return this;
   }
 
   get(name: string): H | undefined {
-    return this.#helpers.get(name);
+    return this.#functions.get(name);
   }
 
   has(name: string): boolean {
-    return this.#helpers.has(name);
+    return this.#functions.has(name);
   }
 
   names(): string[] {
-    return [...this.#helpers.keys()].sort();
+    return [...this.#functions.keys()].sort();
   }
 
   /** Everything registered, in the order it was registered. */
   list(): H[] {
-    return [...this.#helpers.values()];
+    return [...this.#functions.values()];
   }
 }
 

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { CommandExitError, InvalidArgumentError } from "@pincer/shared";
-import { defineConfigFunction, Registry, withTaskFile, type ConfigFunction, type ConfigRegistry, type HelperContext } from "../taskFunctions.js";
+import { defineConfigFunction, Registry, withTaskFile, type ConfigFunction, type ConfigRegistry, type TaskFunctionContext } from "../taskFunctions.js";
 
 const remotePath = z
   .string()
@@ -13,7 +13,7 @@ function describe(cmd: string | string[]): string {
 }
 
 /** Runs a command on the machine and fails the setup, with its output, when it does not exit 0. */
-async function runChecked(ctx: HelperContext, cmd: string | string[], timeoutSeconds: number): Promise<void> {
+async function runChecked(ctx: TaskFunctionContext, cmd: string | string[], timeoutSeconds: number): Promise<void> {
   const r = await ctx.env.process.run(cmd, { commandTimeoutMs: timeoutSeconds * 1000, signal: ctx.signal });
   if (r.exitCode !== 0) {
     const how = r.timedOut ? `timed out after ${timeoutSeconds} s` : r.exitCode === null ? `was killed by ${r.signal}` : `exited with code ${r.exitCode}`;
@@ -131,9 +131,17 @@ export const setClipboard = defineConfigFunction({
 });
 
 /** The built-in config functions of the JSON task format. */
-export const builtinConfigHelpers: ConfigFunction[] = [uploadFileToVm, uploadScriptAndExecute, execute, launch, open, sleep, setClipboard] as ConfigFunction[];
+export const builtinConfigFunctions: ConfigFunction[] = [
+  uploadFileToVm,
+  uploadScriptAndExecute,
+  execute,
+  launch,
+  open,
+  sleep,
+  setClipboard,
+] as ConfigFunction[];
 
 /** A registry with the built-in config functions, plus `extra` (user additions). */
 export function createConfigRegistry(extra: readonly ConfigFunction[] = []): ConfigRegistry {
-  return new Registry<ConfigFunction>("config function", [...builtinConfigHelpers, ...extra]);
+  return new Registry<ConfigFunction>("config function", [...builtinConfigFunctions, ...extra]);
 }

@@ -34,12 +34,12 @@ function argsSchema(registry: EvaluationRegistry, kind: string) {
     })
     .superRefine((a, zctx) => {
       a.evaluators.forEach((part, i) => {
-        const helper = registry.get(part.func);
-        if (!helper) {
+        const fn = registry.get(part.func);
+        if (!fn) {
           zctx.addIssue({ code: "custom", path: ["evaluators", i, "func"], message: `unknown evaluation function ${JSON.stringify(part.func)}` });
           return;
         }
-        const r = helper.args.safeParse(part.arguments);
+        const r = fn.args.safeParse(part.arguments);
         if (!r.success) {
           for (const issue of r.error.issues) zctx.addIssue({ code: "custom", path: ["evaluators", i, "arguments", ...issue.path], message: issue.message });
         }
@@ -57,13 +57,13 @@ async function runParts(registry: EvaluationRegistry, args: CombinationArgs, ctx
   for (const [i, part] of args.evaluators.entries()) {
     ctx.signal.throwIfAborted();
     const label = `[${i}] ${part.func}`;
-    const helper = registry.get(part.func);
-    if (!helper) throw new Error(`evaluators${label}: unknown evaluation function`);
-    const parsed = helper.args.safeParse(part.arguments);
+    const fn = registry.get(part.func);
+    if (!fn) throw new Error(`evaluators${label}: unknown evaluation function`);
+    const parsed = fn.args.safeParse(part.arguments);
     if (!parsed.success) throw new Error(`evaluators${label}: invalid arguments: ${z.prettifyError(parsed.error)}`);
     let o: Verdict;
     try {
-      o = await helper.run(parsed.data, ctx);
+      o = await fn.run(parsed.data, ctx);
     } catch (e) {
       throw new Error(`evaluators${label} failed: ${(e as Error).message}`, { cause: e });
     }

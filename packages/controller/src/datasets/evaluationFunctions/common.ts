@@ -3,7 +3,7 @@ import { z } from "zod";
 import { InvalidArgumentError, NotFoundError } from "@pincer/shared";
 import type { Env } from "../../env/index.js";
 import { fail, type Verdict } from "../../evaluators/verdict.js";
-import { readTaskFile, type HelperContext } from "../taskFunctions.js";
+import { readTaskFile, type TaskFunctionContext } from "../taskFunctions.js";
 
 export { fail, pass } from "../../evaluators/verdict.js";
 
@@ -27,7 +27,7 @@ export function show(value: string, max = 120): string {
 export const envArg = z.string().min(1).optional().describe("Name of the environment whose machine holds vm_* paths; the task's machine when unset");
 
 /** The machine a function works on: `ctx.env`, or the environment named in its `env` argument. */
-export function pickEnv(ctx: HelperContext, name: string | undefined): Env {
+export function pickEnv(ctx: TaskFunctionContext, name: string | undefined): Env {
   if (name === undefined) return ctx.env;
   const env = ctx.envs[name];
   if (!env) throw new Error(`no environment named ${JSON.stringify(name)} in this run (known: ${Object.keys(ctx.envs).join(", ") || "none"})`);
@@ -43,7 +43,7 @@ export type Fetched = { ok: true; data: Buffer } | { ok: false; outcome: Verdict
  * is a directory where a file was expected (checked only when the Download refuses the path); any
  * other error (the machine unreachable, a timeout) is thrown.
  */
-export async function fetchResult(ctx: HelperContext, envName: string | undefined, path: string, what = "result file"): Promise<Fetched> {
+export async function fetchResult(ctx: TaskFunctionContext, envName: string | undefined, path: string, what = "result file"): Promise<Fetched> {
   const env = pickEnv(ctx, envName);
   try {
     const { data } = await env.files.download(path, undefined, { signal: ctx.signal });
@@ -59,7 +59,7 @@ export async function fetchResult(ctx: HelperContext, envName: string | undefine
 
 /** Downloads a result file as UTF-8 text (a leading byte-order mark dropped). */
 export async function fetchResultText(
-  ctx: HelperContext,
+  ctx: TaskFunctionContext,
   envName: string | undefined,
   path: string,
   what?: string,
@@ -72,7 +72,7 @@ export async function fetchResultText(
  * Reads a `local_*` file of the task (relative to the task folder, confined to it: see
  * `readTaskFile`); a missing file throws: the task is broken.
  */
-export async function readLocal(ctx: Pick<HelperContext, "taskDir">, path: string, argName = "local_expected"): Promise<Buffer> {
+export async function readLocal(ctx: Pick<TaskFunctionContext, "taskDir">, path: string, argName = "local_expected"): Promise<Buffer> {
   try {
     return await readTaskFile(ctx, path, argName);
   } catch (e) {
@@ -85,7 +85,7 @@ export async function readLocal(ctx: Pick<HelperContext, "taskDir">, path: strin
 }
 
 /** Reads a `local_*` text file of the task. */
-export async function readLocalText(ctx: Pick<HelperContext, "taskDir">, path: string, argName?: string): Promise<string> {
+export async function readLocalText(ctx: Pick<TaskFunctionContext, "taskDir">, path: string, argName?: string): Promise<string> {
   return decodeText(await readLocal(ctx, path, argName));
 }
 

@@ -138,7 +138,7 @@ export function compareCsv(expectedText: string, resultText: string, opts: Compa
 }
 
 /** `compare_csv`: the result CSV on the machine equals the expected one as pandas reads them. */
-export const compareCsvHelper = defineEvaluationFunction({
+export const compareCsvFunction = defineEvaluationFunction({
   name: "compare_csv",
   description: "Compares a CSV file on the machine with an expected one as pandas reads them: same columns (any order), types and values",
   args: z.strictObject({

@@ -1,12 +1,12 @@
 import { Registry, type EvaluationFunction, type EvaluationRegistry } from "../taskFunctions.js";
 import { createAll, createAny } from "./combine.js";
-import { compareCsvHelper } from "./csv.js";
+import { compareCsvFunction } from "./csv.js";
 import { compareImages, compareJupyterlabImages } from "./images.js";
 import {
   areJupyterOutputsCleared,
-  compareIpynbFilesHelper,
-  compareNotebookCellsHelper,
-  compareNotebookOutputsHelper,
+  compareIpynbFilesFunction,
+  compareNotebookCellsFunction,
+  compareNotebookOutputsFunction,
   evaluateMultipleNotebooks,
   isJupyterCellExecuted,
 } from "./notebook.js";
@@ -39,12 +39,12 @@ export type { CompareTextOptions } from "./text.js";
  * look their parts up in a registry, so they are made per registry by {@link createAll} and
  * {@link createAny} (as {@link createEvaluationRegistry} does).
  */
-export const builtinEvaluationHelpers: EvaluationFunction[] = [
+export const builtinEvaluationFunctions: EvaluationFunction[] = [
   compareTextFile,
-  compareCsvHelper,
-  compareNotebookOutputsHelper,
-  compareNotebookCellsHelper,
-  compareIpynbFilesHelper,
+  compareCsvFunction,
+  compareNotebookOutputsFunction,
+  compareNotebookCellsFunction,
+  compareIpynbFilesFunction,
   isJupyterCellExecuted,
   areJupyterOutputsCleared,
   evaluateMultipleNotebooks,
@@ -64,7 +64,7 @@ export const builtinEvaluationHelpers: EvaluationFunction[] = [
  * visible to `all`/`any` too.
  */
 export function createEvaluationRegistry(extra: readonly EvaluationFunction[] = []): EvaluationRegistry {
-  const registry: EvaluationRegistry = new Registry<EvaluationFunction>("evaluation function", builtinEvaluationHelpers);
+  const registry: EvaluationRegistry = new Registry<EvaluationFunction>("evaluation function", builtinEvaluationFunctions);
   registry.register(createAll(registry)).register(createAny(registry));
   for (const h of extra) registry.register(h);
   return registry;

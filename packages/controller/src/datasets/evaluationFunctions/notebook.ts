@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { EvaluationFunction, HelperContext } from "../taskFunctions.js";
+import type { EvaluationFunction, TaskFunctionContext } from "../taskFunctions.js";
 import type { Verdict } from "../../evaluators/verdict.js";
 import { defineEvaluationFunction } from "../taskFunctions.js";
 import { envArg, fail, fetchResultText, pass, readLocalText } from "./common.js";
@@ -15,7 +15,7 @@ import {
 } from "./notebookChecks.js";
 
 /** The expected notebook of the task; one that does not parse throws (the task is broken). */
-async function expectedNotebook(ctx: HelperContext, path: string): Promise<NotebookCell[]> {
+async function expectedNotebook(ctx: TaskFunctionContext, path: string): Promise<NotebookCell[]> {
   const text = await readLocalText(ctx, path);
   try {
     return parseNotebook(text);
@@ -26,7 +26,7 @@ async function expectedNotebook(ctx: HelperContext, path: string): Promise<Noteb
 
 /** The result notebook on the machine, or the failing outcome (missing, or not a notebook). */
 async function resultNotebook(
-  ctx: HelperContext,
+  ctx: TaskFunctionContext,
   env: string | undefined,
   path: string,
 ): Promise<{ ok: true; cells: NotebookCell[] } | { ok: false; outcome: Verdict }> {
@@ -47,7 +47,11 @@ const pairArgs = {
 
 type Compare = (expected: NotebookCell[], result: NotebookCell[]) => Verdict;
 
-async function runPair(args: { local_expected: string; vm_result: string; env?: string | undefined }, ctx: HelperContext, compare: Compare): Promise<Verdict> {
+async function runPair(
+  args: { local_expected: string; vm_result: string; env?: string | undefined },
+  ctx: TaskFunctionContext,
+  compare: Compare,
+): Promise<Verdict> {
   const expected = await expectedNotebook(ctx, args.local_expected);
   const result = await resultNotebook(ctx, args.env, args.vm_result);
   if (!result.ok) return result.outcome;
@@ -55,7 +59,7 @@ async function runPair(args: { local_expected: string; vm_result: string; env?: 
 }
 
 /** `compare_notebook_outputs`: the cells match in number and type, and the code cells' stdout and text results match, in order. */
-export const compareNotebookOutputsHelper = defineEvaluationFunction({
+export const compareNotebookOutputsFunction = defineEvaluationFunction({
   name: "compare_notebook_outputs",
   description: "Compares the stdout and text/plain outputs of a notebook's code cells on the machine with an expected notebook's, in order, exactly",
   args: z.strictObject({
@@ -69,7 +73,7 @@ export const compareNotebookOutputsHelper = defineEvaluationFunction({
 });
 
 /** `compare_notebook_cells`: the cells' types and sources match the expected notebook's. */
-export const compareNotebookCellsHelper = defineEvaluationFunction({
+export const compareNotebookCellsFunction = defineEvaluationFunction({
   name: "compare_notebook_cells",
   description: "Compares the cell types and sources (ends stripped) of a notebook on the machine with an expected notebook, in order",
   args: z.strictObject(pairArgs),
@@ -77,7 +81,7 @@ export const compareNotebookCellsHelper = defineEvaluationFunction({
 });
 
 /** `compare_ipynb_files`: types, sources and output texts match. */
-export const compareIpynbFilesHelper = defineEvaluationFunction({
+export const compareIpynbFilesFunction = defineEvaluationFunction({
   name: "compare_ipynb_files",
   description: "Compares a notebook on the machine with an expected one: cell types, sources and the texts of outputs, metadata and counts aside",
   args: z.strictObject(pairArgs),
@@ -135,11 +139,11 @@ export const areJupyterOutputsCleared = defineEvaluationFunction({
 });
 
 /** The functions `evaluate_multiple_notebooks` may combine, as in the published evaluator. */
-const NOTEBOOK_HELPERS: Record<string, EvaluationFunction> = {
-  compare_notebook_cells: compareNotebookCellsHelper as EvaluationFunction,
-  compare_notebook_outputs: compareNotebookOutputsHelper as EvaluationFunction,
+const NOTEBOOK_FUNCTIONS: Record<string, EvaluationFunction> = {
+  compare_notebook_cells: compareNotebookCellsFunction as EvaluationFunction,
+  compare_notebook_outputs: compareNotebookOutputsFunction as EvaluationFunction,
   is_jupyter_cell_executed: isJupyterCellExecuted as EvaluationFunction,
-  compare_ipynb_files: compareIpynbFilesHelper as EvaluationFunction,
+  compare_ipynb_files: compareIpynbFilesFunction as EvaluationFunction,
   compare_jupyterlab_images: compareJupyterlabImages as EvaluationFunction,
   are_jupyter_outputs_cleared: areJupyterOutputsCleared as EvaluationFunction,
 };
@@ -166,16 +170,16 @@ export const evaluateMultipleNotebooks = defineEvaluationFunction({
     })
     .superRefine((a, zctx) => {
       a.comparisons.forEach((c, i) => {
-        const helper = NOTEBOOK_HELPERS[c.func];
-        if (!helper) {
+        const fn = NOTEBOOK_FUNCTIONS[c.func];
+        if (!fn) {
           zctx.addIssue({
             code: "custom",
             path: ["comparisons", i, "func"],
-            message: `${JSON.stringify(c.func)} is not a notebook check; use one of ${Object.keys(NOTEBOOK_HELPERS).join(", ")}`,
+            message: `${JSON.stringify(c.func)} is not a notebook check; use one of ${Object.keys(NOTEBOOK_FUNCTIONS).join(", ")}`,
           });
           return;
         }
-        const r = helper.args.safeParse(c.arguments);
+        const r = fn.args.safeParse(c.arguments);
         if (!r.success)
           for (const issue of r.error.issues) zctx.addIssue({ code: "custom", path: ["comparisons", i, "arguments", ...issue.path], message: issue.message });
       });
@@ -184,10 +188,10 @@ export const evaluateMultipleNotebooks = defineEvaluationFunction({
     const parts: Array<Verdict & { label: string }> = [];
     for (const [i, c] of args.comparisons.entries()) {
       ctx.signal.throwIfAborted();
-      const helper = NOTEBOOK_HELPERS[c.func]!;
+      const fn = NOTEBOOK_FUNCTIONS[c.func]!;
       const label = `[${i}] ${c.func}`;
       try {
-        const o = await helper.run(helper.args.parse(c.arguments), ctx);
+        const o = await fn.run(fn.args.parse(c.arguments), ctx);
         parts.push({ label, ...o });
       } catch (e) {
         if (ctx.signal.aborted) throw e;

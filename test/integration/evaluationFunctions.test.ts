@@ -1,11 +1,11 @@
 import { readdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import type { EvaluationOutcome, HelperContext } from "../../packages/controller/src/datasets/taskFunctions.js";
+import type { EvaluationOutcome, TaskFunctionContext } from "../../packages/controller/src/datasets/taskFunctions.js";
 import { createEvaluationRegistry } from "../../packages/controller/src/datasets/evaluationFunctions/index.js";
 import { spawnDaemon, type RunningDaemon } from "../fixtures/daemon.js";
 
-// Every built-in evaluation helper against a real daemon: the fixtures are uploaded to a folder on
+// Every built-in evaluation function against a real daemon: the fixtures are uploaded to a folder on
 // the machine through env.files, and the helpers fetch them back through env (files and processes
 // need no display).
 
@@ -15,7 +15,7 @@ const registry = createEvaluationRegistry();
 let daemon: RunningDaemon;
 /** The fixtures' folder on the machine. */
 let vm: string;
-let ctx: HelperContext;
+let ctx: TaskFunctionContext;
 
 /** Runs a helper as the runner does: arguments parsed by its schema, then run. */
 async function evaluate(func: string, args: Record<string, unknown>): Promise<EvaluationOutcome> {
