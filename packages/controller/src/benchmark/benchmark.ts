@@ -33,7 +33,18 @@ export interface BenchmarkOptions {
   defaultEnvironment?: string;
   /** The root environment. @default createRootEnvironment(): `complete`, `wait`, `submit` */
   root?: Environment;
+  /**
+   * How long an evaluation round after a step that did not end the episode may take, in ms. Such a
+   * round only says whether the goal was reached early (and a graph's partial credit so far); one
+   * cut at this limit leaves the state as it was, and later steps of the episode skip theirs. The
+   * round that judges the end is never cut: options that wait for the machine apply there only.
+   * @default 10_000
+   */
+  stepEvaluationLimitMs?: number;
 }
+
+/** See {@link BenchmarkOptions.stepEvaluationLimitMs}. */
+export const STEP_EVALUATION_LIMIT_MS = 10_000;
 
 /**
  * Several named environments plus a root environment, and the tasks to run on them, one episode at
@@ -45,6 +56,7 @@ export class Benchmark {
   readonly environments: ReadonlyMap<string, Environment>;
   readonly tasks: ReadonlyMap<string, Task>;
   readonly defaultEnvironment: string;
+  readonly #stepEvaluationLimitMs: number;
   #episode: Episode | undefined;
 
   constructor(opts: BenchmarkOptions) {
@@ -59,6 +71,7 @@ export class Benchmark {
     }
     this.environments = environments;
     this.defaultEnvironment = opts.defaultEnvironment ?? opts.environments[0]!.name;
+    this.#stepEvaluationLimitMs = opts.stepEvaluationLimitMs ?? STEP_EVALUATION_LIMIT_MS;
     this.#need(this.defaultEnvironment, "defaultEnvironment");
     const tasks = new Map<string, Task>();
     for (const t of opts.tasks) {
@@ -239,7 +252,7 @@ export class Benchmark {
     const step: StepOutcome = { envError, timedOut, error: outcome.ok ? undefined : outcome.error };
     // A task judged at the end is evaluated only by the step that ends its episode (not by an env_error).
     const ending = !envError && endOfStep(ep, evaluationState(ep.task.graph.shape, []), step) !== undefined;
-    const judgeNow = ep.task.evaluateAt === "every_step" || ending;
+    const judgeNow = ending || (ep.task.evaluateAt === "every_step" && !ep.stepRoundsCut);
     const evaluation = judgeNow ? await this.#evaluateRound(ep, opts, ending) : evaluationState(ep.task.graph.shape, ep.events);
     this.#decide(ep, evaluation, step);
     return this.#result(ep, { tool, env, action }, outcome, evaluation, began);
@@ -271,24 +284,41 @@ export class Benchmark {
     };
   }
 
-  /** One evaluation round; `ending`: it judges the end of the episode (see EpisodeHandle.ending). */
+  /**
+   * One evaluation round; `ending`: it judges the end of the episode (see EpisodeHandle.ending).
+   * A round that does not judge the end is bounded by {@link BenchmarkOptions.stepEvaluationLimitMs}.
+   */
   async #evaluateRound(ep: Episode, opts: BenchmarkCallOptions, ending: boolean): Promise<EvaluationState> {
     if (ep.task.evaluateAt === "end") {
       if (ep.evaluatedAtEnd) return evaluationState(ep.task.graph.shape, ep.events);
       ep.evaluatedAtEnd = true;
     }
-    ep.judgingEnd = ending;
+    if (ending) return this.#runRound(ep, ep.events, opts, true);
+    const bound = AbortSignal.timeout(this.#stepEvaluationLimitMs);
+    const signal = opts.signal ? AbortSignal.any([opts.signal, bound]) : bound;
+    // The round writes to a copy: one cut at its limit (its evaluator may not heed the signal) adds nothing later.
+    const events = [...ep.events];
+    const cut = new Promise<never>((_, reject) => signal.addEventListener("abort", () => reject(signal.reason), { once: true }));
     try {
-      return await ep.task.graph.evaluate({
-        events: ep.events,
-        step: ep.steps,
-        envFor: (node) => this.#env(this.#nodeEnvName(node)),
-        episode: ep.handle(),
-        ...signalOf(opts),
-      });
-    } finally {
-      ep.judgingEnd = false;
+      const state = await Promise.race([this.#runRound(ep, events, { ...opts, signal }, false), cut]);
+      ep.events.push(...events.slice(ep.events.length));
+      return state;
+    } catch (err) {
+      if (opts.signal?.aborted || !bound.aborted) throw err;
+      // Cut: the round says nothing, and this episode's later steps do not wait for theirs.
+      ep.stepRoundsCut = true;
+      return evaluationState(ep.task.graph.shape, ep.events);
     }
+  }
+
+  async #runRound(ep: Episode, events: EpisodeEvent[], opts: BenchmarkCallOptions, ending: boolean): Promise<EvaluationState> {
+    return ep.task.graph.evaluate({
+      events,
+      step: ep.steps,
+      envFor: (node) => this.#env(this.#nodeEnvName(node)),
+      episode: ep.handle({ ending }),
+      ...signalOf(opts),
+    });
   }
 
   /** Ends the episode if this step ended it. */

@@ -11,8 +11,8 @@ export class Episode {
   steps = 0;
   tokens = 0;
   completeRequested = false;
-  /** True while an evaluation round judges the end of the episode (see EpisodeHandle.ending). */
-  judgingEnd = false;
+  /** An evaluation round after a step was cut at its limit: later steps skip theirs (the end is still judged). */
+  stepRoundsCut = false;
   /** A task evaluated only at the end has had that evaluation. */
   evaluatedAtEnd = false;
   /** Set once the episode ended; steps are refused afterwards. */
@@ -41,8 +41,8 @@ export class Episode {
     this.end ??= error ? { reason, error } : { reason };
   }
 
-  /** What actions and evaluators see of the episode. */
-  handle(): EpisodeHandle {
+  /** What actions and evaluators see of the episode; `round`: the evaluation round the handle is for, and whether it judges the end. */
+  handle(round?: { ending: boolean }): EpisodeHandle {
     const episode = this;
     return {
       taskId: this.task.id,
@@ -59,7 +59,7 @@ export class Episode {
         episode.completeRequested = true;
       },
       ending() {
-        return episode.judgingEnd;
+        return round?.ending ?? false;
       },
     };
   }
