@@ -5,22 +5,24 @@ export { DESCRIPTOR_SET_BASE64 } from "./generated/descriptorSet.js";
 export * from "./errors.js";
 export { MAX_ECHO_BYTES, MAX_STATUS_MESSAGE_BYTES, capText, echo, quoted } from "./echo.js";
 export { didYouMean, editDistance, nearNames } from "./nearNames.js";
-export { BAD_REQUEST_TYPE_URL, STATUS_DETAILS_KEY, decodeFieldViolations, encodeBadRequestStatus } from "./statusDetails.js";
+export { STATUS_DETAILS_KEY, decodeFieldViolations, encodeBadRequestStatus } from "./statusDetails.js";
 export { ChunkReader, encodeLargeMessagesFramed, FRAMED_ENCODING_FROM, framedBytes, framedChunk } from "./chunks.js";
 export type { EncodedChunk, ReadChunk } from "./chunks.js";
 export { DIRECT_IO_MIN_BYTES, openDirect } from "./directIo.js";
 export { FileSink } from "./fileSink.js";
 export { decodeIntoPool, pooledBytes } from "./receivePool.js";
 export type { FileSinkOptions } from "./fileSink.js";
-export { DAEMON_MALLOC_ENV, DAEMON_NODE_FLAGS, NODE_FLAGS, hasMallocEnv, hasNodeFlags } from "./nodeFlags.js";
+export { DAEMON_MALLOC_ENV, DAEMON_NODE_FLAGS, hasMallocEnv, hasNodeFlags } from "./nodeFlags.js";
 export { processAlive } from "./processes.js";
+export { ENCODED_IMAGE_FORMATS, IMAGE_FORMATS, imageFormatOfMime, imageFormatOfWire } from "./imageFormats.js";
+export type { ImageFormat, ImageFormatInfo } from "./imageFormats.js";
+export { pause, sleep } from "./sleep.js";
 export { ensureInsideRoot, FileRoot, fileRoot, unanchored } from "./fileRoot.js";
 export type { Anchored, AnchorOptions, FileRootOptions, Jail } from "./fileRoot.js";
 export { fsError } from "./fsErrors.js";
 export {
   KeyNameError,
   keysymForChar,
-  keyVocabulary,
   parseChord,
   resolveKey,
   resolveKeyOrThrow,

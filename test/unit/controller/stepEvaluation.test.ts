@@ -1,16 +1,9 @@
 import { describe, expect, test } from "vitest";
+import { sleep } from "@pincer/shared";
 import { createBenchmark, createEnvironment, createMemoryEnv, createTask, evaluator } from "@pincer/controller";
 
 // Evaluation after a step that does not end the episode never waits for the machine: an evaluator's
 // wait applies to the round that judges the end, and a step's round is cut at its limit.
-
-/** Resolves after `ms`, or rejects when the signal aborts. */
-function waitFor(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(resolve, ms);
-    signal?.addEventListener("abort", () => (clearTimeout(timer), reject(signal.reason)), { once: true });
-  });
-}
 
 describe("a step's evaluation round", () => {
   test("a waiting evaluator looks once after an intermediate step and waits in the round that judges the end", async () => {
@@ -24,7 +17,7 @@ describe("a step's evaluation round", () => {
         const ending = episode?.ending?.() ?? true;
         rounds.push(ending);
         if (!ending) return false;
-        await waitFor(50, signal);
+        await sleep(50, signal);
         return true;
       },
     });
@@ -69,7 +62,7 @@ describe("a step's evaluation round", () => {
     expect(first.evaluation.nodes).toEqual({ stubborn: "pending" });
     // The cut round finishes later with a pass: it must not count, nor end the episode.
     release?.();
-    await waitFor(20);
+    await sleep(20);
     const second = await bench.step({ tool: "root__wait", args: { seconds: 0 } });
     expect(second).toMatchObject({ reason: null, terminated: false });
     expect(rounds).toEqual([{ ending: false, step: 1 }]);

@@ -1,8 +1,7 @@
-import { parseChord, resolveKey } from "@pincer/shared";
+import { ENCODED_IMAGE_FORMATS, parseChord, resolveKey, sleep } from "@pincer/shared";
 import { z } from "zod";
 import type { Env, Point } from "../env/index.js";
 import { action } from "./action.js";
-import { sleep } from "./errors.js";
 
 /**
  * How the desktop actions read coordinates:
@@ -179,7 +178,7 @@ const screenshot = action({
   name: "screenshot",
   description: "Take a screenshot of the whole screen.",
   params: z.object({
-    format: z.enum(["png", "jpeg", "webp"]).default("png").describe("Image format"),
+    format: z.enum(ENCODED_IMAGE_FORMATS).default("png").describe("Image format"),
     max_width: z.number().int().min(16).optional().describe("Downscale the image to at most this width, in pixels"),
   }),
   run: ({ format, max_width }, { env, signal }) => env.screen.screenshot({ format, signal, ...(max_width !== undefined ? { maxWidth: max_width } : {}) }),

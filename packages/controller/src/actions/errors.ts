@@ -54,19 +54,3 @@ export function toErrorInfo(err: unknown): ErrorInfo {
 export function throwIfAborted(signal: AbortSignal | undefined, what: string): void {
   if (signal?.aborted) throw new CancelledError(`${what}: cancelled`, { cause: signal.reason });
 }
-
-/** Resolves after `ms` milliseconds, or rejects with a CancelledError when `signal` fires first. */
-export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(new CancelledError("wait: cancelled", { cause: signal.reason }));
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(new CancelledError("wait: cancelled", { cause: signal?.reason }));
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener("abort", onAbort);
-      resolve();
-    }, ms);
-    signal?.addEventListener("abort", onAbort, { once: true });
-  });
-}

@@ -1,5 +1,5 @@
 import { isAbsolute, resolve } from "node:path";
-import { setTimeout as sleep } from "node:timers/promises";
+import { sleep } from "@pincer/shared";
 import { NotFoundError, TimeoutError } from "@pincer/shared";
 import { z } from "zod";
 import { windowMatches, type WindowInfo } from "../env/windows.js";
@@ -190,7 +190,7 @@ const programActions = {
           const missing = [!windowOk && `no window ${which.filter(Boolean).join(" ")}`, !fileOk && `no file ${a.file}`].filter(Boolean);
           throw new TimeoutError(`wait_for: after ${a.timeout_seconds} s there is still ${missing.join(" and ")}`);
         }
-        await sleep(100, undefined, { signal });
+        await sleep(100, signal);
       }
     },
   }),

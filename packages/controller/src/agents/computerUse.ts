@@ -1,7 +1,7 @@
 import { InvalidArgumentError, parseChord } from "@pincer/shared";
 import { z } from "zod";
 import { action, type Action } from "../actions/action.js";
-import { sleep } from "../actions/errors.js";
+import { sleep } from "@pincer/shared";
 import type { Env, Screenshot, ScreenshotOptions } from "../env/index.js";
 import { DisplayMapping, type ComputerActionResult, type ComputerRunOptions, type DisplaySetting } from "./computerDisplay.js";
 import { openaiComputerInput, runOpenAIComputerAction } from "./openaiComputerUse.js";

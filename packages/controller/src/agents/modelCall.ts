@@ -1,4 +1,4 @@
-import { setTimeout as sleep } from "node:timers/promises";
+import { sleep } from "@pincer/shared";
 import type { TokenUsage } from "./types.js";
 
 /** Per-request deadline of a model call, when the agent's options set none. @default 120_000 */
@@ -131,7 +131,7 @@ export async function callModel<T>(o: ModelCallOptions, send: (signal: AbortSign
     if (tries > o.retries) fail(o, tries, failure.why, `; --model-retries ${o.retries}`);
     const backoff = Math.min(MAX_BACKOFF_MS, failure.wait ?? 500 * 2 ** (tries - 1) * (0.75 + Math.random() / 2));
     try {
-      await sleep(backoff, undefined, { signal: o.signal });
+      await sleep(backoff, o.signal);
     } catch {
       fail(o, tries, `${failure.why}; the attempt's time ran out before the next try`);
     }

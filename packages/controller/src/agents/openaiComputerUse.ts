@@ -1,6 +1,6 @@
 import { InvalidArgumentError } from "@pincer/shared";
 import { z } from "zod";
-import { sleep } from "../actions/errors.js";
+import { sleep } from "@pincer/shared";
 import type { Env, MouseButton, Point } from "../env/index.js";
 import type { ComputerActionResult, ComputerRunOptions, DisplayMapping } from "./computerDisplay.js";
 

@@ -2,6 +2,7 @@ import { deflateSync } from "node:zlib";
 import {
   CancelledError,
   InvalidArgumentError,
+  IMAGE_FORMATS,
   KeyNameError,
   parseChord,
   PINCER_VERSION,
@@ -258,7 +259,7 @@ function render(size: Size, cursor: Point, rgb: [number, number, number], o: Scr
   return {
     data: format === "raw" ? pixels : encodePng(width, height, row),
     format,
-    mimeType: format === "raw" ? "application/octet-stream" : "image/png",
+    mimeType: IMAGE_FORMATS[format].mimeType,
     width,
     height,
     source,

@@ -1,9 +1,9 @@
-import { InvalidArgumentError, type wire } from "@pincer/shared";
+import { IMAGE_FORMATS, type ImageFormat, imageFormatOfWire, InvalidArgumentError, type wire } from "@pincer/shared";
 import type { PromiseClient } from "./rpc.js";
 import type { CallOptions, Point, Region, Size } from "./types.js";
 
-/** Image encodings of a screenshot; `raw` is packed 8-bit RGB. */
-export type ImageFormat = "png" | "jpeg" | "webp" | "raw";
+/** Image encodings of a screenshot; `raw` is packed 8-bit RGB (the one table of them is in @pincer/shared). */
+export type { ImageFormat } from "@pincer/shared";
 
 /** Options of {@link ScreenApi.screenshot}. */
 export interface ScreenshotOptions extends CallOptions {
@@ -86,26 +86,12 @@ export interface ScreenApi {
   waitForSettle(opts?: SettleOptions): Promise<SettleResult>;
 }
 
-const WIRE_FORMAT: Record<ImageFormat, wire.ImageFormat> = {
-  png: "IMAGE_FORMAT_PNG",
-  jpeg: "IMAGE_FORMAT_JPEG",
-  webp: "IMAGE_FORMAT_WEBP",
-  raw: "IMAGE_FORMAT_RAW_RGB",
-};
-const FROM_WIRE_FORMAT = Object.fromEntries(Object.entries(WIRE_FORMAT).map(([k, v]) => [v, k])) as Record<string, ImageFormat>;
-const MIME: Record<ImageFormat, string> = {
-  png: "image/png",
-  jpeg: "image/jpeg",
-  webp: "image/webp",
-  raw: "application/octet-stream",
-};
-
 function toScreenshot(r: wire.ScreenshotResponse__Output): Screenshot {
-  const format = FROM_WIRE_FORMAT[r.format] ?? "png";
+  const format = imageFormatOfWire(r.format) ?? "png";
   return {
     data: r.data,
     format,
-    mimeType: MIME[format],
+    mimeType: IMAGE_FORMATS[format].mimeType,
     width: r.width,
     height: r.height,
     source: { x: r.source?.x ?? 0, y: r.source?.y ?? 0, width: r.source?.width ?? r.width, height: r.source?.height ?? r.height },
@@ -141,7 +127,7 @@ export function createScreenApi(screen: PromiseClient<"Screen">): ScreenApi {
     screenshot: async (o = {}) => {
       checkScreenshotOptions(o);
       const req: wire.ScreenshotRequest = {
-        format: WIRE_FORMAT[o.format ?? "png"],
+        format: IMAGE_FORMATS[o.format ?? "png"].wire,
         quality: o.quality ?? 0,
         region: o.region ?? null,
         maxWidth: o.maxWidth ?? 0,

@@ -3,7 +3,7 @@ import { accessSync, constants, existsSync } from "node:fs";
 import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { hostname, tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
-import { FailedPreconditionError, InvalidArgumentError } from "@pincer/shared";
+import { FailedPreconditionError, InvalidArgumentError, sleep } from "@pincer/shared";
 import Docker from "dockerode";
 import { processAlive } from "@pincer/shared";
 import { removeDeadDirs } from "./hostProcess.js";
@@ -138,7 +138,7 @@ async function waitForService(docker: Docker, child: ChildProcess, stderr: () =>
     if (child.exitCode !== null || child.signalCode !== null)
       throw new FailedPreconditionError(`podman system service exited with ${child.exitCode ?? child.signalCode}: ${stderr().trim()}`);
     if (Date.now() > deadline) throw new FailedPreconditionError(`podman system service did not answer within 30 s: ${stderr().trim()}`);
-    await new Promise((r) => setTimeout(r, 50));
+    await sleep(50);
   }
 }
 

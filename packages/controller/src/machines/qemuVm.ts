@@ -5,7 +5,7 @@ import { access, constants, copyFile, mkdtemp, readFile, rm, writeFile } from "n
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { CancelledError, FailedPreconditionError, TimeoutError, UnauthenticatedError, UnavailableError } from "@pincer/shared";
+import { CancelledError, FailedPreconditionError, sleep, TimeoutError, UnauthenticatedError, UnavailableError } from "@pincer/shared";
 import { connect, type RemoteEnv } from "../env/index.js";
 import { FW_CFG_TOKEN, GUEST_PORT } from "./guestContract.js";
 import { removeDeadDirs } from "./hostProcess.js";
@@ -255,7 +255,7 @@ export class QemuVm {
     if (this.#exit === undefined && this.qmp && !this.qmp.closed) {
       const gone = new Promise<void>((resolve) => this.child.once("exit", () => resolve()));
       await this.qmp.execute("quit", undefined, { timeoutMs: 3_000 }).catch(() => undefined);
-      await Promise.race([gone, new Promise((r) => setTimeout(r, 5_000))]);
+      await Promise.race([gone, sleep(5_000)]);
     }
     await this.kill();
     await rm(this.dir, { recursive: true, force: true });

@@ -1,5 +1,5 @@
 import { createConnection, type Socket } from "node:net";
-import { CancelledError, FailedPreconditionError, PincerError, TimeoutError, UnavailableError } from "@pincer/shared";
+import { CancelledError, FailedPreconditionError, PincerError, sleep, TimeoutError, UnavailableError } from "@pincer/shared";
 
 /** Deadline and cancellation of one QMP or guest-agent command. */
 export interface QmpCallOptions {
@@ -66,7 +66,7 @@ class JsonLineSocket {
         if (opts.signal?.aborted) throw new CancelledError(`connecting to ${path} was cancelled`);
         if (opts.alive && !opts.alive()) throw new UnavailableError(`QEMU exited before its socket ${path} could be opened`);
         if (Date.now() > deadline) throw new UnavailableError(`cannot connect to QEMU's socket ${path}: ${(err as Error).message}`);
-        await new Promise((r) => setTimeout(r, 50));
+        await sleep(50);
       }
     }
   }

@@ -10,7 +10,7 @@ import {
   type ServerNotification,
   type ServerRequest,
 } from "@modelcontextprotocol/sdk/types.js";
-import { PINCER_VERSION } from "@pincer/shared";
+import { ENCODED_IMAGE_FORMATS, PINCER_VERSION } from "@pincer/shared";
 import { z } from "zod";
 import type { AnyAction } from "../actions/action.js";
 import { createDesktopActions } from "../actions/desktop.js";
@@ -135,7 +135,7 @@ async function readScreenshot(opts: McpServerOptions, uri: string, shot: Paramet
 }
 
 const templateVars = z.object({
-  format: z.enum(["png", "jpeg", "webp"]).default("png"),
+  format: z.enum(ENCODED_IMAGE_FORMATS).default("png"),
   max_width: z.coerce.number().int().min(16).optional(),
 });
 

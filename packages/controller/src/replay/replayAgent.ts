@@ -1,4 +1,4 @@
-import { setTimeout as sleep } from "node:timers/promises";
+import { sleep } from "@pincer/shared";
 import type { Agent, AgentObservation, AgentTaskContext, AgentTurn } from "../agents/types.js";
 import type { StepCall } from "../benchmark/types.js";
 import type { TrajectoryLine } from "../runFolder/trajectory.js";
@@ -79,7 +79,7 @@ export class ReplayAgent implements Agent {
     if (!turn) return { calls: [], done: true };
     const previous = this.turns[this.#next - 1];
     this.#next += 1;
-    await sleep(this.#waitMs(turn, previous, observation), undefined, { signal: observation.signal });
+    await sleep(this.#waitMs(turn, previous, observation), observation.signal);
     this.#handedAt = performance.now();
     if (turn.agentError) throw new Error(`the recorded attempt's agent failed at this turn: ${turn.agentError}`);
     if (turn.done || turn.calls.length === 0) return { calls: [], done: true };

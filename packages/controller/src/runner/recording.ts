@@ -1,3 +1,4 @@
+import { sleep } from "@pincer/shared";
 import { randomUUID } from "node:crypto";
 import { join } from "node:path";
 import { toErrorInfo } from "../actions/errors.js";
@@ -80,7 +81,7 @@ const CATCH_UP_MS = 3_000;
 
 /** Polls `done` every 50 ms until it holds, the recording ended, or `ms` passed. */
 async function until(r: Running, ms: number, done: () => boolean): Promise<void> {
-  for (const end = Date.now() + ms; !r.ended && !done() && Date.now() < end; ) await new Promise((res) => setTimeout(res, 50));
+  for (const end = Date.now() + ms; !r.ended && !done() && Date.now() < end; ) await sleep(50);
 }
 
 /**

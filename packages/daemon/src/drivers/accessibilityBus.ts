@@ -1,3 +1,4 @@
+import { sleep } from "@pincer/shared";
 import { type ChildProcess, spawn } from "node:child_process";
 import { accessSync, constants, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -115,7 +116,7 @@ async function killGroup(pgid: number, graceMs = 2_000): Promise<void> {
     [2_000, undefined],
   ] as const) {
     const deadline = Date.now() + wait;
-    while (groupMembers(pgid).length > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    while (groupMembers(pgid).length > 0 && Date.now() < deadline) await sleep(20);
     if (groupMembers(pgid).length === 0) return;
     if (next) signalGroup(pgid, next);
   }
@@ -173,7 +174,7 @@ async function a11yAddress(sessionBus: string, launcher: Child, deadline: number
       if (owned === true) break;
       if (launcherGone) throw new Error(launcherGone);
       if (Date.now() > deadline) throw new Error("at-spi-bus-launcher did not take org.a11y.Bus in time");
-      await new Promise((r) => setTimeout(r, 20));
+      await sleep(20);
     }
     const [address] = await bus.call("org.a11y.Bus", "/org/a11y/bus", "org.a11y.Bus", "GetAddress");
     if (typeof address !== "string" || !address) throw new Error("org.a11y.Bus.GetAddress gave no address");

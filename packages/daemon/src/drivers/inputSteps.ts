@@ -1,3 +1,4 @@
+import { sleep } from "@pincer/shared";
 import type { KeySpec } from "@pincer/shared";
 import type { MouseButtonName, PointXY } from "./drivers.js";
 
@@ -35,7 +36,7 @@ export async function dragAlong(pointer: Pointer, path: PointXY[], button: Mouse
   try {
     for (const p of rest) {
       signal?.throwIfAborted();
-      if (stepDelayMs > 0) await new Promise((r) => setTimeout(r, stepDelayMs));
+      if (stepDelayMs > 0) await sleep(stepDelayMs);
       await pointer.move(p);
     }
   } finally {

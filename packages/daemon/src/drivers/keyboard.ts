@@ -1,4 +1,4 @@
-import { keysymForChar, type KeySpec } from "@pincer/shared";
+import { keysymForChar, type KeySpec, sleep } from "@pincer/shared";
 import { XTEST, type XConnection } from "./xConnection.js";
 
 interface KeyStroke {
@@ -94,7 +94,7 @@ export class XKeyboard {
       }
       const newest = Math.max(0, ...victims.map((k) => this.bound.get(k)?.usedAt ?? 0));
       const wait = newest + REBIND_QUIET_MS - Date.now();
-      if (newest > 0 && wait > 0) await new Promise((r) => setTimeout(r, wait));
+      if (newest > 0 && wait > 0) await sleep(wait);
       victims.forEach((keycode, i) => {
         const pair = missing.slice(i * 2, i * 2 + 2);
         const syms = new Array<number>(this.keysymsPerKeycode).fill(0);
@@ -164,7 +164,7 @@ export class XKeyboard {
         this.tap(stroke);
         if (opts.charDelayMs) {
           await this.x.sync();
-          await new Promise((r) => setTimeout(r, opts.charDelayMs));
+          await sleep(opts.charDelayMs);
         }
       }
       await this.x.sync();

@@ -1,7 +1,7 @@
 import { type ChildProcess, fork } from "node:child_process";
 import { dirname, extname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { FailedPreconditionError, type KeySpec, NotFoundError } from "@pincer/shared";
+import { FailedPreconditionError, type KeySpec, NotFoundError, sleep } from "@pincer/shared";
 import type { MouseButtonName, PointXY } from "./desktop.js";
 import type { ClipboardDriver, InputDriver, ScreenDriver, ScreenSize, WindowsDriver } from "./drivers.js";
 import { dragAlong, holdingModifiers } from "./inputSteps.js";
@@ -256,7 +256,7 @@ export class NutDesktop implements InputDriver, ScreenDriver {
           for (const char of delayMs > 0 ? [...run.text] : [run.text]) {
             opts.signal?.throwIfAborted();
             await this.call({ op: "type", text: char });
-            if (delayMs > 0) await new Promise((r) => setTimeout(r, delayMs));
+            if (delayMs > 0) await sleep(delayMs);
           }
         }
       }

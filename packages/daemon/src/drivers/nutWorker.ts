@@ -1,3 +1,4 @@
+import { sleep } from "@pincer/shared";
 /**
  * The process that holds nut-js for the portable driver set (see nutDesktop.ts): GUI input through
  * nut-js's mouse and keyboard, screen grabs through its screen. Forked by the daemon with an IPC
@@ -91,7 +92,7 @@ async function handle(nut: Nut, r: NutRequest): Promise<unknown> {
     case "strokes": {
       const kb = nut.providerRegistry.getKeyboard();
       for (const [i, names] of r.strokes.entries()) {
-        if (i > 0 && r.delayMs > 0) await new Promise((res) => setTimeout(res, r.delayMs));
+        if (i > 0 && r.delayMs > 0) await sleep(r.delayMs);
         const keys = keysOf(nut, names);
         for (const k of keys) await kb.pressKey(k);
         for (const k of keys.reverse()) await kb.releaseKey(k);

@@ -1,3 +1,4 @@
+import type { ImageFormat } from "@pincer/shared";
 import screenshotDesktop from "screenshot-desktop";
 import sharp from "sharp";
 import type { Frame, PointXY, ScreenDriver } from "./drivers.js";
@@ -5,10 +6,8 @@ import type { Frame, PointXY, ScreenDriver } from "./drivers.js";
 export type { Frame } from "./drivers.js";
 import type { XConnection } from "./xConnection.js";
 
-export type ImageFormatName = "png" | "jpeg" | "webp" | "raw";
-
 export interface CaptureOptions {
-  format: ImageFormatName;
+  format: ImageFormat;
   /** JPEG/WebP quality 1-100. */
   quality: number;
   pngCompressionLevel: number;

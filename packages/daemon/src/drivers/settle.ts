@@ -1,4 +1,4 @@
-import { setTimeout as delay } from "node:timers/promises";
+import { sleep } from "@pincer/shared";
 import type { Region, ScreenDriver } from "./drivers.js";
 
 export type { Region } from "./drivers.js";
@@ -117,7 +117,7 @@ export async function waitForSettle(grab: FrameSource, opts: SettleOptions): Pro
       return changed ? { ...result, changed: { ...changed, x: changed.x + region.x, y: changed.y + region.y } } : result;
     }
     const untilDecision = Math.min(quietSince + needed - now, start + opts.timeoutMs - now);
-    await delay(Math.max(1, Math.min(opts.intervalMs, untilDecision)), undefined, opts.signal ? { signal: opts.signal } : {});
+    await sleep(Math.max(1, Math.min(opts.intervalMs, untilDecision)), opts.signal);
     frameAt = performance.now();
     const cur = await grab(region, spare);
     frames++;

@@ -12,6 +12,7 @@ import {
   TimeoutError,
   type RequestOutputOf,
   type ResponseOf,
+  sleep,
 } from "@pincer/shared";
 import type { DriverSet, WindowsDriver } from "../drivers/drivers.js";
 import { ALLOWED_SIGNALS, type CommandControl, type CommandSpec, type ExitInfo, type ProcessTable } from "../drivers/processes.js";
@@ -288,6 +289,6 @@ async function waitForWindow(
       const window = req.waitForTitle ? `titled ${quoted(req.waitForTitle)}` : `of class ${quoted(req.waitForClass)}`;
       throw new TimeoutError(`no window ${window} appeared within ${waitMs} ms; the program was stopped`);
     }
-    await new Promise((r) => setTimeout(r, 100));
+    await sleep(100);
   }
 }

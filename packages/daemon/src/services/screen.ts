@@ -1,6 +1,6 @@
-import { InvalidArgumentError, quoted, ResourceExhaustedError, type wire } from "@pincer/shared";
+import { IMAGE_FORMATS, imageFormatOfWire, InvalidArgumentError, quoted, ResourceExhaustedError, type wire } from "@pincer/shared";
 import type { ScreenDriver } from "../drivers/drivers.js";
-import { capture, type ImageFormatName } from "../drivers/screen.js";
+import { capture } from "../drivers/screen.js";
 import { type Region, settleScreen } from "../drivers/settle.js";
 import type { Logger } from "../logger.js";
 import { LONG_CALL_LIMITS } from "./limits.js";
@@ -20,27 +20,13 @@ function regionOnScreen(r: wire.Region__Output | null, screen: { width: number; 
 /** Largest screenshot reply, in bytes; the controller accepts replies of this size. */
 export const MAX_SCREENSHOT_BYTES = 64 * 1024 * 1024;
 
-const FORMATS: Record<string, ImageFormatName> = {
-  IMAGE_FORMAT_UNSPECIFIED: "png",
-  IMAGE_FORMAT_PNG: "png",
-  IMAGE_FORMAT_JPEG: "jpeg",
-  IMAGE_FORMAT_WEBP: "webp",
-  IMAGE_FORMAT_RAW_RGB: "raw",
-};
-const WIRE_FORMAT: Record<ImageFormatName, wire.ImageFormat> = {
-  png: "IMAGE_FORMAT_PNG",
-  jpeg: "IMAGE_FORMAT_JPEG",
-  webp: "IMAGE_FORMAT_WEBP",
-  raw: "IMAGE_FORMAT_RAW_RGB",
-};
-
 export function screenService(desktop: ScreenDriver, log: Logger): DefinedService<"Screen"> {
   return defineService(
     "Screen",
     log,
     {
       Screenshot: async (req: wire.ScreenshotRequest__Output) => {
-        const format = FORMATS[req.format];
+        const format = imageFormatOfWire(req.format);
         if (!format) throw InvalidArgumentError.forField("format", `unknown image format ${quoted(req.format)}; use PNG, JPEG, WEBP or RAW_RGB`);
         const quality = req.quality === 0 ? 80 : intInRange(req.quality, "quality", 1, 100);
         const pngLevel = req.pngCompressionLevel == null ? 1 : intInRange(req.pngCompressionLevel, "png_compression_level", 0, 9);
@@ -64,7 +50,7 @@ export function screenService(desktop: ScreenDriver, log: Logger): DefinedServic
         }
         return {
           data: shot.data,
-          format: WIRE_FORMAT[format],
+          format: IMAGE_FORMATS[format].wire,
           width: shot.width,
           height: shot.height,
           source: region,

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { CommandExitError, InvalidArgumentError } from "@pincer/shared";
+import { CommandExitError, InvalidArgumentError, sleep as wait } from "@pincer/shared";
 import { defineConfigFunction, Registry, withTaskFile, type ConfigFunction, type ConfigRegistry, type TaskFunctionContext } from "../taskFunctions.js";
 
 const remotePath = z
@@ -107,17 +107,7 @@ export const sleep = defineConfigFunction({
   description: "Wait, e.g. for a program to finish starting.",
   args: z.object({ seconds: z.number().min(0).max(600) }).strict(),
   async run({ seconds }, ctx) {
-    await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(resolve, seconds * 1000);
-      ctx.signal.addEventListener(
-        "abort",
-        () => {
-          clearTimeout(timer);
-          reject(ctx.signal.reason);
-        },
-        { once: true },
-      );
-    });
+    await wait(seconds * 1000, ctx.signal);
   },
 });
 

@@ -1,3 +1,4 @@
+import { sleep } from "@pincer/shared";
 import { z } from "zod";
 import { windowMatches, type WindowInfo } from "../../env/windows.js";
 import { defineEvaluationFunction } from "../taskFunctions.js";
@@ -30,7 +31,7 @@ export const checkWindowExists = defineEvaluationFunction({
         const what = [args.title && `titled like ${JSON.stringify(args.title)}`, args.class && `of class ${args.class}`, wait && `within ${wait} s`];
         return { score: 0, reason: `no window ${what.filter(Boolean).join(" ")}; open windows: ${open}` };
       }
-      await new Promise((r) => setTimeout(r, 100));
+      await sleep(100, ctx.signal);
     }
   },
 });

@@ -1,4 +1,4 @@
-import { InvalidArgumentError } from "@pincer/shared";
+import { InvalidArgumentError, sleep } from "@pincer/shared";
 import { z } from "zod";
 import type { WindowInfo } from "../../env/windows.js";
 import { expandUser, type OsworldContext, pyFlag, shlexSplit, substitutePlaceholders } from "./context.js";
@@ -71,7 +71,7 @@ async function execute(p: z.infer<typeof executeParams>, ctx: OsworldContext): P
           (until.stderr !== undefined && r.stderr.includes(until.stderr))));
     if (met || (r === undefined && attempt >= 5)) return;
     if (attempt >= 400) throw new InvalidArgumentError(`execute ${JSON.stringify(cmd)}: "until" ${JSON.stringify(until)} not met after ${attempt} runs`);
-    await new Promise((res) => setTimeout(res, 300));
+    await sleep(300, ctx.signal);
   }
 }
 
@@ -83,21 +83,6 @@ async function windowsNamed(ctx: OsworldContext, name: string, strict: boolean, 
 }
 
 const windowParams = z.strictObject({ window_name: z.string().min(1), strict: pyFlag, by_class: pyFlag });
-
-async function sleep(seconds: number, signal: AbortSignal): Promise<void> {
-  signal.throwIfAborted();
-  await new Promise<void>((res, rej) => {
-    const t = setTimeout(res, seconds * 1000);
-    signal.addEventListener(
-      "abort",
-      () => {
-        clearTimeout(t);
-        rej(signal.reason);
-      },
-      { once: true },
-    );
-  });
-}
 
 /** How long `open` waits for the file's window (OSWorld's server waits up to 1800 s). */
 export const OPEN_WINDOW_TIMEOUT_MS = 180_000;
@@ -120,7 +105,7 @@ async function open(p: { path: string }, ctx: OsworldContext): Promise<void> {
       await ctx.env.windows.focus(w.id, { signal: ctx.signal });
       return;
     }
-    await sleep(1, ctx.signal);
+    await sleep(1000, ctx.signal);
   }
   throw new InvalidArgumentError(`open: no window for ${name} within ${OPEN_WINDOW_TIMEOUT_MS / 1000} s`);
 }
@@ -174,7 +159,11 @@ export const OSWORLD_CONFIG_TYPES: ReadonlyMap<string, OsworldConfigType> = new 
     defineConfigType({ name: "command", parameters: executeParams, unsupported: pyautoguiProblems, run: execute }),
     defineConfigType({ name: "launch", parameters: z.strictObject({ command, shell: pyFlag }), run: launch }),
     defineConfigType({ name: "open", parameters: z.strictObject({ path: z.string().min(1) }), run: open }),
-    defineConfigType({ name: "sleep", parameters: z.strictObject({ seconds: z.number().nonnegative() }), run: (p, ctx) => sleep(p.seconds, ctx.signal) }),
+    defineConfigType({
+      name: "sleep",
+      parameters: z.strictObject({ seconds: z.number().nonnegative() }),
+      run: (p, ctx) => sleep(p.seconds * 1000, ctx.signal),
+    }),
     defineConfigType({
       name: "activate_window",
       parameters: windowParams,

@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import { NotFoundError } from "@pincer/shared";
+import { NotFoundError, sleep } from "@pincer/shared";
 import { z } from "zod";
 import { destName, downloadToCache, writeCacheFile } from "./cacheFiles.js";
 import { OSWORLD_CONFIG_TYPES } from "./allConfigTypes.js";
@@ -147,8 +147,6 @@ async function vlcPlayingInfo(c: { dest: string }, ctx: OsworldContext): Promise
   return local;
 }
 
-const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
 /**
  * `get_vscode_config`: runs a command of VS Code's palette (Ctrl+Shift+P, the command's name, Enter)
  * in its window, then fetches `path` as `dest`; when the command wrote nothing there, the text of
@@ -157,7 +155,7 @@ const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 async function vscodeConfig(c: { vscode_extension_command: string; path: string; dest: string }, ctx: OsworldContext): Promise<string> {
   const activate = OSWORLD_CONFIG_TYPES.get("activate_window")!;
   await activate.run(activate.parameters.parse({ window_name: "Visual Studio Code" }), ctx);
-  await pause(500);
+  await sleep(500, ctx.signal);
   for (const line of [
     "pyautogui.hotkey('ctrl', 'shift', 'p')",
     `pyautogui.typewrite(${JSON.stringify(c.vscode_extension_command)})`,
@@ -165,7 +163,7 @@ async function vscodeConfig(c: { vscode_extension_command: string; path: string;
   ]) {
     await runPyautogui(ctx.env, line, ctx.signal);
   }
-  await pause(1000);
+  await sleep(1000, ctx.signal);
   const local = await fetchToCache(ctx, c.path, c.dest);
   if (local !== null) return local;
   const dump = await commandOutput(ctx, "/bin/bash -lc 'find /home/user/.config/Code/User/workspaceStorage -name workspace.json -exec cat {} \\; 2>/dev/null'");

@@ -1,4 +1,4 @@
-import { InvalidArgumentError } from "@pincer/shared";
+import { InvalidArgumentError, sleep } from "@pincer/shared";
 import type { Env } from "../../env/index.js";
 
 /**
@@ -130,7 +130,7 @@ async function perform(env: Env, call: PyCall, signal: AbortSignal): Promise<voi
   const button = (typeof call.kwargs.button === "string" ? call.kwargs.button : "left") as "left" | "right" | "middle";
   switch (call.name) {
     case "time.sleep":
-      await new Promise((r) => setTimeout(r, (num(call.args[0]) ?? 0) * 1000));
+      await sleep((num(call.args[0]) ?? 0) * 1000, signal);
       return;
     case "pyautogui.hotkey":
       await env.keyboard.press(keysOf(call.args), o);

@@ -1,6 +1,6 @@
 import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { processAlive } from "@pincer/shared";
+import { processAlive, sleep } from "@pincer/shared";
 
 /**
  * Takes the lock directory `dir` without waiting (made atomically with mkdir; its owner's PID
@@ -40,6 +40,6 @@ export async function withBuildLock<T>(dir: string, log: (l: string) => void, fn
     }
     if (!said) log(`waiting for another build of this image (${lock.heldBy > 0 ? `process ${lock.heldBy}` : "starting"})`);
     said = true;
-    await new Promise((r) => setTimeout(r, 500));
+    await sleep(500);
   }
 }

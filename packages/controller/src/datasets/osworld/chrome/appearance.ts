@@ -1,6 +1,6 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { NotFoundError } from "@pincer/shared";
+import { NotFoundError, sleep } from "@pincer/shared";
 import { z } from "zod";
 import type { OsworldContext } from "../context.js";
 import { downloadToCache } from "../cacheFiles.js";
@@ -101,7 +101,7 @@ export async function chromeColorScheme(ctx: OsworldContext): Promise<Mode> {
       final = best;
       if (best === "light") return "light";
     }
-    await new Promise((r) => setTimeout(r, 1000));
+    await sleep(1000);
   }
   return final;
 }
@@ -157,7 +157,7 @@ async function appearanceModeUi(ctx: OsworldContext): Promise<Mode> {
     const page = await newPage(ctx, false);
     if ((await gotoPage(ctx, page.id, "chrome://settings/appearance", "domcontentloaded", 30_000)) === "timeout")
       throw new Error("the settings page did not load");
-    await new Promise((r) => setTimeout(r, 2500));
+    await sleep(2500);
     const mode = await evaluateInPage(ctx, page.id, SETTINGS_PROBE);
     if (mode === "light" || mode === "dark" || mode === "system") return mode;
   } catch (err) {

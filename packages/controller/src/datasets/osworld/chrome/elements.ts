@@ -1,3 +1,4 @@
+import { sleep } from "@pincer/shared";
 import type { OsworldContext } from "../context.js";
 import { CdpError, cdpExchange, evaluateInPage } from "./devtools.js";
 
@@ -53,7 +54,7 @@ async function onElement(ctx: OsworldContext, id: string, css: string, state: El
     } catch (err) {
       // A navigation replaced the document while it waited: wait on in the new one, as Playwright does.
       if (!(err instanceof CdpError) || !/context|navigat/i.test(err.message) || Date.now() >= deadline) throw err;
-      await new Promise((res) => setTimeout(res, 100));
+      await sleep(100);
     }
   }
   if (r.missing) throw new Error(`waiting for ${css} to be ${state}: timeout ${timeoutMs} ms exceeded`);

@@ -1,4 +1,5 @@
 import { join } from "node:path";
+import { sleep } from "@pincer/shared";
 import { z } from "zod";
 import { destName, writeCacheFile } from "../cacheFiles.js";
 import type { OsworldContext } from "../context.js";
@@ -13,11 +14,6 @@ import { probePage } from "./pageProbe.js";
  * tab reloaded in a fresh context, a page by URL, and a page printed to PDF. Their retries and
  * fallback values are OSWorld's.
  */
-
-async function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  signal.throwIfAborted();
-  await new Promise((r) => setTimeout(r, ms));
-}
 
 /** Runs `body` up to `attempts` times, `pauseMs` apart; after the last failure returns `fallback`. */
 async function withRetries<T>(ctx: OsworldContext, what: string, attempts: number, pauseMs: number, fallback: T, body: () => Promise<T>): Promise<T> {

@@ -1,3 +1,4 @@
+import { sleep } from "@pincer/shared";
 import type { OsworldContext } from "../context.js";
 import { CdpError, cdpExchange, type CdpMessage, devtoolsHttp, evaluateInPage, type Target } from "./devtools.js";
 import { launchBrowser } from "./browser.js";
@@ -39,11 +40,6 @@ async function networkQuiet(ctx: OsworldContext, id: string, deadline: number): 
 }
 
 const pagePath = (id: string) => `/devtools/page/${id}`;
-
-async function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  signal.throwIfAborted();
-  await new Promise((r) => setTimeout(r, ms));
-}
 
 /**
  * OSWorld's `connect_over_cdp`, and on failure its fallback: start the browser with
@@ -144,7 +140,7 @@ export async function waitForLoadState(ctx: OsworldContext, id: string, state: L
       if (err instanceof Error && /took more than/.test(err.message)) return false;
       // The document went away under a navigation: ask the next one.
       if (!(err instanceof CdpError) || !/context|navigat/i.test(err.message)) throw err;
-      await new Promise((r) => setTimeout(r, 100));
+      await sleep(100, ctx.signal);
     }
   }
   return state === "networkidle" ? networkQuiet(ctx, id, deadline) : true;
@@ -186,7 +182,7 @@ export async function evaluateInDocument(ctx: OsworldContext, id: string, expres
       return await evaluateInPage(ctx, id, expression);
     } catch (err) {
       if (ctx.signal.aborted || !(err instanceof CdpError) || !/context|navigat/i.test(err.message) || Date.now() >= deadline) throw err;
-      await new Promise((r) => setTimeout(r, 100));
+      await sleep(100, ctx.signal);
     }
   }
 }

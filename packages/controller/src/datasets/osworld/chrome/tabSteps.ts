@@ -1,4 +1,4 @@
-import { FailedPreconditionError } from "@pincer/shared";
+import { FailedPreconditionError, sleep } from "@pincer/shared";
 import { z } from "zod";
 import type { OsworldContext } from "../context.js";
 import { compareUrls } from "../metrics/chrome/urls.js";
@@ -6,11 +6,6 @@ import { closeTarget, gotoPage, newPage } from "./pages.js";
 import { DevtoolsCallError, devtoolsHttp, devtoolsUrl, listPages } from "./devtools.js";
 
 /** OSWorld's config steps on Chrome's tabs (`chrome_open_tabs`, `chrome_close_tabs` of its setup controller). */
-
-async function pause(ms: number, signal: AbortSignal): Promise<void> {
-  signal.throwIfAborted();
-  await new Promise((r) => setTimeout(r, ms));
-}
 
 /** OSWorld's connection retries: 15 attempts, 5 s apart. */
 async function waitForDevtools(ctx: OsworldContext): Promise<void> {
@@ -23,7 +18,7 @@ async function waitForDevtools(ctx: OsworldContext): Promise<void> {
       // Only DevTools not answering yet is waited for; anything else (no curl, a machine that failed) ends the wait.
       if (!(err instanceof DevtoolsCallError)) throw err;
       last = err;
-      if (attempt < 15) await pause(5000, ctx.signal);
+      if (attempt < 15) await sleep(5000, ctx.signal);
     }
   }
   throw new FailedPreconditionError(
@@ -62,7 +57,7 @@ export const chromeCloseTabsParams = z.strictObject({ urls_to_close: z.array(z.s
 
 /** OSWorld's `chrome_close_tabs`: after 5 s, for each URL closes the first tab at that URL (compare_urls). */
 export async function chromeCloseTabs(p: z.infer<typeof chromeCloseTabsParams>, ctx: OsworldContext): Promise<void> {
-  await pause(5000, ctx.signal);
+  await sleep(5000, ctx.signal);
   await waitForDevtools(ctx);
   for (const url of p.urls_to_close) {
     const tab = (await listPages(ctx)).find((t) => compareUrls(t.url, url));

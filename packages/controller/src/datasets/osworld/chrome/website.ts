@@ -1,3 +1,4 @@
+import { sleep } from "@pincer/shared";
 import { z } from "zod";
 import type { OsworldContext } from "../context.js";
 import { defineGetter, type OsworldGetter } from "../getter.js";
@@ -98,13 +99,13 @@ async function recreationPage(_c: unknown, ctx: OsworldContext): Promise<unknown
       await waitForLoadState(ctx, page.id, "networkidle", 30_000);
       await fillElement(ctx, page.id, "input#hero-search-input", "Diamond", 60_000);
       await clickElement(ctx, page.id, "button.nav-search-button", "visible", 60_000);
-      await new Promise((r) => setTimeout(r, 10_000));
+      await sleep(10_000, ctx.signal);
       throw new Error("name 'popup_info' is not defined");
     } catch (err) {
       if (ctx.signal.aborted) throw err;
       last = (err as Error).message;
       ctx.log(`gotoRecreationPage_and_get_html_content: attempt ${attempt}/3 failed: ${last}`);
-      if (attempt < 3) await new Promise((r) => setTimeout(r, 5000));
+      if (attempt < 3) await sleep(5000, ctx.signal);
     } finally {
       await page?.close();
     }
