@@ -36,8 +36,9 @@ export type {
 } from "./process.js";
 export type { ClipboardApi } from "./clipboard.js";
 export type { CloseWindowOptions, ListWindowsOptions, WindowInfo, WindowsApi } from "./windows.js";
-export { connect, RemoteEnv, RemoteEnvironment } from "./remoteEnv.js";
+export { connect, RemoteEnv } from "./remoteEnv.js";
 export type { ConnectOptions, TlsConnectOptions } from "./remoteEnv.js";
+export type { RpcCall, RpcCallKind, RpcHandler, RpcInterceptor } from "./interceptors.js";
 export { createMemoryEnv } from "./memoryEnv.js";
 export type { MemoryEnv, MemoryEnvEvent, MemoryEnvOptions } from "./memoryEnv.js";
 export { noMachineEnv } from "./noMachineEnv.js";

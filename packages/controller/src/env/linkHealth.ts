@@ -21,7 +21,7 @@ export interface CallEntry {
   done(): void;
 }
 
-/** The calls under way on one connection. */
+/** The calls under way on one connection; the link-health step of every call's interceptor chain (interceptors.ts) adds each. */
 export class InFlightCalls {
   readonly #calls = new Set<{ label: string; cancel(): void; failure: Error | undefined }>();
   /** Called when the first call starts and when the last one ends. */

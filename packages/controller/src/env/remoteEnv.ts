@@ -4,6 +4,7 @@ import { InvalidArgumentError, TimeoutError, UnavailableError } from "@pincer/sh
 import { createClipboardApi, type ClipboardApi } from "./clipboard.js";
 import { createFilesApi, type FilesApi } from "./files.js";
 import { createKeyboardApi, type KeyboardApi } from "./keyboard.js";
+import type { RpcInterceptor } from "./interceptors.js";
 import { InFlightCalls, watchLink } from "./linkHealth.js";
 import { createMouseApi, type MouseApi } from "./mouse.js";
 import { createProcessApi, type ProcessApi } from "./process.js";
@@ -58,6 +59,12 @@ export interface ConnectOptions {
    * @default 10_000
    */
   connectTimeoutMs?: number;
+  /**
+   * Steps around every call of this env, unary and streaming, outermost first: logging, metrics,
+   * metadata of your own (see {@link RpcInterceptor}). They come before the built-in ones, so they
+   * see each call as its caller made it and the typed error it ends with. @default none
+   */
+  interceptors?: readonly RpcInterceptor[];
 }
 
 /** TLS to the daemon. Each value is a PEM string or Buffer, or a path to a PEM file. */
@@ -218,6 +225,7 @@ export class RemoteEnv implements Env {
       defaultTimeoutMs: this.#defaultTimeoutMs,
       isClosed: () => this.#closed,
       calls: this.#calls,
+      interceptors: [...(opts.interceptors ?? [])],
     });
     const channel = rpcChannel(() => this.#client);
     const uploads = rpcChannel(() => (this.#uploadClient ??= newClient(true)));
@@ -305,11 +313,3 @@ function checkAddress(address: string): void {
 export function connect(address: string, opts: ConnectOptions = {}): RemoteEnv {
   return new RemoteEnv(address, opts);
 }
-
-/**
- * The former name of {@link RemoteEnv} (it is an `env`, the handle to one machine; an
- * `Environment` is a benchmark's named machine). @deprecated use RemoteEnv.
- */
-export const RemoteEnvironment = RemoteEnv;
-/** The former name of {@link RemoteEnv}. @deprecated use RemoteEnv. */
-export type RemoteEnvironment = RemoteEnv;

@@ -1,9 +1,8 @@
 import * as grpc from "@grpc/grpc-js";
 import {
-  CancelledError,
-  fromServiceError,
   methodKind,
   methodLabel,
+  PincerError,
   serviceDefinition,
   UnavailableError,
   type KindOf,
@@ -13,30 +12,21 @@ import {
   type RuntimeMethod,
   type ServiceName,
 } from "@pincer/shared";
-import type { CallEntry, InFlightCalls } from "./linkHealth.js";
+import { runChain, type RpcCall, type RpcChannel, type RpcHandler } from "./interceptors.js";
 import type { CallOptions } from "./types.js";
+
+export { callError } from "./interceptors.js";
+export type { RpcChannel } from "./interceptors.js";
 
 /**
  * The one call layer between the `env` APIs and grpc-js. Every method of every service, unary or
- * streaming, goes through the same four steps: refuse when the connection is closed, set the
- * deadline, cancel on the caller's AbortSignal, and turn a failure into a typed `PincerError`.
- * Clients are built from the generated service definitions, so method paths, request and response
- * types and streaming kinds are inferred, never written by hand.
+ * streaming, goes through one chain of interceptors (interceptors.ts): the user's, then the
+ * built-in steps (refuse when the connection is closed, cancel on the caller's AbortSignal, type
+ * deadline failures, track the call for link health, turn a failure into a typed `PincerError`),
+ * then the transport here, which sends it with grpc-js. Clients are built from the generated
+ * service definitions, so method paths, request and response types and streaming kinds are
+ * inferred, never written by hand.
  */
-
-/** The connection every call of one `env` goes over. */
-export interface RpcChannel {
-  /** The grpc-js client that owns the channel (one HTTP/2 connection per daemon). */
-  readonly client: grpc.Client;
-  /** "host:port", for error messages. */
-  readonly address: string;
-  /** Deadline of a call that gives no `timeoutMs`, in milliseconds. */
-  readonly defaultTimeoutMs: number;
-  /** True once the `env` was closed: calls then fail with UnavailableError without starting. */
-  isClosed(): boolean;
-  /** The calls under way, so that a machine found gone can fail them at once (see linkHealth.ts). */
-  readonly calls: InFlightCalls;
-}
 
 /** A server-streaming call: iterate its messages once; `cancel()` ends it without an error. */
 export interface ServerStreamCall<Res> extends AsyncIterable<Res> {
@@ -83,43 +73,20 @@ export function createPromiseClient<S extends ServiceName>(name: S, channel: Rpc
   return methods as PromiseClient<S>;
 }
 
-/** Why a call cannot start (closed connection, aborted signal), or undefined when it can. */
-function refusal(channel: RpcChannel, label: string, signal: AbortSignal | undefined): Error | undefined {
-  if (channel.isClosed()) return new UnavailableError(`${label}: the connection to ${channel.address} is closed`);
-  if (signal?.aborted) return new CancelledError(`${label}: cancelled before it started`, { cause: signal.reason });
-  return undefined;
-}
-
-function callOptions(channel: RpcChannel, opts: CallOptions): grpc.CallOptions {
-  return { deadline: Date.now() + (opts.timeoutMs ?? channel.defaultTimeoutMs) };
-}
-
-/** A call's metadata; grpc-js takes wait-for-ready there, not among the call options. */
-function metadataOf(opts: CallOptions): grpc.Metadata {
-  return new grpc.Metadata(opts.waitForReady ? { waitForReady: true } : undefined);
-}
-
-/**
- * The typed error of a failed call, telling the caller's own abort apart from a server-side cancel,
- * and a deadline that passed because the connection is down (UnavailableError: the machine is
- * unreachable) apart from one that passed because the work was slow (TimeoutError).
- */
-export function callError(label: string, channel: Pick<RpcChannel, "client" | "address">, err: unknown, signal?: AbortSignal): Error {
-  const code = (err as grpc.ServiceError)?.code;
-  if (signal?.aborted && code === grpc.status.CANCELLED) {
-    return new CancelledError(`${label}: cancelled by the caller`, { cause: signal.reason });
-  }
-  if (code === grpc.status.DEADLINE_EXCEEDED) {
-    const state = channel.client.getChannel().getConnectivityState(false);
-    if (state === grpc.connectivityState.TRANSIENT_FAILURE || state === grpc.connectivityState.CONNECTING) {
-      return new UnavailableError(
-        `${label}: no answer from ${channel.address} before the deadline, and the connection to it is down ` +
-          `(${grpc.connectivityState[state]}): check the network path to the machine`,
-        { cause: err },
-      );
-    }
-  }
-  return fromServiceError(err, { method: label, address: channel.address });
+/** The call as interceptors see it: its deadline counts from now, as the caller made it. */
+function rpcCall(channel: RpcChannel, def: RuntimeMethod, request: unknown, opts: CallOptions): RpcCall {
+  const [service = "", method = ""] = methodLabel(def).split("/");
+  return {
+    service,
+    method,
+    kind: methodKind(def),
+    request,
+    address: channel.address,
+    deadline: Date.now() + (opts.timeoutMs ?? channel.defaultTimeoutMs),
+    signal: opts.signal,
+    // grpc-js takes wait-for-ready among the metadata's options, not among the call options.
+    metadata: new grpc.Metadata(opts.waitForReady ? { waitForReady: true } : undefined),
+  };
 }
 
 /** Cancels `call` when `signal` aborts; returns the function that stops listening. */
@@ -131,120 +98,171 @@ function cancelOnAbort(call: { cancel(): void }, signal?: AbortSignal): () => vo
   return () => signal.removeEventListener("abort", onAbort);
 }
 
-/**
- * True for a failure that grpc-js reports when the client a call was queued on was replaced before
- * the call went out (the connection watchdog does that): the daemon never saw the call.
- */
-function neverSent(err: unknown): boolean {
-  const e = err as grpc.ServiceError;
-  return e?.code === grpc.status.UNAVAILABLE && /before call started/.test(e.details ?? "");
+/** The error of a streaming call's `next` called a second time (an interceptor that retries it). */
+function sentTwice(call: RpcCall): Error {
+  return new PincerError(`${call.service}/${call.method}: an interceptor called next twice; a streaming call is sent once`);
+}
+
+/** The metadata and options grpc-js sends `call` with (a copy of the metadata per send: grpc-js may add to it). */
+function sendOptions(call: RpcCall): [grpc.Metadata, grpc.CallOptions] {
+  return [call.metadata.clone(), { deadline: call.deadline }];
 }
 
 function unaryCall(channel: RpcChannel, def: RuntimeMethod, req: unknown, opts: CallOptions): Promise<unknown> {
-  const label = methodLabel(def);
-  const refused = refusal(channel, label, opts.signal);
-  if (refused) return Promise.reject(refused);
-  const options = callOptions(channel, opts);
-  return new Promise((resolve, reject) => {
-    const send = () => {
+  const transport: RpcHandler = (call) =>
+    new Promise((resolve, reject) => {
       let stopListening: () => void = () => undefined;
-      const call = channel.client.makeUnaryRequest(def.path, def.requestSerialize, def.responseDeserialize, req, metadataOf(opts), options, (err, res) => {
+      const sent = channel.client.makeUnaryRequest(def.path, def.requestSerialize, def.responseDeserialize, call.request, ...sendOptions(call), (err, res) => {
         stopListening();
-        tracked.done();
-        // A call that never left this process is sent again on the client that replaced its own.
-        if (err && neverSent(err) && !channel.isClosed() && !opts.signal?.aborted && Date.now() < Number(options.deadline)) send();
-        else if (err) reject(tracked.failure ?? callError(label, channel, err, opts.signal));
+        if (err) reject(err);
         else resolve(res);
       });
-      const tracked = channel.calls.add(label, () => call.cancel());
-      stopListening = cancelOnAbort(call, opts.signal);
-    };
-    send();
-  });
+      stopListening = cancelOnAbort(sent, call.signal);
+    });
+  return runChain(channel, rpcCall(channel, def, req, opts), transport);
+}
+
+/**
+ * The transport of a server-streaming call: sends it, hands the stream to `onStart`, and settles
+ * with the stream's status (the error grpc-js emits for it when it is not OK).
+ */
+function serverStreamTransport(channel: RpcChannel, def: RuntimeMethod, onStart: (stream: grpc.ClientReadableStream<unknown>) => void): RpcHandler {
+  let sent = false;
+  return (call) =>
+    new Promise((resolve, reject) => {
+      if (sent) throw sentTwice(call);
+      sent = true;
+      const stream = channel.client.makeServerStreamRequest(def.path, def.requestSerialize, def.responseDeserialize, call.request, ...sendOptions(call));
+      const stopListening = cancelOnAbort(stream, call.signal);
+      let failure: unknown;
+      // Also keeps an error nobody reads yet (the stream not iterated) from being thrown as unhandled.
+      stream.on("error", (err) => (failure ??= err));
+      // Its end, whether or not anyone reads it.
+      stream.once("status", (status: grpc.StatusObject) => {
+        stopListening();
+        if (status.code === grpc.status.OK) resolve(undefined);
+        else reject(failure ?? Object.assign(new Error(status.details), status));
+      });
+      onStart(stream);
+    });
+}
+
+/** True for the end of a stream that `cancel()` ended on purpose. */
+function cancelledOnPurpose(cancelled: boolean, err: unknown): boolean {
+  return cancelled && (err as grpc.ServiceError | undefined)?.code === grpc.status.CANCELLED;
 }
 
 function serverStreamCall(channel: RpcChannel, def: RuntimeMethod, req: unknown, opts: CallOptions): ServerStreamCall<unknown> {
-  const label = methodLabel(def);
-  const refused = refusal(channel, label, opts.signal);
-  const call = refused
-    ? undefined
-    : channel.client.makeServerStreamRequest(def.path, def.requestSerialize, def.responseDeserialize, req, metadataOf(opts), callOptions(channel, opts));
-  const stopListening = call ? cancelOnAbort(call, opts.signal) : () => undefined;
-  const tracked = call ? channel.calls.add(label, () => call.cancel()) : undefined;
-  // Its end, whether or not anyone reads it.
-  call?.once("status", () => tracked?.done());
+  let stream: grpc.ClientReadableStream<unknown> | undefined;
   let cancelled = false;
+  let started!: (s: grpc.ClientReadableStream<unknown>) => void;
+  const whenSent = new Promise<grpc.ClientReadableStream<unknown>>((resolve) => (started = resolve));
+  const onStart = (s: grpc.ClientReadableStream<unknown>) => {
+    stream = s;
+    if (cancelled) s.cancel();
+    started(s);
+  };
+  const outcome = runChain(channel, rpcCall(channel, def, req, opts), serverStreamTransport(channel, def, onStart));
+  // Read by the iterator; a stream nobody iterates must not report its failure as unhandled.
+  outcome.catch(() => undefined);
+  // The stream once sent, or undefined when the chain ended without sending it (refused, or answered by an interceptor).
+  const whenStarted = Promise.race([whenSent, outcome.then(noStream, noStream)]);
+  // The chain's outcome, the typed error a failed stream ends with (undefined when it ended well or was cancelled on purpose).
+  const failure = () => outcome.then(noStream, (err: unknown) => (cancelledOnPurpose(cancelled, err) ? undefined : err));
   return {
     cancel() {
       cancelled = true;
-      call?.cancel();
+      stream?.cancel();
     },
     async *[Symbol.asyncIterator]() {
-      if (!call) throw refused;
-      try {
-        for await (const message of call as AsyncIterable<unknown>) yield message;
-      } catch (err) {
-        // cancel() ends the stream on purpose.
-        if (cancelled && (err as grpc.ServiceError).code === grpc.status.CANCELLED) return;
-        throw tracked?.failure ?? callError(label, channel, err, opts.signal);
-      } finally {
-        stopListening();
+      const s = await whenStarted;
+      if (s) {
+        try {
+          for await (const message of s as AsyncIterable<unknown>) yield message;
+        } catch (err) {
+          if (cancelledOnPurpose(cancelled, err)) return;
+        }
       }
+      const err = await failure();
+      if (err !== undefined) throw err;
     },
   };
 }
 
+function noStream(): undefined {
+  return undefined;
+}
+
+/** A client-streaming call's grpc-js stream, once the chain sent it, and whether it ended. */
+interface ClientStreamState {
+  call: grpc.ClientWritableStream<unknown> | undefined;
+  settled: boolean;
+}
+
+/** The transport of a client-streaming call: sends it, hands the stream to `onStart`, and settles with its reply. */
+function clientStreamTransport(
+  channel: RpcChannel,
+  def: RuntimeMethod,
+  state: ClientStreamState,
+  onStart: (call: grpc.ClientWritableStream<unknown>) => void,
+): RpcHandler {
+  return (call) =>
+    new Promise((resolve, reject) => {
+      if (state.call) throw sentTwice(call);
+      let stopListening: () => void = () => undefined;
+      const sent = channel.client.makeClientStreamRequest(def.path, def.requestSerialize, def.responseDeserialize, ...sendOptions(call), (err, res) => {
+        state.settled = true;
+        stopListening();
+        if (err) reject(err);
+        else resolve(res);
+      });
+      stopListening = cancelOnAbort(sent, call.signal);
+      state.call = sent;
+      onStart(sent);
+    });
+}
+
 function clientStreamCall(channel: RpcChannel, def: RuntimeMethod, opts: CallOptions): ClientStreamCall<unknown, unknown> {
   const label = methodLabel(def);
-  const refused = refusal(channel, label, opts.signal);
-  if (refused) {
-    const response = Promise.reject(refused);
-    response.catch(() => undefined);
-    return { write: () => response.then(() => undefined), end: () => undefined, response, cancel: () => undefined };
-  }
-  let settled = false;
-  let stopListening: () => void = () => undefined;
-  let call!: grpc.ClientWritableStream<unknown>;
-  let tracked: CallEntry | undefined;
-  const response = new Promise<unknown>((resolve, reject) => {
-    call = channel.client.makeClientStreamRequest(
-      def.path,
-      def.requestSerialize,
-      def.responseDeserialize,
-      metadataOf(opts),
-      callOptions(channel, opts),
-      (err, res) => {
-        settled = true;
-        stopListening();
-        tracked?.done();
-        if (err) reject(tracked?.failure ?? callError(label, channel, err, opts.signal));
-        else resolve(res);
-      },
-    );
-  });
-  tracked = channel.calls.add(label, () => call.cancel());
+  const state: ClientStreamState = { call: undefined, settled: false };
+  let started!: (call: grpc.ClientWritableStream<unknown>) => void;
+  const whenSent = new Promise<grpc.ClientWritableStream<unknown>>((resolve) => (started = resolve));
+  const response = runChain(
+    channel,
+    rpcCall(channel, def, undefined, opts),
+    clientStreamTransport(channel, def, state, (call) => started(call)),
+  );
+  const ended = () => {
+    state.settled = true;
+    return undefined;
+  };
   // A caller that stops at a failed write still sees the error there; this only keeps an
   // unread rejection from being reported as unhandled.
-  response.catch(() => undefined);
-  stopListening = cancelOnAbort(call, opts.signal);
+  response.then(ended, ended);
+  // The stream once sent, or undefined when the chain ended without sending it (refused, or answered by an interceptor).
+  // What comes before the call was sent waits for it, in order: writes, then end() or cancel().
+  const whenStarted = Promise.race([whenSent, response.then(noStream, noStream)]);
   const settledError = () => response.then(() => Promise.reject(new UnavailableError(`${label}: the call already ended`)));
+  const write = (message: unknown, onWritten?: () => void): Promise<void> => {
+    const call = state.call;
+    if (state.settled) return settledError();
+    if (!call) return whenStarted.then((c) => (c ? write(message, onWritten) : settledError()));
+    const written = onWritten && ((err?: Error | null) => (err ? undefined : onWritten()));
+    if (call.write(message, written)) return Promise.resolve();
+    // Flow control: wait for room, or for the call to end, whichever comes first.
+    return new Promise<void>((resolve, reject) => {
+      const onDrain = () => resolve();
+      call.once("drain", onDrain);
+      settledError().catch((err: unknown) => {
+        call.off("drain", onDrain);
+        reject(err);
+      });
+    });
+  };
   return {
     response,
-    end: () => call.end(),
-    cancel: () => call.cancel(),
-    write(message, onWritten) {
-      if (settled) return settledError();
-      const written = onWritten && ((err?: Error | null) => (err ? undefined : onWritten()));
-      if (call.write(message, written)) return Promise.resolve();
-      // Flow control: wait for room, or for the call to end, whichever comes first.
-      return new Promise<void>((resolve, reject) => {
-        const onDrain = () => resolve();
-        call.once("drain", onDrain);
-        settledError().catch((err: unknown) => {
-          call.off("drain", onDrain);
-          reject(err);
-        });
-      });
-    },
+    write,
+    end: () => (state.call ? state.call.end() : void whenStarted.then((c) => c?.end())),
+    cancel: () => (state.call ? state.call.cancel() : void whenStarted.then((c) => c?.cancel())),
   };
 }
