@@ -1,13 +1,8 @@
-import { existsSync } from "node:fs";
 import { type Command, InvalidArgumentError as CliArgumentError, Option } from "commander";
 import { environmentsOf } from "../runner/attempt.js";
-import { loadMachinesFile } from "../machines/credentials.js";
-import { localProvider } from "../machines/localProvider.js";
-import { sandboxSupport } from "../machines/sandbox.js";
-import { checkPool, machinesOfEnvFlags, remoteProvider } from "../machines/remoteProvider.js";
-import { openPool, type MachinePool, type MachineProvider } from "../machines/provider.js";
+import type { MachinePool } from "../machines/provider.js";
+import { openPoolFromSpec, type PoolProviderName, type PoolSpec } from "../machines/selectPool.js";
 import type { DatasetTask } from "../datasets/loader.js";
-import { resolveImage } from "../machines/images/build.js";
 import { credentialFlags } from "./credentials.js";
 
 /** Where tasks run: `--provider`, `--image`, `--machines`, `--env` and the credential flags of a command. */
@@ -25,8 +20,8 @@ export interface MachineCliOptions {
   [flag: string]: unknown;
 }
 
-/** The providers `--provider` names. */
-const PROVIDERS = ["local", "remote", "container", "qemu"] as const;
+/** The providers `--provider` names (those of PoolSpec's `provider`). */
+const PROVIDERS: readonly PoolProviderName[] = ["local", "remote", "container", "qemu"];
 
 function positive(flag: string) {
   return (v: string) => {
@@ -71,49 +66,19 @@ export function addProviderOptions(cmd: Command): Command {
     );
 }
 
-/** The remote provider the options describe and its environment names, or undefined without --env/--machines. */
-function remoteProviderOf(o: MachineCliOptions): { provider: MachineProvider; names: string[] } | undefined {
-  const flags = credentialFlags(o);
-  if (o.machines && o.env.length > 0) throw new CliArgumentError("give machines with --machines or with --env, not both");
-  const machines = o.machines ? loadMachinesFile(o.machines, flags) : o.env.length > 0 ? machinesOfEnvFlags(o.env, flags) : undefined;
-  return machines && { provider: remoteProvider(machines, flags), names: [...machines.keys()] };
-}
-
-async function openRemotePool(remote: { provider: MachineProvider; names: string[] }, concurrency: number, needsScreen: boolean): Promise<MachinePool> {
-  const pool = await openPool(remote.provider, remote.names, concurrency);
-  // All machines at once; one error listing every machine that cannot be used, and why.
-  await checkPool(pool, undefined, { needsScreen }).catch(async (err: unknown) => {
-    await pool.close();
-    throw err;
-  });
-  const unreset = pool.slots.flatMap((slot) => Object.entries(slot.machines ?? {}).filter(([, m]) => !m.reset));
-  if (unreset.length > 0) {
-    process.stderr.write(
-      `warning: ${unreset.length} machine(s) have no reset command (${[...new Set(unreset.map(([n]) => n))].join(", ")}): each task starts on ` +
-        `what the previous one left; give "reset" per machine in --machines (e.g. a snapshot revert)\n`,
-    );
-  }
-  return pool;
-}
-
-/** The container or qemu provider of `--provider`, from the image `--image` names. */
-async function imageProvider(o: MachineCliOptions, screen: { width: number; height: number }): Promise<MachineProvider> {
-  const log = (l: string) => process.stderr.write(`${l}\n`);
-  // Without --image: the newest minimal image in the cache (resolveImage says how to build one).
-  o.image ??= "minimal";
-  if (o.provider === "container") {
-    const { containerProvider } = await import("../machines/containerProvider.js");
-    const isTag = /^[\w.-]+(?::\d+)?\/[\w./-]+:[\w.-]+$/.test(o.image) && !existsSync(o.image);
-    const tag = isTag ? o.image : (await resolveImage(o.image)).container?.tag;
-    if (!tag) throw new CliArgumentError(`--image ${o.image} has no container image yet: pincer image build --profile ${o.image} --format container`);
-    return containerProvider({ image: tag, screen: `${screen.width}x${screen.height}`, log, ...(o.engine ? { engine: o.engine } : {}) });
-  }
-  const m = await resolveImage(o.image);
-  if (!m.qcow2) throw new CliArgumentError(`--image ${o.image} has no qcow2 disk yet: pincer image build --profile ${m.profile} --format qcow2`);
-  const { qemuProvider } = await import("../machines/qemuProvider.js");
-  const sizes = { ...(o.vmMemory ? { memoryMb: o.vmMemory } : {}), ...(o.vmCpus ? { cpus: o.vmCpus } : {}) };
-  return qemuProvider({ ...m.qcow2, log, ...sizes, ...(o.vmSpare ? { spare: true } : {}) });
-}
+/** The flag of each option of a PoolSpec, so that errors name what the user typed. */
+const FLAGS: Partial<Record<keyof PoolSpec, string>> = {
+  provider: "--provider",
+  env: "--env",
+  machinesFile: "--machines",
+  image: "--image",
+  network: "--network",
+  drivers: "--drivers",
+  engine: "--engine",
+  vmMemoryMb: "--vm-memory",
+  vmCpus: "--vm-cpus",
+  vmSpare: "--vm-spare",
+};
 
 /**
  * The pool a `run` or `check` command's options describe: remote machines (--env/--machines),
@@ -128,10 +93,39 @@ export async function openCliPool(
   return openMachinePool([...new Set(tasks.flatMap(environmentsOf))], o, concurrency, local);
 }
 
+/** The PoolSpec of a command's options (see {@link openMachinePool}); the options are only read. */
+export function poolSpecOf(
+  names: readonly string[],
+  o: Readonly<MachineCliOptions>,
+  concurrency: number,
+  local: { width: number; height: number; accessibilityBus?: boolean; needsScreen?: boolean },
+): PoolSpec {
+  return {
+    names,
+    concurrency,
+    ...(o.provider ? { provider: o.provider as PoolProviderName } : {}),
+    env: o.env,
+    ...(o.machines ? { machinesFile: o.machines } : {}),
+    credentials: credentialFlags(o),
+    needsScreen: local.needsScreen ?? false,
+    ...(o.image ? { image: o.image } : {}),
+    ...(o.engine ? { engine: o.engine } : {}),
+    ...(o.vmMemory ? { vmMemoryMb: o.vmMemory } : {}),
+    ...(o.vmCpus ? { vmCpus: o.vmCpus } : {}),
+    ...(o.vmSpare ? { vmSpare: true } : {}),
+    screen: { width: local.width, height: local.height },
+    ...(local.accessibilityBus ? { accessibilityBus: true } : {}),
+    ...(o.network ? { network: true } : {}),
+    ...(o.drivers ? { drivers: o.drivers } : {}),
+  };
+}
+
 /**
  * The pool a command's options describe, with a machine per slot for each of `names` (remote
  * machines come by the names their options give). `needsScreen`: remote machines must show a
- * screen before the first task (local and image machines always have their own).
+ * screen before the first task (local and image machines always have their own). The choice is
+ * the library's ({@link openPoolFromSpec}); this only turns flags into its spec, and its errors
+ * name the flags.
  */
 export async function openMachinePool(
   names: readonly string[],
@@ -139,29 +133,5 @@ export async function openMachinePool(
   concurrency: number,
   local: { width: number; height: number; accessibilityBus?: boolean; needsScreen?: boolean },
 ): Promise<MachinePool> {
-  const remote = remoteProviderOf(o);
-  const provider = o.provider ?? (remote ? "remote" : "local");
-  if (provider !== "local" && o.network)
-    throw new CliArgumentError(`--network is for local machines; ${provider} machines have the network their engine or image gives them`);
-  if (provider !== "local" && o.drivers)
-    throw new CliArgumentError(`--drivers is for local machines; ${provider} machines run the daemon their image or host starts (its --drivers flag)`);
-  if (provider === "remote") {
-    if (!remote) throw new CliArgumentError("--provider remote needs --env name=host:port or --machines FILE");
-    return openRemotePool(remote, concurrency, local.needsScreen ?? false);
-  }
-  if (remote) throw new CliArgumentError(`--env and --machines give remote machines; they do not go with --provider ${provider}`);
-  if (provider === "local" && o.image) throw new CliArgumentError("--image needs --provider container or --provider qemu");
-  if (provider === "local") {
-    const drivers = o.drivers ? ` (${o.drivers} drivers)` : "";
-    const each = `an Xvfb display and a pincer-daemon${drivers}${local.accessibilityBus ? " with an accessibility bus" : ""} each`;
-    // Said every time: without a sandbox a task's commands act on this computer as the runner's user.
-    const box = sandboxSupport();
-    const where = box.mode === "overlay" ? "in a sandbox" : `WITHOUT a sandbox (${box.why}): tasks act on this computer`;
-    process.stderr.write(`starting ${concurrency} local slot(s) with ${names.join(", ")} (${each}, ${where})\n`);
-    const { needsScreen: _, ...screen } = local;
-    return openPool(localProvider({ ...screen, ...(o.network ? { network: true } : {}), ...(o.drivers ? { drivers: o.drivers } : {}) }), names, concurrency);
-  }
-  const made = await imageProvider(o, local);
-  process.stderr.write(`starting ${concurrency} slot(s) with ${names.join(", ")} (${provider}, image ${o.image})\n`);
-  return openPool(made, names, concurrency);
+  return openPoolFromSpec(poolSpecOf(names, o, concurrency, local), { optionName: (option) => FLAGS[option] ?? option });
 }

@@ -179,8 +179,3 @@ export async function diagnoseTls(m: MachineSpec): Promise<string | undefined> {
   }
   return undefined;
 }
-
-/** The former name of {@link DefaultCredentials}. @deprecated use DefaultCredentials. */
-export type CredentialFlags = DefaultCredentials;
-/** The former name of {@link machineSpecOf}. @deprecated use machineSpecOf. */
-export const machineOfFlags = machineSpecOf;

@@ -152,10 +152,3 @@ export async function openPool(provider: MachineProvider, names: readonly string
     },
   };
 }
-
-/** The former name of {@link MachineProvider}. @deprecated use MachineProvider. */
-export type EnvironmentProvider = MachineProvider;
-/** The former name of {@link MachinePool}. @deprecated use MachinePool. */
-export type EnvironmentPool = MachinePool;
-/** The former name of {@link MachineSlot}. @deprecated use MachineSlot. */
-export type EnvironmentSlot = MachineSlot;

@@ -355,6 +355,3 @@ export async function resolveImage(image: string, cacheDir?: string): Promise<Im
       "or give the path of an image.json",
   );
 }
-
-/** The former name of {@link ImageOutput} (`ImageFormat` is a screenshot's format). @deprecated use ImageOutput. */
-export type ImageFormat = ImageOutput;
