@@ -25,7 +25,6 @@ function summary(id: string, fields: Record<string, unknown>, results: Partial<T
     environments: {},
     machine_reset: {},
     attempt: 1,
-    metrics: {},
     started_at: "",
     finished_at: "",
   };
@@ -38,7 +37,25 @@ describe("the run report", () => {
     summary(
       "b",
       { tags: ["cli", "abstract"], related_apps: ["xterm"], counterpart: "a" },
-      { score: 0.5, state: "failed", total_tokens: 3000, cost_usd: 0.03, metrics: { completionRatio: 0.5 } },
+      {
+        score: 0.5,
+        state: "failed",
+        total_tokens: 3000,
+        cost_usd: 0.03,
+        metrics: {
+          completionRatio: 0.5,
+          score: 0.5,
+          reason: "1 of 2 checks passed",
+          success: false,
+          actions: 1,
+          tokens: 3000,
+          executionEfficiency: 0.5,
+          costEfficiency: null,
+          stepsToComplete: null,
+          longestUnfinishedPath: 1,
+          passedNodes: ["first"],
+        },
+      },
     ),
     summary("c", { tags: ["gui"] }, { state: "setup_error", error: "script failed", total_timing: { total_ms: 4000, setup_ms: 0, model_ms: 0, env_ms: 0 } }),
   ];

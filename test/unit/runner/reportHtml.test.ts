@@ -28,7 +28,6 @@ function results(over: Partial<TaskResults> = {}): TaskResults {
     environments: { desktop: "local" },
     machine_reset: {},
     attempt: 1,
-    metrics: {},
     started_at: "",
     finished_at: "",
     ...over,

@@ -9,6 +9,7 @@ import type { MachinePool } from "../machines/provider.js";
 import { healthHtml } from "./healthHtml.js";
 import type { RunProgress } from "../runner/progress.js";
 import { ResultStore, type Summary } from "../runFolder/results.js";
+import { writeHealth } from "../runFolder/runFiles.js";
 import { runTasks } from "../runner/runner.js";
 import { countStatuses, type HealthReport, type HealthRun, type TaskHealth, taskHealth } from "./taskHealth.js";
 
@@ -163,7 +164,7 @@ export async function measureHealth(opts: MeasureHealthOptions): Promise<HealthR
     perTask,
   };
   const store = new ResultStore(outDir);
-  await store.writeJsonAtomic(join(outDir, "health.json"), report);
+  await writeHealth(outDir, report);
   await store.writeTextAtomic(join(outDir, "health.html"), healthHtml(report));
   return report;
 }

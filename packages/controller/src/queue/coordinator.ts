@@ -2,11 +2,14 @@ import { existsSync, readFileSync, statSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { dirname, join, relative, resolve } from "node:path";
 import { Queue } from "bullmq";
-import { InvalidArgumentError } from "@pincer/shared";
+import { InvalidArgumentError, pause } from "@pincer/shared";
 import type { DatasetTask } from "../datasets/format.js";
 import type { Registries } from "../datasets/registries.js";
 import type { Report } from "../reports/report.js";
 import { ResultStore } from "../runFolder/results.js";
+import { finishManifest, startManifest } from "../runFolder/runFiles.js";
+import { runSettingsOf, runSettingsRecord } from "../runner/settings.js";
+import type { ManifestSettings } from "../runFolder/schemas.js";
 import { newRunId, openRunDir, taskFileHash } from "../runner/runner.js";
 import { writeRunReport } from "../reports/writeReports.js";
 import { MAX_ARTIFACT_BYTES, MAX_BUNDLE_BYTES, packFiles } from "./bundle.js";
@@ -110,8 +113,7 @@ export async function runOnQueue(opts: QueueRunOptions): Promise<{ runDir: strin
   const stateFile = join(runDir, "queue.json");
   const state: CoordinatorState = existsSync(stateFile) ? JSON.parse(await readFile(stateFile, "utf8")) : { cursor: 0, final: {} };
   const byKey = new Map(opts.tasks.map((t) => [taskKeyOf(t), t]));
-  const manifest = await queueManifest(opts, { runId, runDir, queueId, queueName });
-  await store.writeJsonAtomic(join(runDir, "manifest.json"), manifest);
+  const manifest = await startManifest(runDir, queueManifest(opts, { runId, queueId, queueName }), opts.resume ?? false);
   try {
     const progress: QueueProgress = {
       total: opts.tasks.length,
@@ -142,7 +144,7 @@ export async function runOnQueue(opts: QueueRunOptions): Promise<{ runDir: strin
     await enqueue(opts, queues, redis, queueId, state);
     await gatherUntilDone(opts, ctx);
     const report = await writeRunReport(store, runId, opts.tasks);
-    await store.writeJsonAtomic(join(runDir, "manifest.json"), { ...manifest, finished_at: new Date().toISOString() });
+    await finishManifest(runDir, manifest);
     await Promise.all(opts.tasks.map((t) => redis.del(keys.bundle(taskKeyOf(t)))));
     return { runDir, report };
   } finally {
@@ -168,27 +170,17 @@ async function gatherUntilDone(opts: QueueRunOptions, ctx: GatherContext): Promi
       });
       opts.onProgress?.({ ...progress, done: Object.keys(state.final).length });
     }
-    if (Object.keys(state.final).length < opts.tasks.length) await sleep(opts.pollMs ?? 250, opts.signal);
+    if (Object.keys(state.final).length < opts.tasks.length) await pause(opts.pollMs ?? 250, opts.signal);
   }
 }
 
-/** The run's manifest.json as a queue run writes it (a resumed run keeps when it began). */
-async function queueManifest(opts: QueueRunOptions, run: { runId: string; runDir: string; queueId: string; queueName: string }) {
-  const { runId, runDir, queueId, queueName } = run;
-  const previous = existsSync(join(runDir, "manifest.json")) ? JSON.parse(await readFile(join(runDir, "manifest.json"), "utf8")) : undefined;
-  const manifest = {
+/** manifest.json's settings of a queue run (startManifest adds its times, and keeps when a resumed run began). */
+function queueManifest(opts: QueueRunOptions, run: { runId: string; queueId: string; queueName: string }): ManifestSettings {
+  const { runId, queueId, queueName } = run;
+  return {
     run_id: runId,
-    // A resumed run keeps when it began.
-    started_at: previous?.started_at ?? new Date().toISOString(),
-    resumed: opts.resume ?? false,
     queue: { url: redacted(opts.url), name: queueName, ...(queueId !== runId ? { run: queueId } : {}) },
-    attempts: opts.settings.attempts,
-    max_steps: opts.settings.maxSteps,
-    task_timeout_ms: opts.settings.taskTimeoutMs,
-    screenshots: opts.settings.screenshots,
-    settle: opts.settings.settle,
-    accessibility: opts.settings.accessibility ?? null,
-    record: opts.settings.record,
+    ...runSettingsRecord(runSettingsOf(opts.settings)),
     agent: opts.settings.agent,
     dataset: { root: resolve(opts.datasetRoot), formats: (opts.datasetFormats ?? []).map((f) => resolve(f)) },
     tasks: opts.tasks.map((t) => {
@@ -196,7 +188,6 @@ async function queueManifest(opts: QueueRunOptions, run: { runId: string; runDir
       return { id: t.id, tool: t.tool, file: t.file, ...(sha256 ? { sha256 } : {}) };
     }),
   };
-  return manifest;
 }
 
 /** Sends each unfinished task's files and adds its job to its environments' queue (a job that exists already is left as it is). */
@@ -295,17 +286,4 @@ async function unservedQueues(opts: QueueRunOptions, queues: Map<string, Queue<T
     if (left.length > 0 && (await queue.getWorkersCount()) === 0) out.push({ queue: name, environments: [...left[0]!.environments].sort() });
   }
   return out;
-}
-
-/** Waits `ms`, or until `signal` aborts (its listener removed either way). */
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      clearTimeout(t);
-      signal?.removeEventListener("abort", done);
-      resolve();
-    };
-    const t = setTimeout(done, ms);
-    signal?.addEventListener("abort", done, { once: true });
-  });
 }

@@ -5,6 +5,7 @@ import type { Redis } from "ioredis";
 import { InvalidArgumentError, PermissionDeniedError, ResourceExhaustedError } from "@pincer/shared";
 import type { DatasetTask } from "../datasets/format.js";
 import { isInfraState, type ResultStore, type Summary } from "../runFolder/results.js";
+import { writeSummary } from "../runFolder/runFiles.js";
 import { limitsFor, unpackFiles } from "./bundle.js";
 import { erroredSummary, failedSummary, lostSummary, refusedSummary } from "./lostAttempts.js";
 import { jobIdOf, type runKeys, type ActiveAttempt, type ResultRecord, type TaskJob } from "./protocol.js";
@@ -100,8 +101,7 @@ async function takeRecord(ctx: GatherContext, raw: string): Promise<ResultRecord
     const worker = (ref.data.worker ?? "?").slice(0, 200);
     const { attempt } = ref.data;
     const dir = ctx.store.attemptDir(task.tool, task.id, attempt);
-    if (!existsSync(join(dir, "summary.json")))
-      await ctx.store.writeJsonAtomic(join(dir, "summary.json"), refusedSummary(task, { attempt, worker, reason: err.message }));
+    if (!existsSync(join(dir, "summary.json"))) await writeSummary(dir, refusedSummary(task, { attempt, worker, reason: err.message }));
     const expected = ctx.keys.artifacts(ref.data.task, attempt);
     await ctx.redis.del(expected);
     // A refused record counts as final unless it says otherwise: the task is not waited for forever.
@@ -155,13 +155,13 @@ async function writeRecord(ctx: GatherContext, rec: ResultRecord): Promise<void>
   if (rec.kind === "lost") {
     ctx.progress.lost++;
     const dir = ctx.store.attemptDir(task.tool, task.id, rec.entry.attempt);
-    if (!existsSync(join(dir, "summary.json"))) await ctx.store.writeJsonAtomic(join(dir, "summary.json"), lostSummary(task, rec.entry));
+    if (!existsSync(join(dir, "summary.json"))) await writeSummary(dir, lostSummary(task, rec.entry));
     return;
   }
   ctx.progress.byWorker[rec.worker] = (ctx.progress.byWorker[rec.worker] ?? 0) + 1;
   const dir = ctx.store.attemptDir(task.tool, task.id, rec.attempt);
   if (rec.kind === "error") {
-    if (!existsSync(join(dir, "summary.json"))) await ctx.store.writeJsonAtomic(join(dir, "summary.json"), erroredSummary(task, rec));
+    if (!existsSync(join(dir, "summary.json"))) await writeSummary(dir, erroredSummary(task, rec));
   } else if (!existsSync(join(dir, "summary.json"))) {
     const limits = limitsFor(ctx.maxArtifactBytes, `the folder of attempt ${rec.attempt} of ${rec.task}`);
     // The size first: a blob past the limit is not even fetched.
@@ -172,7 +172,7 @@ async function writeRecord(ctx: GatherContext, rec: ResultRecord): Promise<void>
       if (sha256Hex(blob) !== rec.artifactsSha256) throw new Refused("its folder in Redis is not the one its worker signed (sha256 differs)");
       await unpackFiles(blob, dir, limits);
     }
-    await ctx.store.writeJsonAtomic(join(dir, "summary.json"), rec.summary);
+    await writeSummary(dir, rec.summary);
   }
   if (rec.kind === "attempt") await ctx.redis.del(rec.artifacts);
   // The first final record counts (the fencing in Redis allows one; this keeps a run folder right if not).
@@ -216,7 +216,7 @@ export async function finalizeFailedJobs(ctx: GatherContext): Promise<void> {
     } else {
       const n = (last?.attempt ?? 0) + 1;
       const summary: Summary = failedSummary(task, n, (job.failedReason ?? "the job failed").slice(0, 2_000));
-      await ctx.store.writeJsonAtomic(join(ctx.store.attemptDir(task.tool, task.id, n), "summary.json"), summary);
+      await writeSummary(ctx.store.attemptDir(task.tool, task.id, n), summary);
       ctx.state.final[taskKey] = n;
     }
     await ctx.store.writeJsonAtomic(ctx.stateFile, ctx.state);

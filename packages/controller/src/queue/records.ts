@@ -1,6 +1,8 @@
 import { z } from "zod";
 import { PROVIDER_AGENTS, SCRIPTED_AGENTS } from "../agents/factory.js";
-import { AGENT_STATES, TASK_STATES } from "../runFolder/results.js";
+import { TASK_STATES } from "../runFolder/results.js";
+import { runSettingsSchema } from "../runner/settings.js";
+import { summarySchema as runFolderSummarySchema, taskResultsSchema } from "../runFolder/schemas.js";
 
 /**
  * What a worker accepts of a job and the coordinator of a result: zod schemas at the queue's two
@@ -31,30 +33,8 @@ export const queuedAgentSchema = z.strictObject({
   modelRetries: z.number().int().min(0).max(10).optional(),
 });
 
-const settleSchema = z.strictObject({
-  region: z.strictObject({ x: z.number().int(), y: z.number().int(), width: z.number().int().positive(), height: z.number().int().positive() }).optional(),
-  quietMs: z.number().int().min(0).max(60_000).optional(),
-  maxMs: z.number().int().min(0).max(600_000).optional(),
-  initialQuietMs: z.number().int().min(0).max(60_000).optional(),
-  intervalMs: z.number().int().min(1).max(10_000).optional(),
-  sinceLastWait: z.boolean().optional(),
-});
-
-/** A run's settings as a job carries them (see QueuedSettings). */
-export const queuedSettingsSchema = z.strictObject({
-  agent: queuedAgentSchema,
-  maxSteps: z.union([z.number().int().min(1).max(100_000), z.literal("auto")]),
-  taskTimeoutMs: z
-    .number()
-    .int()
-    .min(1)
-    .max(7 * 24 * 3600 * 1000),
-  screenshots: z.boolean(),
-  settle: z.union([settleSchema, z.literal(false), z.literal("auto")]),
-  accessibility: z.enum(["text", "marks"]).optional(),
-  record: z.boolean(),
-  attempts: z.number().int().min(1).max(100),
-});
+/** A run's settings as a job carries them (see QueuedSettings): the run settings and the agent. */
+export const queuedSettingsSchema = runSettingsSchema.extend({ agent: queuedAgentSchema });
 
 /** A task's job, as the coordinator signs it (the signature itself is checked first, apart). */
 export const taskJobSchema = z.strictObject({
@@ -76,26 +56,9 @@ const worker = z.string().min(1).max(200);
 const attemptNumber = z.number().int().min(1).max(10_000);
 const activeSchema = z.object({ attempt: attemptNumber, worker, started: z.number() });
 
-/** The fields of summary.json the coordinator and the reports rely on; the rest is kept as the worker wrote it. */
-export const summarySchema = z.looseObject({
-  id: z.string(),
-  results: z.looseObject({
-    score: z.number().min(0).max(1),
-    state: z.enum(TASK_STATES),
-    agent_state: z.enum(AGENT_STATES).nullable(),
-    eval_error: z.string().nullable(),
-    eval_reason: z.string().nullable(),
-    error: z.string().nullable(),
-    messages: z.array(z.unknown()),
-    total_tokens: z.number(),
-    input_tokens: z.number(),
-    output_tokens: z.number(),
-    total_timing: z.looseObject({ total_ms: z.number(), setup_ms: z.number(), model_ms: z.number(), env_ms: z.number() }),
-    steps: z.number(),
-    attempt: attemptNumber,
-    started_at: z.string(),
-    finished_at: z.string(),
-  }),
+/** summary.json as a worker sends it: the run folder's schema (runFolder/schemas.ts), its score in [0, 1] and its attempt in range. */
+export const summarySchema = runFolderSummarySchema.extend({
+  results: taskResultsSchema.extend({ score: z.number().min(0).max(1), attempt: attemptNumber }),
 });
 
 /** A worker's record of an attempt it finished, or could not run (see ResultRecord); signed, with the run it belongs to. */

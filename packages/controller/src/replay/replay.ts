@@ -5,6 +5,7 @@ import type { MachinePool } from "../machines/provider.js";
 import { DEFAULT_SETTLE } from "../benchmark/screenObservation.js";
 import type { Report } from "../reports/report.js";
 import { ResultStore } from "../runFolder/results.js";
+import { writeReplayReport } from "../runFolder/runFiles.js";
 import { type RunProgress, runTasks } from "../runner/runner.js";
 import { compareTask, type CompareOptions, DEFAULT_SCREEN_THRESHOLD, type ReplayReport, type TaskComparison } from "./stepDifferences.js";
 import { comparisonHtml } from "./comparePage.js";
@@ -82,7 +83,7 @@ export async function writeReplayComparison(source: ReplaySource, replayDir: str
     warnings: source.warnings,
     per_task: perTask,
   };
-  await replays.writeJsonAtomic(join(replayDir, "replay.json"), report);
+  await writeReplayReport(replayDir, report);
   const tasks = perTask.map((c, i) => ({ comparison: c, original: source.tasks[i]!.trajectory }));
   const withReplays = await Promise.all(
     tasks.map(async ({ comparison, original }) => {

@@ -1,28 +1,19 @@
 import { createHash } from "node:crypto";
 import { existsSync, statSync } from "node:fs";
 import { readFile } from "node:fs/promises";
-import { basename, dirname, join, resolve, sep } from "node:path";
+import { dirname, join, resolve, sep } from "node:path";
 import { InvalidArgumentError } from "@pincer/shared";
 import { type DatasetTask, type LoadDatasetOptions, loadDataset } from "../datasets/loader.js";
 import type { Registries } from "../datasets/registries.js";
 import { ResultStore, type Summary } from "../runFolder/results.js";
+import { readManifest } from "../runFolder/runFiles.js";
+import type { RunManifest } from "../runFolder/schemas.js";
 import type { RunDataset } from "../runner/runner.js";
 import type { TrajectoryLine } from "../runFolder/trajectory.js";
 import { type RecordedTurn, recordedTurns, type ReplayTiming, timingOf } from "./replayAgent.js";
 
-/** What manifest.json of a run says that a replay needs. */
-export interface RunManifest {
-  run_id: string;
-  started_at?: string;
-  finished_at?: string;
-  max_steps?: number | "auto";
-  task_timeout_ms?: number;
-  screenshots?: boolean;
-  settle?: unknown;
-  dataset?: RunDataset;
-  replay_of?: { run_id: string; run_dir: string };
-  tasks: Array<{ id: string; tool: string; file?: string; sha256?: string }>;
-}
+/** manifest.json of a run (its schema is in runFolder/schemas.ts). */
+export type { RunManifest } from "../runFolder/schemas.js";
 
 /**
  * manifest.json of a finished run. A folder that is not a run, or a run that has not finished (still
@@ -35,21 +26,15 @@ export async function readRunManifest(runDir: string): Promise<RunManifest> {
   if (!existsSync(file)) {
     throw new InvalidArgumentError(`${runDir} is not a run folder: it has no manifest.json (a run folder is what pincer run writes, e.g. results/run-…)`);
   }
-  let m: Partial<RunManifest>;
-  try {
-    m = JSON.parse(await readFile(file, "utf8")) as Partial<RunManifest>;
-  } catch (err) {
-    throw new InvalidArgumentError(`${file} is not valid JSON: ${(err as Error).message}`);
-  }
-  if (!Array.isArray(m.tasks)) throw new InvalidArgumentError(`${file} lists no tasks: is it a run's manifest?`);
-  const runId = typeof m.run_id === "string" ? m.run_id : basename(dir);
+  const m = await readManifest(dir);
+  const runId = m.run_id;
   if (!m.finished_at) {
     throw new InvalidArgumentError(
       `run ${runId} has not finished (its manifest.json has no finished_at): it is still running, or was interrupted; ` +
         `let it finish, or finish it with pincer run DATASET --resume --run-id ${runId}, then replay it`,
     );
   }
-  return { ...m, run_id: runId, tasks: m.tasks } as RunManifest;
+  return m;
 }
 
 /** A task of the recorded run, ready to replay: the task as the dataset has it now and its recorded attempt. */

@@ -75,7 +75,7 @@ export function buildReport(runId: string, finals: Array<{ tool: string; summary
   const g = group(summaries);
   const errorsByState: Record<string, number> = {};
   for (const s of summaries) if (isInfraState(s.results.state)) errorsByState[s.results.state] = (errorsByState[s.results.state] ?? 0) + 1;
-  const ratio = (s: Summary) => Number((s.results.metrics as { completionRatio?: number }).completionRatio ?? s.results.score);
+  const ratio = (s: Summary) => s.results.metrics?.completionRatio ?? s.results.score;
   const byId = new Map(summaries.map((s) => [s.id, s]));
   const pairs: Report["counterparts"] = [];
   for (const s of summaries) {

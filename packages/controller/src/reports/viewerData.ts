@@ -1,9 +1,8 @@
-import { existsSync } from "node:fs";
-import { readFile } from "node:fs/promises";
-import { join } from "node:path";
 import type { PerTask, Report } from "./report.js";
 import type { Summary } from "../runFolder/results.js";
 import type { TrajectoryLine } from "../runFolder/trajectory.js";
+import { readManifest, readTrajectory } from "../runFolder/runFiles.js";
+import type { RunManifest } from "../runFolder/schemas.js";
 
 /** One finished attempt of a task as report.html shows it: the report's figures for it, and more. */
 export interface ViewerAttempt extends Pick<PerTask, "state" | "score" | "steps" | "tokens" | "costUsd" | "seconds" | "error"> {
@@ -39,23 +38,7 @@ export interface ViewerTask extends ReportRow, ViewerAttempt {
 }
 
 /** What manifest.json says about how a run was made; fields an older run did not record are absent. */
-export interface RunManifestFields {
-  run_id?: unknown;
-  started_at?: unknown;
-  finished_at?: unknown;
-  provider?: { name?: unknown; config?: Record<string, unknown> };
-  queue?: { url?: unknown; name?: unknown };
-  agent?: { kind?: unknown; model?: unknown };
-  attempts?: unknown;
-  max_steps?: unknown;
-  task_timeout_ms?: unknown;
-  screenshots?: unknown;
-  settle?: unknown;
-  accessibility?: unknown;
-  record?: unknown;
-  dataset?: { root?: unknown };
-  tasks?: unknown;
-}
+export type RunManifestFields = Partial<RunManifest>;
 
 /** The run's configuration in the viewer's header: each value as text, or null when the run did not record it. */
 export interface RunConfig {
@@ -88,13 +71,10 @@ function settleText(v: unknown): string | null {
   return text(v);
 }
 
-/** manifest.json of a run folder, or {} when it is missing or does not parse (the viewer still shows the rest). */
+/** manifest.json of a run folder, or {} when it is missing or does not read (the viewer still shows the rest). */
 export async function readManifestFields(runDir: string): Promise<RunManifestFields> {
-  const file = join(runDir, "manifest.json");
-  if (!existsSync(file)) return {};
   try {
-    const m = JSON.parse(await readFile(file, "utf8")) as unknown;
-    return m && typeof m === "object" ? (m as RunManifestFields) : {};
+    return await readManifest(runDir);
   } catch {
     return {};
   }
@@ -122,20 +102,9 @@ export function runConfig(manifest: RunManifestFields, summaries: readonly Summa
   };
 }
 
-/** The lines of an attempt's trajectory.jsonl; a line that does not parse (a run killed mid-write) is left out. */
+/** The lines of an attempt's trajectory.jsonl; a line that does not read (a run killed mid-write, a damaged file) is left out. */
 export async function readTrajectoryLines(dir: string): Promise<TrajectoryLine[]> {
-  const file = join(dir, "trajectory.jsonl");
-  if (!existsSync(file)) return [];
-  const out: TrajectoryLine[] = [];
-  for (const line of (await readFile(file, "utf8")).split("\n")) {
-    if (!line.trim()) continue;
-    try {
-      out.push(JSON.parse(line) as TrajectoryLine);
-    } catch {
-      // A partial last line.
-    }
-  }
-  return out;
+  return readTrajectory(dir, { skipInvalid: true });
 }
 
 const strings = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === "string") : []);

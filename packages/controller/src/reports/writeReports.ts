@@ -1,10 +1,10 @@
 import { existsSync } from "node:fs";
-import { readFile } from "node:fs/promises";
-import { basename, join, resolve } from "node:path";
+import { join, resolve } from "node:path";
 import { InvalidArgumentError } from "@pincer/shared";
 import { buildReport, reportMarkdown, type Report } from "./report.js";
 import { reportHtml } from "./viewerHtml.js";
 import { ResultStore, type Summary } from "../runFolder/results.js";
+import { readManifest } from "../runFolder/runFiles.js";
 import { readManifestFields, readTrajectoryLines, runConfig, viewerAttempt, viewerTask, type ViewerAttempt, type ViewerTask } from "./viewerData.js";
 
 /** A task of a run, as the manifest lists it. */
@@ -55,17 +55,6 @@ export async function rebuildRunReport(runDir: string): Promise<Report> {
   if (!existsSync(manifestFile)) {
     throw new InvalidArgumentError(`${runDir} is not a run folder: it has no manifest.json (a run folder is what pincer run writes, e.g. results/run-…)`);
   }
-  let manifest: { run_id?: unknown; tasks?: unknown };
-  try {
-    manifest = JSON.parse(await readFile(manifestFile, "utf8"));
-  } catch (err) {
-    throw new InvalidArgumentError(`${manifestFile} is not valid JSON: ${(err as Error).message}`);
-  }
-  if (!Array.isArray(manifest.tasks)) throw new InvalidArgumentError(`${manifestFile} lists no tasks: is it a run's manifest?`);
-  const runId = typeof manifest.run_id === "string" ? manifest.run_id : basename(dir);
-  return writeRunReport(new ResultStore(dir), runId, manifest.tasks.filter(isTaskRef));
-}
-
-function isTaskRef(v: unknown): v is RunTaskRef {
-  return !!v && typeof (v as RunTaskRef).id === "string" && typeof (v as RunTaskRef).tool === "string";
+  const manifest = await readManifest(dir);
+  return writeRunReport(new ResultStore(dir), manifest.run_id, manifest.tasks);
 }

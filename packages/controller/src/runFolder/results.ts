@@ -1,9 +1,12 @@
 import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
-import { appendFile, mkdir, readdir, readFile, rename, rm, writeFile, open } from "node:fs/promises";
-import { dirname, join } from "node:path";
-import type { EndReason } from "../benchmark/types.js";
-import type { TrajectoryLine } from "./trajectory.js";
+import { mkdir, readdir, rename, rm, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { appendTrajectoryLine, readSummary, readTrajectory, writeJsonAtomic } from "./runFiles.js";
+import { INFRA_STATES, type InfraState, type Summary, type TrajectoryLine } from "./schemas.js";
+
+export { AGENT_STATES, INFRA_STATES, TASK_STATES } from "./schemas.js";
+export type { AgentState, InfraState, Summary, TaskResults, TaskState } from "./schemas.js";
 
 /**
  * The result folder of one run:
@@ -25,16 +28,7 @@ export class ResultStore {
 
   /** Writes JSON atomically: a reader sees the old file or the whole new one, never a part. */
   async writeJsonAtomic(path: string, value: unknown): Promise<void> {
-    await mkdir(dirname(path), { recursive: true });
-    const tmp = `${path}.${randomBytes(4).toString("hex")}.tmp`;
-    const fh = await open(tmp, "w");
-    try {
-      await fh.writeFile(`${JSON.stringify(value, null, 2)}\n`);
-      await fh.sync();
-    } finally {
-      await fh.close();
-    }
-    await rename(tmp, path);
+    await writeJsonAtomic(path, value);
   }
 
   async writeTextAtomic(path: string, text: string): Promise<void> {
@@ -51,8 +45,9 @@ export class ResultStore {
     return dir;
   }
 
-  async appendTrajectory(dir: string, line: unknown): Promise<void> {
-    await appendFile(join(dir, "trajectory.jsonl"), `${JSON.stringify(line)}\n`);
+  /** Appends a line to the trajectory of the attempt in `dir` (see appendTrajectoryLine). */
+  async appendTrajectory(dir: string, line: TrajectoryLine): Promise<void> {
+    await appendTrajectoryLine(dir, line);
   }
 
   /** Finished attempts of a task (those with a summary), oldest first. */
@@ -62,85 +57,19 @@ export class ResultStore {
     const out: Array<{ attempt: number; summary: Summary }> = [];
     for (const name of await readdir(dir)) {
       const m = /^attempt-(\d+)$/.exec(name);
-      const file = join(dir, name, "summary.json");
-      if (m && existsSync(file)) out.push({ attempt: Number(m[1]), summary: JSON.parse(await readFile(file, "utf8")) as Summary });
+      // An attempt is finished once its summary exists (written last, atomically).
+      if (m && existsSync(join(dir, name, "summary.json"))) out.push({ attempt: Number(m[1]), summary: await readSummary(join(dir, name)) });
     }
     return out.sort((a, b) => a.attempt - b.attempt);
   }
 
   /** The trajectory of an attempt, one object a line; empty when it has none. */
   async readTrajectory(tool: string, id: string, attempt: number): Promise<TrajectoryLine[]> {
-    const file = join(this.attemptDir(tool, id, attempt), "trajectory.jsonl");
-    if (!existsSync(file)) return [];
-    return (await readFile(file, "utf8"))
-      .split("\n")
-      .filter((l) => l.trim() !== "")
-      .map((l) => JSON.parse(l) as TrajectoryLine);
+    return readTrajectory(this.attemptDir(tool, id, attempt));
   }
 }
-
-/** The infrastructure failures that prevented a verdict; `--attempts` retries these. */
-export const INFRA_STATES = ["setup_error", "env_error", "eval_error", "agent_error"] as const;
-/** Outcomes of a task attempt: the task's verdict, or the infrastructure failure that prevented one. */
-export const TASK_STATES = ["passed", "failed", ...INFRA_STATES] as const;
-/** Outcome of a task attempt: one of {@link TASK_STATES}. */
-export type TaskState = (typeof TASK_STATES)[number];
-export type InfraState = (typeof INFRA_STATES)[number];
-
-/** How the agent's part can end. `agent_done`: it said it was done, or the goal was reached first. */
-export const AGENT_STATES = ["agent_done", "step_limit", "time_limit", "token_budget"] as const;
-/** How the agent's part ended (one of {@link AGENT_STATES}); null when it did not run to an end. */
-export type AgentState = (typeof AGENT_STATES)[number] | null;
 
 /** Whether `state` is an infrastructure failure (one of {@link INFRA_STATES}). */
 export function isInfraState(state: string): state is InfraState {
   return (INFRA_STATES as readonly string[]).includes(state);
 }
-
-/** The `results` part of summary.json. */
-export interface TaskResults {
-  score: number;
-  state: TaskState;
-  agent_state: AgentState;
-  /** The benchmark's end reason (success, agent_complete, step_limit, …). */
-  end_reason: EndReason | null;
-  /** Why the evaluation failed to run, distinct from a low score; null when it ran. */
-  eval_error: string | null;
-  /** What the evaluation said about the outcome. */
-  eval_reason: string | null;
-  /** Infrastructure error of setup, environment or agent, when there was one. */
-  error: string | null;
-  teardown_error: string | null;
-  /** With `--record`: per environment, its screen recording (`recording-<env>.mp4` in the attempt folder) or why there is none. */
-  recordings?: Record<string, { file: string } | { error: string }>;
-  messages: unknown[];
-  total_tokens: number;
-  input_tokens: number;
-  output_tokens: number;
-  /** Model requests answered with a usable reply. */
-  model_requests?: number;
-  /** Model request tries that failed (an error status, no reply within --model-timeout, a lost connection, an unusable reply). */
-  model_failed_requests?: number;
-  /** Model request tries made after a failed one. */
-  model_retries?: number;
-  /** What the model calls cost in USD, from the price table; null when no price was given. */
-  cost_usd?: number | null;
-  /** Wall time in milliseconds: all, and split into setup, model, environment (actions) and evaluation. */
-  total_timing: { total_ms: number; setup_ms: number; model_ms: number; env_ms: number };
-  steps: number;
-  max_steps: number;
-  max_steps_rule: string;
-  agent: string;
-  model: string;
-  daemon_versions: Record<string, string>;
-  environments: Record<string, string>;
-  /** How each machine was brought to its clean state before the attempt (provider, method, ms); empty when the pool does not reset. */
-  machine_reset: Record<string, { provider: string; method: string; ms: number; why?: string }>;
-  attempt: number;
-  metrics: Record<string, unknown>;
-  started_at: string;
-  finished_at: string;
-}
-
-/** summary.json: every field of the task, plus `results`. */
-export type Summary = Record<string, unknown> & { id: string; results: TaskResults };

@@ -1,7 +1,14 @@
 import type { EndReason } from "../benchmark/types.js";
-import type { AgentState, InfraState, TaskResults, TaskState } from "../runFolder/results.js";
+import type { DatasetTask } from "../datasets/format.js";
+import type { GraphMetrics } from "../evaluators/metrics.js";
+import type { AgentState, InfraState, Summary, SummaryMetrics, TaskResults, TaskState } from "../runFolder/schemas.js";
 import type { RecordingResults } from "./recording.js";
-import type { AttemptUsage } from "./usage.js";
+import { AttemptUsage } from "./usage.js";
+
+// summary.json's metrics schema (runFolder/schemas.ts) and the graph's GraphMetrics are the same type, both ways.
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+const metricsMatch: Same<GraphMetrics, SummaryMetrics> = true;
+void metricsMatch;
 
 /**
  * What each end reason means for the summary: `verdict` when the task's evaluation decides between
@@ -49,8 +56,8 @@ export interface AttemptRecord {
 export interface AttemptEnd {
   reason: EndReason | null;
   error: string | null;
-  /** The benchmark's metrics; empty when no episode ran. */
-  metrics?: Record<string, unknown>;
+  /** The benchmark's metrics (`bench.metrics()`); absent when no episode ran. */
+  metrics?: GraphMetrics;
   steps?: number;
 }
 
@@ -67,17 +74,15 @@ export interface SummarySettings {
   reset?: Readonly<Record<string, { provider: string; method: string; ms: number }>>;
 }
 
-/** The score and the state: the task evaluator's verdict, as the benchmark's metrics carry it. */
-function verdict(end: AttemptEnd, metrics: Record<string, unknown>) {
-  const score = typeof metrics.score === "number" ? metrics.score : 0;
-  const { state, agent_state } = attemptState(end.reason, metrics.success === true);
-  const evalReason = typeof metrics.reason === "string" ? metrics.reason : null;
-  return { score, state, agent_state, evalReason };
+/** The score and the state: the task evaluator's verdict, as the benchmark's metrics carry it (none without an episode). */
+function verdict(end: AttemptEnd, metrics: GraphMetrics | undefined) {
+  const { state, agent_state } = attemptState(end.reason, metrics?.success ?? false);
+  return { score: metrics?.score ?? 0, state, agent_state, evalReason: metrics?.reason ?? null };
 }
 
 /** The `results` object of summary.json. */
 export function attemptResults(settings: SummarySettings, record: AttemptRecord, end: AttemptEnd): TaskResults {
-  const metrics = end.metrics ?? {};
+  const { metrics } = end;
   const { score, state, agent_state, evalReason } = verdict(end, metrics);
   const { usage } = record;
   return {
@@ -109,8 +114,23 @@ export function attemptResults(settings: SummarySettings, record: AttemptRecord,
     environments: { ...settings.addresses },
     machine_reset: { ...settings.reset },
     attempt: settings.attempt,
-    metrics,
+    ...(metrics ? { metrics } : {}),
     started_at: new Date(record.started).toISOString(),
     finished_at: new Date().toISOString(),
   };
+}
+
+/**
+ * The results of an attempt that never reached its end (lost with its worker, refused, or its job
+ * failed): an env_error saying why, nothing measured, built as every attempt's results are.
+ */
+export function unfinishedResults(task: Pick<DatasetTask, "kind">, run: { attempt: number; worker: string; started: number }, error: string): TaskResults {
+  const settings: SummarySettings = { kind: task.kind, attempt: run.attempt, maxSteps: 0, maxStepsRule: "", agent: { name: "", model: "" }, addresses: {} };
+  const record: AttemptRecord = { started: run.started, messages: [], usage: new AttemptUsage(), daemonVersions: {}, teardownError: null };
+  return { ...attemptResults(settings, record, { reason: "env_error", error }), worker: run.worker };
+}
+
+/** summary.json of an attempt: the task's fields as summary.json keeps them (see taskFields), its id and its results. */
+export function summaryOf(fields: Readonly<Record<string, unknown>>, id: string, results: TaskResults): Summary {
+  return { ...fields, id, results };
 }
