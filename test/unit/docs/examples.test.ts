@@ -169,7 +169,7 @@ describe("the manual's snippets run against the source", () => {
     const agent = new QuotedTextAgent();
     const signal = new AbortController().signal;
     await agent.start({ taskId: "t", instruction, tools: [], maxSteps: 5, signal });
-    const turn = await agent.act({ step: 0, screenshots: {}, lastResults: [], signal });
+    const turn = await agent.act({ step: 0, environments: {}, screenshots: {}, settle: {}, lastResults: [], signal });
     await bench.start("t");
     const results = [];
     for (const call of turn.calls) results.push(await bench.step(call));
@@ -180,6 +180,6 @@ describe("the manual's snippets run against the source", () => {
     ]);
     expect(results.map((r) => r.reason)).toEqual([null, "success"]);
     expect(machine.events.map((e) => e.type)).toEqual(["type", "press"]);
-    expect(await agent.act({ step: 2, screenshots: {}, lastResults: results, signal })).toEqual({ calls: [], done: true });
+    expect(await agent.act({ step: 2, environments: {}, screenshots: {}, settle: {}, lastResults: results, signal })).toEqual({ calls: [], done: true });
   });
 });

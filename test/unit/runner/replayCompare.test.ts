@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import type { AgentObservation } from "@pincer/controller/agents";
 import { recordedTurns, ReplayAgent, type Summary, type TrajectoryLine } from "@pincer/controller/runner";
 import { compareTask, type AttemptRecordOnDisk } from "../../../packages/controller/src/replay/stepDifferences.js";
+import type { StepLine } from "../../../packages/controller/src/runFolder/schemas.js";
 
 let work: string;
 
@@ -28,7 +29,7 @@ function attempt(name: string, trajectory: TrajectoryLine[], score = 1): Attempt
   return { attempt: 1, summary: summary(score, trajectory.filter((l) => l.step).length), trajectory, dir, relDir: "t/x/attempt-1" };
 }
 
-const step = (n: number, result: unknown, screenshots: Record<string, string> = {}): TrajectoryLine => ({
+const step = (n: number, result: unknown, screenshots: Record<string, string> = {}): StepLine => ({
   turn: n,
   step: n,
   tool: "desktop__run_command",
@@ -99,7 +100,7 @@ describe("the replay agent", () => {
     const agent = new ReplayAgent(turns);
     const signal = new AbortController().signal;
     agent.start({ taskId: "t", instruction: "", tools: [], maxSteps: 10, signal });
-    const obs = { step: 0, screenshots: {}, lastResults: [], signal };
+    const obs = { step: 0, environments: {}, screenshots: {}, settle: {}, lastResults: [], signal };
     expect((await agent.act(obs)).calls).toEqual([{ tool: "desktop__run_command", args: { command: "step 1" } }]);
     // Turn 1's step took 100 ms here: turn 2 comes 250 ms after it ended, 350 ms after turn 1 was handed over.
     const t0 = performance.now();
@@ -114,7 +115,7 @@ describe("the replay agent", () => {
     const agent = new ReplayAgent(recordedTurns([{ turn: 1, agent_error: "agent: rate limited", at_ms: 0 }]));
     const signal = new AbortController().signal;
     agent.start({ taskId: "t", instruction: "", tools: [], maxSteps: 10, signal });
-    await expect(agent.act({ step: 0, screenshots: {}, lastResults: [], signal })).rejects.toThrow(
+    await expect(agent.act({ step: 0, environments: {}, screenshots: {}, settle: {}, lastResults: [], signal })).rejects.toThrow(
       /the recorded attempt's agent failed at this turn: agent: rate limited/,
     );
   });

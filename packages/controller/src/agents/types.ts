@@ -1,6 +1,5 @@
 import type { AnyAction } from "../actions/action.js";
-import type { StepCall, StepResult } from "../benchmark/types.js";
-import type { Screenshot } from "../env/index.js";
+import type { Observation, StepCall, StepResult } from "../benchmark/types.js";
 
 /** A tool the agent may call: `env__action` and its JSON schema. */
 export interface AgentTool {
@@ -19,17 +18,12 @@ export interface AgentTaskContext {
   signal: AbortSignal;
 }
 
-/** What an agent sees before each turn. */
-export interface AgentObservation {
-  /** Steps taken so far. */
-  step: number;
-  /** The newest screenshot of each environment that has one, with its scale. */
-  screenshots: Readonly<Record<string, Screenshot>>;
-  /**
-   * Environment → its accessibility tree as text (OSWorld's linearised form; numbered lines whose
-   * boxes are drawn on the screenshot in set-of-marks mode), when the run sends it (`--a11y`).
-   */
-  accessibility?: Readonly<Record<string, string>>;
+/**
+ * What an agent sees before each turn: `bench.observe()`'s {@link Observation} as the runner got it
+ * (the step, every environment's observations, screenshots, settle waits, accessibility text), with
+ * the previous turn's results and the turn's signal.
+ */
+export interface AgentObservation extends Readonly<Observation> {
   /** Results of the previous turn's calls, in order (errors included: the agent should read them). */
   lastResults: readonly StepResult[];
   signal: AbortSignal;

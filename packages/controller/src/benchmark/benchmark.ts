@@ -5,6 +5,7 @@ import { decodeToolName, encodeToolName, TOOL_SEPARATOR } from "../actions/names
 import type { ToolProvider, ToolSchemaByProvider } from "../actions/toolSchemas.js";
 import type { Env } from "../env/index.js";
 import { createRootEnvironment, ROOT_ENVIRONMENT, type Environment } from "./environment.js";
+import { observationOf } from "./screenObservation.js";
 import type { GraphNode } from "../evaluators/graph.js";
 import { computeMetrics, evaluationState, type EpisodeEvent, type EvaluationState, type GraphMetrics } from "../evaluators/metrics.js";
 import type { PreparedCall, Task } from "../tasks/task.js";
@@ -202,7 +203,7 @@ export class Benchmark {
           return [e.name, values] as const;
         }),
     );
-    return { step: ep.steps, environments: Object.fromEntries(entries) };
+    return observationOf(ep.steps, Object.fromEntries(entries));
   }
 
   /**

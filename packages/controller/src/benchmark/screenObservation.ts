@@ -4,6 +4,7 @@ import { UnimplementedError } from "@pincer/shared";
 import { throwIfAborted, toErrorInfo } from "../actions/errors.js";
 import type { Env, Screenshot, SettleOptions } from "../env/index.js";
 import { drawMarks, marksOf } from "./marks.js";
+import type { Observation, SettleRecord } from "./types.js";
 
 /**
  * What a model gets of the accessibility tree with each observation: `text`, the linearised tree
@@ -13,13 +14,7 @@ import { drawMarks, marksOf } from "./marks.js";
 export type AccessibilityMode = "text" | "marks";
 
 /** How long a screen was waited for before its screenshot (see `env.screen.waitForSettle`). */
-export interface SettleRecord {
-  /** False when the screen was still changing at the maximum wait. */
-  settled: boolean;
-  waited_ms: number;
-  /** Changes seen while waiting (one for a change drawn before the wait began). */
-  changes: number;
-}
+export type { SettleRecord } from "./types.js";
 
 /** Waits before a screenshot: settle for the screen to stop changing, as `pincer run` does for agents that look. */
 export const DEFAULT_SETTLE: SettleOptions = { quietMs: 300, initialQuietMs: 1500, maxMs: 5000, sinceLastWait: true };
@@ -56,6 +51,22 @@ export interface ScreenObservation {
 
 /** The name of the screen observation in `bench.observe()`'s results. */
 export const SCREEN_OBSERVATION = "screen";
+
+/**
+ * `bench.observe()`'s result from every environment's observations: the screens grouped by what they
+ * hold, from each environment's screen observation (environments without one are left out of them).
+ */
+export function observationOf(step: number, environments: Observation["environments"]): Observation {
+  const out: Observation = { step, environments, screenshots: {}, settle: {} };
+  for (const [name, values] of Object.entries(environments)) {
+    const screen = values[SCREEN_OBSERVATION] as ScreenObservation | undefined;
+    if (!screen) continue;
+    if (screen.screenshot) out.screenshots[name] = screen.screenshot;
+    if (screen.settle) out.settle[name] = screen.settle;
+    if (screen.accessibility !== undefined) out.accessibility = { ...out.accessibility, [name]: screen.accessibility };
+  }
+  return out;
+}
 
 /**
  * An observation (see `createEnvironment`'s `observations`): the machine's screen as an agent sees

@@ -1,6 +1,7 @@
 import { PincerError } from "@pincer/shared";
 import type { ErrorInfo } from "../actions/errors.js";
 import type { EvaluationState } from "../evaluators/metrics.js";
+import type { Screenshot } from "../env/index.js";
 
 /**
  * Why an episode can end.
@@ -103,12 +104,34 @@ export interface StartResult {
   error?: ErrorInfo;
 }
 
-/** What `observe` returns: per environment, each observation's result by its name. */
+/** How long an observation waited for a screen to stop changing before its screenshot. */
+export interface SettleRecord {
+  /** False when the screen was still changing at the maximum wait. */
+  settled: boolean;
+  waited_ms: number;
+  /** Changes seen while waiting (one for a change drawn before the wait began). */
+  changes: number;
+}
+
+/**
+ * What `bench.observe()` returns, and what an agent gets (`AgentObservation` is this with the
+ * previous turn's results): every environment's observations by name, and their screens grouped by
+ * what they hold (from each environment's screen observation, `screen`).
+ */
 export interface Observation {
   /** Steps taken so far. */
   step: number;
   /** Environment name → observation name → value (a screenshot carries its size, source region and scale). */
   environments: Record<string, Record<string, unknown>>;
+  /** Environment → its newest screenshot (with its size, source region and scale), for those that have one. */
+  screenshots: Record<string, Screenshot>;
+  /** Environment → the wait before its screenshot, when the observation waits. */
+  settle: Record<string, SettleRecord>;
+  /**
+   * Environment → its accessibility tree as text (OSWorld's linearised form; numbered lines whose
+   * boxes are drawn on the screenshot in set-of-marks mode), when the observation reads it.
+   */
+  accessibility?: Record<string, string>;
 }
 
 /** The state of the current episode. */

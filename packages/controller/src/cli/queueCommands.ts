@@ -2,7 +2,8 @@ import { type Command, InvalidArgumentError as CliArgumentError, Option } from "
 import { portableAgentChoice, type AgentChoice } from "../agents/factory.js";
 import type { DatasetTask } from "../datasets/format.js";
 import type { Registries } from "../datasets/registries.js";
-import type { QueuedAgent, QueuedSettings } from "../queue/protocol.js";
+import type { QueuedAgent } from "../queue/protocol.js";
+import type { RunSettings } from "../runner/settings.js";
 import type { QueueProgress } from "../queue/coordinator.js";
 import type { PriceTable } from "../agents/pricing.js";
 import type { Report } from "../reports/report.js";
@@ -160,7 +161,7 @@ export async function queueHealthRuns(
 export async function runQueueCommand(
   dir: string,
   o: QueueRunCliOptions,
-  run: { tasks: readonly DatasetTask[]; registries: Registries; agent: AgentChoice; settings: Omit<QueuedSettings, "agent"> },
+  run: { tasks: readonly DatasetTask[]; registries: Registries; agent: AgentChoice; settings: RunSettings },
 ): Promise<{ runDir: string; report: Report } | "interrupted"> {
   refuseMachineOptions(o);
   if (run.agent.baseUrl) {

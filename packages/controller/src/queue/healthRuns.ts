@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { HealthRunExecutor } from "../health/health.js";
 import { type QueueProgress, type QueueRunOptions, runOnQueue } from "./coordinator.js";
-import type { QueuedSettings } from "./protocol.js";
+import { runSettings } from "../runner/settings.js";
 
 /** Options of {@link queueHealthExecutor}: the queue, and the tasks with where they were read from, as for a queue run. */
 export interface QueueHealthOptions extends Pick<QueueRunOptions, "url" | "key" | "queueName" | "tasks" | "registries" | "datasetRoot" | "datasetFormats"> {
@@ -11,14 +11,7 @@ export interface QueueHealthOptions extends Pick<QueueRunOptions, "url" | "key" 
 }
 
 /** What a health check's run does on a worker: what the local health check's runs do (the runner's defaults, no screenshots). */
-const HEALTH_SETTINGS: Omit<QueuedSettings, "agent"> = {
-  maxSteps: "auto",
-  taskTimeoutMs: 600_000,
-  screenshots: false,
-  settle: "auto",
-  record: false,
-  attempts: 1,
-};
+const HEALTH_SETTINGS = runSettings({ screenshots: false });
 
 /**
  * Runs a health check's runs through a queue (give it to `measureHealth`): each run is a queue run

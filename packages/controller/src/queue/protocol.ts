@@ -1,7 +1,6 @@
 import type { HistoryOptions } from "../agents/history.js";
 import type { PriceTable } from "../agents/pricing.js";
-import type { AccessibilityMode } from "../benchmark/screenObservation.js";
-import type { SettleOptions } from "../env/index.js";
+import type { RunSettings } from "../runner/settings.js";
 import type { Summary, TaskState } from "../runFolder/results.js";
 
 /**
@@ -71,18 +70,11 @@ export interface QueuedAgent {
   modelRetries?: number;
 }
 
-/** The run's settings every attempt of its tasks uses. */
-export interface QueuedSettings {
-  agent: QueuedAgent;
-  maxSteps: number | "auto";
-  taskTimeoutMs: number;
-  screenshots: boolean;
-  settle: SettleOptions | false | "auto";
-  accessibility?: AccessibilityMode;
-  record: boolean;
-  /** Attempts per task; only infrastructure errors are retried. */
-  attempts: number;
-}
+/**
+ * What a job carries of its run: the run's settings as `pincer run` took them ({@link RunSettings},
+ * whole and unchanged: a setting added there travels here), and the agent the run names.
+ */
+export type QueuedSettings = RunSettings & { agent: QueuedAgent };
 
 /** The data of a task's job, signed by the coordinator (the signature in `sig` covers every other field). */
 export interface TaskJob {

@@ -370,24 +370,15 @@ async function attempt(c: JobContext, work: string, slot: MachineSlot, n: number
     const why = dataset.problems.map((p) => p.message).join("; ") || "it is not among the tasks found";
     throw new UnrecoverableError(`${data.taskKey} does not load on worker ${c.name}: ${why}`);
   }
-  const s = data.settings;
+  // The run's settings as the job carries them (checked above), unchanged; the agent is named apart.
+  const { agent, ...run } = data.settings;
   // The endpoint is this worker's (its option, else the provider's environment variable), never the job's.
-  const choice = { ...s.agent, ...(c.opts.baseUrl ? { baseUrl: c.opts.baseUrl } : {}) };
+  const choice = { ...agent, ...(c.opts.baseUrl ? { baseUrl: c.opts.baseUrl } : {}) };
   const agentKey = JSON.stringify(choice);
   if (!c.agents.has(agentKey)) c.agents.set(agentKey, agentFactory(choice));
-  const settings = {
-    registries,
-    agentFor: c.agents.get(agentKey)!,
-    maxSteps: s.maxSteps,
-    taskTimeoutMs: s.taskTimeoutMs,
-    screenshots: s.screenshots,
-    settle: s.settle,
-    ...(s.accessibility ? { accessibility: s.accessibility } : {}),
-    record: s.record,
-  };
   c.log(`${c.name}: ${data.taskKey} attempt ${n}`);
   const store = new ResultStore(join(work, "run"));
-  const summary = await runOneAttempt(settings, store, slot, task, n, c.abort.signal);
+  const summary = await runOneAttempt({ ...run, registries, agentFor: c.agents.get(agentKey)! }, store, slot, task, n, c.abort.signal);
   const blob = await packFiles(store.attemptDir(task.tool, task.id, n), {
     // summary.json travels in the record: the coordinator writes it last, when the folder is whole.
     exclude: ["summary.json"],

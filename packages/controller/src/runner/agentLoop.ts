@@ -1,14 +1,13 @@
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { toErrorInfo } from "../actions/errors.js";
-import { TimeoutError } from "@pincer/shared";
+import { IMAGE_FORMATS, imageFormatOfMime, TimeoutError } from "@pincer/shared";
 import { ModelRequestError } from "../agents/modelCall.js";
 import type { Agent, AgentObservation, AgentTurn } from "../agents/types.js";
 import type { Benchmark } from "../benchmark/benchmark.js";
 import { classifyFailure } from "../benchmark/failures.js";
-import type { StepResult } from "../benchmark/types.js";
+import type { Observation, StepCall, StepResult } from "../benchmark/types.js";
 import type { Screenshot } from "../env/index.js";
-import { SCREEN_OBSERVATION, type ScreenObservation, type SettleRecord } from "../benchmark/screenObservation.js";
 import { settleObservedScreens } from "./finalScreen.js";
 import type { ResultStore } from "../runFolder/results.js";
 import { screenshotGeometry, type TurnModelRecord, type TurnScreens } from "../runFolder/trajectory.js";
@@ -19,9 +18,13 @@ import { turnTokens, turnUsageRecord, type AttemptUsage } from "./usage.js";
  * environment's screen observation (see screenObservation.ts), when the benchmark's environments
  * have one (the runner gives them one when the agent looks or screenshots are saved).
  */
-export interface AgentLoopInput {
-  bench: Benchmark;
+export interface AgentLoopInput extends TurnsInput {
   agent: Agent;
+}
+
+/** What an attempt's turns work with, whoever chooses the actions (an agent, or a driver outside). */
+export interface TurnsInput {
+  bench: Benchmark;
   /** The attempt's folder: trajectory.jsonl and screenshots/. */
   dir: string;
   store: ResultStore;
@@ -31,60 +34,44 @@ export interface AgentLoopInput {
   signal: AbortSignal;
 }
 
-/** The loop's input and `performance.now()` when the agent's part began: lines carry `at_ms` from it. */
-type LoopRun = AgentLoopInput & { startedAt: number };
+/** The turns' input and `performance.now()` when the agent's part began: lines carry `at_ms` from it. */
+type LoopRun = TurnsInput & { startedAt: number };
 
 /** Milliseconds since the agent's part began, for a trajectory line's `at_ms`. */
 const sinceStart = (run: LoopRun, t = performance.now()) => Math.round(t - run.startedAt);
 
-interface Observation {
-  screenshots: Record<string, Screenshot>;
-  settle: Record<string, SettleRecord>;
-  /** Environment → the linearised accessibility tree, when the observation reads it. */
-  accessibility?: Record<string, string>;
-}
-
 /** An observation as saved: `files` and `treeFiles` are paths in the attempt folder. */
-type Observed = Observation & { files: Record<string, string>; treeFiles?: Record<string, string> };
-
-/** The benchmark's observation of every environment's screen, regrouped by what it holds. */
-async function observeScreens(bench: Benchmark, signal: AbortSignal): Promise<Observation> {
-  const { environments } = await bench.observe({ signal });
-  const out: Observation = { screenshots: {}, settle: {} };
-  for (const [name, values] of Object.entries(environments)) {
-    const screen = values[SCREEN_OBSERVATION] as ScreenObservation | undefined;
-    if (!screen) continue;
-    if (screen.screenshot) out.screenshots[name] = screen.screenshot;
-    if (screen.settle) out.settle[name] = screen.settle;
-    if (screen.accessibility !== undefined) out.accessibility = { ...out.accessibility, [name]: screen.accessibility };
-  }
-  return out;
+interface Observed {
+  screens: Observation;
+  files: Record<string, string>;
+  treeFiles?: Record<string, string>;
 }
 
 /** Observes (when the benchmark's environments have a screen observation) and saves; `files` are paths in the attempt folder. */
-async function observe(input: AgentLoopInput, turn: number): Promise<Observed> {
-  const seen = await observeScreens(input.bench, input.signal);
+async function observe(input: TurnsInput, turn: number): Promise<Observed> {
+  const screens = await input.bench.observe({ signal: input.signal });
   const prefix = join("screenshots", `turn-${String(turn).padStart(3, "0")}`);
   const files: Record<string, string> = {};
-  for (const [name, shot] of Object.entries(seen.screenshots)) {
-    files[name] = `${prefix}-${name}.${shot.format === "png" ? "png" : "jpg"}`;
+  for (const [name, shot] of Object.entries(screens.screenshots)) {
+    files[name] = `${prefix}-${name}.${IMAGE_FORMATS[shot.format].extension}`;
     await writeFile(join(input.dir, files[name]), shot.data);
   }
-  if (!seen.accessibility) return { ...seen, files };
+  if (!screens.accessibility) return { screens, files };
   const treeFiles: Record<string, string> = {};
-  for (const [name, text] of Object.entries(seen.accessibility)) {
+  for (const [name, text] of Object.entries(screens.accessibility)) {
     treeFiles[name] = `${prefix}-${name}.a11y.txt`;
     await writeFile(join(input.dir, treeFiles[name]), text);
   }
-  return { ...seen, files, treeFiles };
+  return { screens, files, treeFiles };
 }
 
 /** The trajectory's record of an observation. */
 function seenIn(o: Observed): TurnScreens {
-  const seen: TurnScreens = { screenshots: o.files, screenshot_geometry: screenshotGeometry(o.screenshots) };
+  const { screenshots, settle } = o.screens;
+  const seen: TurnScreens = { screenshots: o.files, screenshot_geometry: screenshotGeometry(screenshots) };
   return {
     ...seen,
-    ...(Object.keys(o.settle).length > 0 ? { settle: o.settle } : {}),
+    ...(Object.keys(settle).length > 0 ? { settle } : {}),
     ...(o.treeFiles ? { accessibility: o.treeFiles } : {}),
   };
 }
@@ -99,7 +86,7 @@ function summarizeResult(value: unknown): unknown {
 }
 
 /** The agent said it is done: a final evaluation decides between success and a plain agent_complete. */
-async function finishByAgent(input: LoopRun, turn: number, seen: TurnScreens, model: TurnModelRecord, tokens: number): Promise<void> {
+async function finishByAgent(input: LoopRun, turn: number, seen: TurnScreens, model: TurnRecord, tokens: number): Promise<void> {
   const { bench, signal } = input;
   if (tokens > 0) bench.addTokens(tokens);
   const e0 = performance.now();
@@ -108,20 +95,20 @@ async function finishByAgent(input: LoopRun, turn: number, seen: TurnScreens, mo
   input.usage.addEnvTime(performance.now() - e0);
   if (!bench.state().ended) bench.end("agent_complete");
   // The graph's state after this last evaluation (its nodes, as a step's line has them).
-  await input.store.appendTrajectory(input.dir, { turn, ...seen, ...model, done: true, at_ms: at, evaluation });
+  await input.store.appendTrajectory(input.dir, { turn, ...seen, ...model, done: true, at_ms: at, evaluation: { ...evaluation } });
 }
-
-const EXTENSIONS: Record<string, string> = { "image/png": "png", "image/jpeg": "jpg", "image/webp": "webp" };
 
 /**
  * A step's result for the trajectory and summary: a screenshot it returned is written once as a
  * file of the attempt (`screenshots/step-NNN-<env>.<ext>`) and named by its path; other binary
  * values become their size.
  */
-async function recordResult(input: AgentLoopInput, r: StepResult & { ok: true }): Promise<unknown> {
+async function recordResult(input: TurnsInput, r: StepResult & { ok: true }): Promise<unknown> {
   const v = r.result as Partial<Screenshot> | undefined;
-  const ext = v && Buffer.isBuffer(v.data) && typeof v.mimeType === "string" ? EXTENSIONS[v.mimeType] : undefined;
-  if (!ext) return summarizeResult(r.result);
+  // An encoded screenshot becomes a file; raw pixels (no viewer shows them) are summarized like other bytes.
+  const format = v && Buffer.isBuffer(v.data) && typeof v.mimeType === "string" ? imageFormatOfMime(v.mimeType) : undefined;
+  if (!format || format === "raw") return summarizeResult(r.result);
+  const ext = IMAGE_FORMATS[format].extension;
   const env = r.tool.split("__")[0] ?? "env";
   const file = join("screenshots", `step-${String(r.step).padStart(3, "0")}-${env}.${ext}`);
   await writeFile(join(input.dir, file), v!.data!);
@@ -137,7 +124,7 @@ async function runCalls(
   input: LoopRun,
   turn: number,
   seen: TurnScreens,
-  { turn: agentTurn, model }: { turn: AgentTurn; model: TurnModelRecord },
+  { turn: agentTurn, model }: { turn: AgentTurn; model: TurnRecord },
   onLastActed: () => void,
 ): Promise<StepResult[]> {
   const results: StepResult[] = [];
@@ -154,10 +141,11 @@ async function runCalls(
       turn,
       step: r.step,
       tool: r.tool,
-      args: "args" in call ? (call.args ?? {}) : {},
+      // As the model sent them (validated by the step, not here).
+      args: ("args" in call ? (call.args ?? {}) : {}) as Record<string, unknown>,
       ok: r.ok,
-      ...(r.ok ? { result: recorded } : { error: r.error }),
-      evaluation: r.evaluation,
+      ...(r.ok ? { result: recorded } : { error: { ...r.error } }),
+      evaluation: { ...r.evaluation },
       reason: r.reason,
       duration_ms: Math.round(r.durationMs),
       at_ms: sinceStart(input, e0),
@@ -211,6 +199,7 @@ function agentTimeLimit(input: LoopRun) {
 /** Asks the agent for its turn; a failure of the agent ends the episode with agent_error and gives its message. */
 async function act(
   input: LoopRun,
+  agent: Agent,
   turn: number,
   seen: TurnScreens,
   observation: AgentObservation,
@@ -219,7 +208,7 @@ async function act(
   let agentTurn: AgentTurn;
   const limit = agentTimeLimit(input);
   try {
-    agentTurn = await limit.bound(input.agent.act({ ...observation, signal: limit.signal }));
+    agentTurn = await limit.bound(agent.act({ ...observation, signal: limit.signal }));
   } catch (err) {
     input.usage.addTurn(err instanceof ModelRequestError ? err.usage : undefined, performance.now() - m0);
     const failure = limit.expired()
@@ -253,12 +242,105 @@ async function act(
  */
 async function recordFinalScreen(input: LoopRun, turn: number, endedByStep: boolean, last: Observed | undefined): Promise<void> {
   if (!last || Object.keys(last.files).length === 0) return;
-  const settles = Object.keys(last.settle).length > 0;
+  const settles = Object.keys(last.screens.settle).length > 0;
   if (!endedByStep && settles) return;
   const waited = settles ? {} : await settleObservedScreens(input.bench, input.signal);
   const final = await observe(input, turn);
   if (Object.keys(final.files).length === 0) return;
-  await input.store.appendTrajectory(input.dir, { turn, ...seenIn({ ...final, settle: { ...waited, ...final.settle } }), final: true });
+  const settled = { ...final, screens: { ...final.screens, settle: { ...waited, ...final.screens.settle } } };
+  await input.store.appendTrajectory(input.dir, { turn, ...seenIn(settled), final: true });
+}
+
+/** A turn begun: its number, its observation and the trajectory's record of it. */
+export interface Turn {
+  turn: number;
+  /** What the screens showed before the turn (none when no environment has a screen observation). */
+  screens: Observation;
+  /** How the turn's lines record the observation (see {@link Turn.screens}). */
+  seen: TurnScreens;
+}
+
+/** What a turn's model said and how long it took, for the turn's first line; an actor outside (not a model) may have neither. */
+export type TurnRecord = Partial<TurnModelRecord>;
+
+/**
+ * The turns of an attempt's agent part, one at a time: observe (screenshots, saved) → the actions
+ * someone chose → step, each written to the trajectory. The agent loop ({@link runAgentLoop})
+ * drives it with an agent; an attempt driven from outside (`Attempt.step`) drives it with actions
+ * chosen elsewhere. Created when the agent's part begins: lines carry `at_ms` from then.
+ */
+export class EpisodeTurns {
+  readonly #run: LoopRun;
+  #turn = 0;
+  // The next turn's observation, started as soon as the last action finished: its screenshots
+  // share a round trip with the step's evaluation instead of following it.
+  #next: Promise<Observed> | undefined;
+  #lastObserved: Observed | undefined;
+  /** Results of the previous turn's calls, for the next observation of the agent. */
+  lastResults: StepResult[] = [];
+
+  constructor(input: TurnsInput) {
+    this.#run = { ...input, startedAt: performance.now() };
+  }
+
+  /** Begins the next turn: its observation (the one started after the last action, if any), saved. */
+  async begin(): Promise<Turn> {
+    this.#turn += 1;
+    const observed = await (this.#next ?? observe(this.#run, this.#turn));
+    this.#lastObserved = observed;
+    this.#next = undefined;
+    return { turn: this.#turn, screens: observed.screens, seen: seenIn(observed) };
+  }
+
+  /** What the agent sees of a turn: the screens as observed, at the episode's current step, and the previous turn's results. */
+  agentObservation(t: Turn): Omit<AgentObservation, "signal"> {
+    return { ...t.screens, step: this.#run.bench.state().step, lastResults: this.lastResults };
+  }
+
+  /** Asks the agent for the turn's calls; a failure of the agent ends the episode with agent_error and gives its message. */
+  ask(agent: Agent, t: Turn): ReturnType<typeof act> {
+    return act(this.#run, agent, t.turn, t.seen, { ...this.agentObservation(t), signal: this.#run.signal });
+  }
+
+  /**
+   * Runs the turn's calls in order until one ends the episode (none: the agent said it is done, and
+   * a final evaluation decides); the first carries the turn's tokens and `model`'s record.
+   */
+  async act(t: Turn, calls: readonly StepCall[], model: TurnRecord = {}, usage?: AgentTurn["usage"]): Promise<StepResult[]> {
+    this.lastResults = [];
+    if (calls.length === 0) {
+      await finishByAgent(this.#run, t.turn, t.seen, model, turnTokens(usage));
+      return [];
+    }
+    const upcoming = t.turn + 1;
+    this.lastResults = await runCalls(this.#run, t.turn, t.seen, { turn: { calls: [...calls], ...(usage ? { usage } : {}) }, model }, () => {
+      this.#next = observe(this.#run, upcoming);
+      this.#next.catch(() => undefined);
+    });
+    return this.lastResults;
+  }
+
+  /** Once the episode ended: waits for an observation under way and records the final screen (see recordFinalScreen). */
+  async close(): Promise<void> {
+    // The observation started after the last action precedes the step's evaluation: not the final screen.
+    const endedByStep = this.#next !== undefined;
+    await this.#next;
+    await recordFinalScreen(this.#run, this.#turn + 1, endedByStep, this.#lastObserved);
+  }
+
+  /**
+   * An error thrown by a turn: the episode ends (a machine that failed is env_error; see
+   * classifyFailure) and its message is returned. Cancellation (the signal fired) throws it again.
+   */
+  async failed(err: unknown): Promise<string> {
+    // Nothing of the attempt is written after it ends.
+    await this.#next?.catch(() => undefined);
+    if (this.#run.signal.aborted) throw err;
+    const info = toErrorInfo(err);
+    const { bench } = this.#run;
+    if (!bench.state().ended) bench.end(classifyFailure(err, "agent"), err);
+    return `${info.type}: ${info.message}`;
+  }
 }
 
 /**
@@ -268,49 +350,20 @@ async function recordFinalScreen(input: LoopRun, turn: number, endedByStep: bool
  * failed is env_error). Cancellation (the signal fired) throws.
  */
 export async function runAgentLoop(loopInput: AgentLoopInput): Promise<string | null> {
-  const input: LoopRun = { ...loopInput, startedAt: performance.now() };
-  const { bench, signal } = input;
-  let lastResults: StepResult[] = [];
-  let turn = 0;
-  // The next turn's observation, started as soon as the last action finished: its screenshots
-  // share a round trip with the step's evaluation instead of following it.
-  let next: ReturnType<typeof observe> | undefined;
-  let lastObserved: Observed | undefined;
+  const { bench, signal, agent } = loopInput;
+  const turns = new EpisodeTurns(loopInput);
   try {
     while (!bench.state().ended) {
       signal.throwIfAborted();
-      turn += 1;
-      const observed = await (next ?? observe(input, turn));
-      lastObserved = observed;
-      const { screenshots } = observed;
-      next = undefined;
-      const seen = seenIn(observed);
-      const { accessibility } = observed;
-      const obs = { step: bench.state().step, screenshots, lastResults, signal, ...(accessibility ? { accessibility } : {}) };
-      const acted = await act(input, turn, seen, obs);
+      const t = await turns.begin();
+      const acted = await turns.ask(agent, t);
       if ("error" in acted) return acted.error;
-      lastResults = [];
-      if (acted.turn.calls.length === 0) {
-        await finishByAgent(input, turn, seen, acted.model, turnTokens(acted.turn.usage));
-        break;
-      }
-      const upcoming = turn + 1;
-      lastResults = await runCalls(input, turn, seen, acted, () => {
-        next = observe(input, upcoming);
-        next.catch(() => undefined);
-      });
+      await turns.act(t, acted.turn.calls, acted.model, acted.turn.usage);
+      if (acted.turn.calls.length === 0) break;
     }
-    // The observation started after the last action precedes the step's evaluation: not the final screen.
-    const endedByStep = next !== undefined;
-    await next;
-    await recordFinalScreen(input, turn + 1, endedByStep, lastObserved);
+    await turns.close();
   } catch (err) {
-    // Nothing of the attempt is written after it ends.
-    await next?.catch(() => undefined);
-    if (signal.aborted) throw err;
-    const info = toErrorInfo(err);
-    if (!bench.state().ended) bench.end(classifyFailure(err, "agent"), err);
-    return `${info.type}: ${info.message}`;
+    return turns.failed(err);
   }
   return null;
 }

@@ -7,20 +7,27 @@ import { InvalidArgumentError } from "@pincer/shared";
 import type { Agent } from "../agents/types.js";
 import type { DatasetTask } from "../datasets/loader.js";
 import type { Registries } from "../datasets/registries.js";
-import type { SettleOptions } from "../env/index.js";
-import { type AccessibilityMode, DEFAULT_SETTLE, type ScreenObservationOptions } from "../benchmark/screenObservation.js";
-import { environmentsOf, runAttempt } from "./attempt.js";
+import { DEFAULT_SETTLE } from "../benchmark/screenObservation.js";
+import { Attempt, environmentsOf } from "./attempt.js";
+import { runSettingsOf, runSettingsRecord, type RunSettings } from "./settings.js";
 import type { MachinePool, MachineSlot } from "../machines/provider.js";
 import { ProgressTracker, type RunProgress } from "./progress.js";
 import type { Report } from "../reports/report.js";
 import { isInfraState, ResultStore, type Summary } from "../runFolder/results.js";
+import { finishManifest, startManifest } from "../runFolder/runFiles.js";
+import type { ManifestSettings } from "../runFolder/schemas.js";
 import { writeRunReport } from "../reports/writeReports.js";
 import { ownProcesses } from "./ownProcesses.js";
 
 export type { RunProgress } from "./progress.js";
+export { taskFields } from "./attempt.js";
+export { maxStepsFor } from "./settings.js";
 
-/** Options of {@link runTasks}: the tasks, the machines, the agent and where results go. */
-export interface RunnerOptions {
+/**
+ * Options of {@link runTasks}: the tasks, the machines, the agent, where results go, and the run's
+ * settings ({@link RunSettings}, each defaulted when not given: see DEFAULT_RUN_SETTINGS).
+ */
+export interface RunnerOptions extends Partial<RunSettings> {
   tasks: readonly DatasetTask[];
   /** The dataset formats (each task is built by the one that loaded it) and the JSON task format's functions. */
   registries: Registries;
@@ -33,24 +40,6 @@ export interface RunnerOptions {
   runId?: string;
   /** Continue the run in `<outDir>/<runId>`: finished tasks are kept, unfinished ones redone. */
   resume?: boolean;
-  /** Attempts per task; only infrastructure errors are retried. @default 1 */
-  attempts?: number;
-  /** A number, or "auto": 2 × action_number + 5 (50 when the task has none), at most 200. @default "auto" */
-  maxSteps?: number | "auto";
-  /** Wall-clock limit of the agent's part of a task, in ms. @default 600_000 */
-  taskTimeoutMs?: number;
-  /** Save a JPEG screenshot per environment before each turn. @default true */
-  screenshots?: boolean;
-  /**
-   * Before each turn's screenshots, wait for each screen to stop changing (`env.screen.waitForSettle`)
-   * with these options, or not at all (false). "auto": {@link DEFAULT_SETTLE} for agents that look
-   * at screenshots, no wait for those that do not (a scripted agent). @default "auto"
-   */
-  settle?: SettleOptions | false | "auto";
-  /** Send each environment's accessibility tree with each observation: as text, or also as numbered boxes on the screenshots. */
-  accessibility?: AccessibilityMode;
-  /** Record each machine's screen while the agent works (ffmpeg on the machine), into each attempt's `recording-<env>.mp4`. @default false */
-  record?: boolean;
   /**
    * Where the tasks were loaded from, recorded in manifest.json so that `pincer replay` can load
    * them again: the dataset folder (or task file) and the `--format` modules, as absolute paths.
@@ -86,42 +75,9 @@ export function taskFileHash(file: string): string | undefined {
  */
 export { DEFAULT_SETTLE };
 
-/**
- * What each environment shows before each turn: the screen observation when the agent looks or
- * screenshots are saved (settled for agents that look, under "auto"), else nothing.
- */
-function observationFor(opts: Pick<RunnerOptions, "screenshots" | "settle" | "accessibility">, agent: Agent): ScreenObservationOptions | false {
-  if (!(opts.screenshots ?? true) && !agent.wantsScreenshots) return false;
-  const settle = opts.settle === undefined || opts.settle === "auto" ? agent.wantsScreenshots && DEFAULT_SETTLE : opts.settle;
-  return { settle, ...(opts.accessibility ? { accessibility: opts.accessibility } : {}) };
-}
-
-/** The documented max-steps rule. */
-export function maxStepsFor(task: DatasetTask, rule: number | "auto"): { maxSteps: number; rule: string } {
-  if (rule !== "auto") return { maxSteps: rule, rule: `fixed ${rule}` };
-  if (task.actionNumber === undefined) return { maxSteps: 50, rule: "auto: no action_number, 50" };
-  const maxSteps = Math.min(200, 2 * task.actionNumber + 5);
-  return { maxSteps, rule: `auto: 2 × action_number (${task.actionNumber}) + 5` };
-}
-
 /** A new run's id: `run-<UTC time>`, e.g. run-20261126-025456. */
 export function newRunId(): string {
   return `run-${new Date().toISOString().replace(/[-:]/g, "").replace(/\..+/, "").replace("T", "-")}`;
-}
-
-/** What summary.json keeps of the task: its fields as written, or the ones every task has. */
-export function taskFields(task: DatasetTask): Record<string, unknown> {
-  if (task.fields) return { ...task.fields };
-  return {
-    id: task.id,
-    instruction: task.instruction,
-    tags: task.tags,
-    related_apps: task.relatedApps,
-    ...(task.actionNumber !== undefined ? { action_number: task.actionNumber } : {}),
-    ...(task.counterpart !== undefined ? { counterpart: task.counterpart } : {}),
-    environments: task.environments,
-    source: task.file,
-  };
 }
 
 /** The entries of `record` named in `names`, in that order. */
@@ -192,21 +148,14 @@ function checkTasks(tasks: readonly DatasetTask[], pool: MachinePool): void {
   }
 }
 
-function manifestOf(opts: RunnerOptions, runId: string, attempts: number) {
+/** manifest.json's settings of a local run (see buildManifest for its times and the resume rule). */
+function manifestOf(opts: RunnerOptions, runId: string, attempts: number): ManifestSettings {
   return {
     run_id: runId,
-    started_at: new Date().toISOString(),
-    resumed: opts.resume ?? false,
     // Where the machines come from and how they are reset (file names only, no secrets).
     provider: opts.pool.provider,
-    slots: opts.pool.slots.map((s) => s.addresses),
-    attempts,
-    max_steps: opts.maxSteps ?? "auto",
-    task_timeout_ms: opts.taskTimeoutMs ?? 600_000,
-    screenshots: opts.screenshots ?? true,
-    settle: opts.settle ?? "auto",
-    accessibility: opts.accessibility ?? null,
-    record: opts.record ?? false,
+    slots: opts.pool.slots.map((s) => ({ ...s.addresses })),
+    ...runSettingsRecord({ ...runSettingsOf(opts), attempts }),
     ...(opts.dataset ? { dataset: opts.dataset } : {}),
     ...(opts.replayOf ? { replay_of: { run_id: opts.replayOf.runId, run_dir: opts.replayOf.runDir } } : {}),
     tasks: opts.tasks.map((t) => {
@@ -242,16 +191,14 @@ function lastAttemptOf(previous: number, attempts: number): number {
 /** What every task of a run shares. */
 interface RunContext {
   opts: RunnerOptions;
+  /** The run's settings, defaults filled in. */
+  settings: RunSettings;
   store: ResultStore;
-  attempts: number;
   signal: AbortSignal;
 }
 
-/** What one attempt needs besides its task and slot: the run's settings and where results go. */
-export type AttemptSettings = Pick<
-  RunnerOptions,
-  "registries" | "agentFor" | "maxSteps" | "taskTimeoutMs" | "screenshots" | "settle" | "accessibility" | "record"
->;
+/** What one attempt needs besides its task and slot: the run's settings, the dataset formats and the agent. */
+export type AttemptSettings = RunSettings & Pick<RunnerOptions, "registries" | "agentFor">;
 
 /**
  * Runs attempt `n` of `task` on `slot` (its machines reset first) and writes the attempt's folder
@@ -266,36 +213,24 @@ export async function runOneAttempt(
   n: number,
   signal: AbortSignal,
 ): Promise<Summary> {
-  const dir = await store.beginAttempt(task.tool, task.id, n);
-  const { maxSteps, rule } = maxStepsFor(task, settings.maxSteps ?? "auto");
   // A clean machine for every attempt; a failed reset is the machine's failure (env_error, retried).
   const reset = await resetSlot(slot, environmentsOf(task), signal);
-  const agent = settings.agentFor(task);
+  const { registries, agentFor, ...run } = settings;
   // Only the machines the task names: no tools, screenshots or version checks for the others.
   const own = ownProcesses(only(slot.envs, environmentsOf(task)));
-  const results = await runAttempt(
-    {
-      task,
-      attempt: n,
-      envs: own.envs,
-      addresses: only(slot.addresses, environmentsOf(task)),
-      ...(reset.ok ? { reset: reset.machines } : { resetError: reset.error }),
-      registries: settings.registries,
-      agent,
-      ...(settings.record ? { record: true } : {}),
-      observe: observationFor(settings, agent),
-      maxSteps,
-      maxStepsRule: rule,
-      timeLimitMs: settings.taskTimeoutMs ?? 600_000,
-      store,
-      signal,
-    },
-    dir,
-  );
-  // An interrupted run leaves this attempt without a summary: --resume redoes it.
-  signal.throwIfAborted();
-  const summary = { ...taskFields(task), id: task.id, results } as Summary;
-  await store.writeJsonAtomic(join(dir, "summary.json"), summary);
+  const attempt = new Attempt({
+    task,
+    attempt: n,
+    envs: own.envs,
+    addresses: only(slot.addresses, environmentsOf(task)),
+    ...(reset.ok ? { reset: reset.machines } : { resetError: reset.error }),
+    registries,
+    agent: agentFor(task),
+    settings: runSettingsOf(run),
+    store,
+    signal,
+  });
+  const summary = await attempt.run();
   // What the attempt started is stopped, so the next task on the slot starts clean; nothing else.
   await own.stop();
   return summary;
@@ -309,9 +244,9 @@ async function runTaskAttempts(ctx: RunContext, slot: MachineSlot, task: Dataset
   const { store, signal } = ctx;
   let final: Summary | undefined;
   const previous = (await store.finishedAttempts(task.tool, task.id)).at(-1)?.attempt ?? 0;
-  const last = lastAttemptOf(previous, ctx.attempts);
+  const last = lastAttemptOf(previous, ctx.settings.attempts);
   for (let n = previous + 1; n <= last; n++) {
-    final = await runOneAttempt(ctx.opts, store, slot, task, n, signal);
+    final = await runOneAttempt({ ...ctx.settings, registries: ctx.opts.registries, agentFor: ctx.opts.agentFor }, store, slot, task, n, signal);
     if (!isInfraState(final.results.state)) break;
     // A machine that just failed often needs a moment (a link coming back, a daemon restarting).
     if (n < last) await backoff(n - previous, signal);
@@ -351,21 +286,21 @@ async function runSlot(ctx: RunContext, slot: MachineSlot, queue: DatasetTask[],
 export async function runTasks(opts: RunnerOptions): Promise<{ runDir: string; report: Report }> {
   const { runId, runDir } = await openRunDir(opts);
   const store = new ResultStore(runDir);
-  const attempts = opts.attempts ?? 1;
+  const settings = runSettingsOf(opts);
+  const { attempts } = settings;
   const signal = opts.signal ?? new AbortController().signal;
   // Every call of every attempt under way listens to it: many at once is its use, not a leak.
   setMaxListeners(0, signal);
   checkTasks(opts.tasks, opts.pool);
-  const manifest = manifestOf(opts, runId, attempts);
-  await store.writeJsonAtomic(join(runDir, "manifest.json"), manifest);
+  const manifest = await startManifest(runDir, manifestOf(opts, runId, attempts), opts.resume ?? false);
 
   const progress = new ProgressTracker(opts.tasks.length, opts.pool.slots.length, opts.onProgress);
   const queue = await pendingTasks(opts, store, progress);
   progress.report();
-  const ctx: RunContext = { opts, store, attempts, signal };
+  const ctx: RunContext = { opts, settings, store, signal };
   await Promise.all(opts.pool.slots.map((slot) => runSlot(ctx, slot, queue, progress)));
 
   const report = await writeRunReport(store, runId, opts.tasks);
-  await store.writeJsonAtomic(join(runDir, "manifest.json"), { ...manifest, finished_at: new Date().toISOString() });
+  await finishManifest(runDir, manifest);
   return { runDir, report };
 }
