@@ -1,7 +1,8 @@
 import { readdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import type { EvaluationOutcome, TaskFunctionContext } from "../../packages/controller/src/datasets/taskFunctions.js";
+import type { TaskFunctionContext } from "../../packages/controller/src/datasets/taskFunctions.js";
+import type { Verdict } from "../../packages/controller/src/evaluators/verdict.js";
 import { createEvaluationRegistry } from "../../packages/controller/src/datasets/evaluationFunctions/index.js";
 import { spawnDaemon, type RunningDaemon } from "../fixtures/daemon.js";
 
@@ -18,7 +19,7 @@ let vm: string;
 let ctx: TaskFunctionContext;
 
 /** Runs a helper as the runner does: arguments parsed by its schema, then run. */
-async function evaluate(func: string, args: Record<string, unknown>): Promise<EvaluationOutcome> {
+async function evaluate(func: string, args: Record<string, unknown>): Promise<Verdict> {
   const helper = registry.get(func);
   if (!helper) throw new Error(`no helper ${func}`);
   return helper.run(helper.args.parse(args), ctx);

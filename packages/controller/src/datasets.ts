@@ -13,9 +13,7 @@ export { jsonTaskFormat } from "./datasets/jsonTasks.js";
 export { moduleTaskFormat } from "./datasets/moduleFormat.js";
 export {
   defineConfigFunction,
-  defineConfigHelper,
   defineEvaluationFunction,
-  defineEvaluationHelper,
   readTaskFile,
   Registry,
   resolveLocal,
@@ -24,11 +22,8 @@ export {
 } from "./datasets/taskFunctions.js";
 export type {
   ConfigFunction,
-  ConfigHelper,
   ConfigRegistry,
   EvaluationFunction,
-  EvaluationHelper,
-  EvaluationOutcome,
   EvaluationRegistry,
   TaskFunctionContext,
   TaskFolder,
@@ -54,3 +49,8 @@ export type {
   ModuleDatasetTask,
   UnsupportedTask,
 } from "./datasets/loader.js";
+/** What dataset formats and evaluation functions build on: verdicts from loose values, and tasks with no machine. */
+export { isEvaluator } from "./evaluators/evaluator.js";
+export { toVerdict, VERDICT } from "./evaluators/verdict.js";
+export { createRootEnvironment, ROOT_ENVIRONMENT } from "./benchmark/environment.js";
+export { noMachineEnv } from "./env/noMachineEnv.js";

@@ -6,7 +6,7 @@
  */
 export { osworldFormat } from "./datasets/osworld/format.js";
 export type { OsworldDatasetTask } from "./datasets/osworld/format.js";
-export { checkOsworldArguments, functionsOf, missingFunctions, OSWORLD_FUNCTIONS, OSWORLD_NOT_RUN, osworldTaskSchema } from "./datasets/osworld/taskSchema.js";
+export { checkOsworldArguments, missingFunctions, osworldTaskSchema } from "./datasets/osworld/taskSchema.js";
 export type { OsworldFunction, OsworldTaskJson } from "./datasets/osworld/taskSchema.js";
 export { buildOsworldTask, FAIL_ACTION_NAME } from "./datasets/osworld/task.js";
 export type { OsworldTaskInput } from "./datasets/osworld/task.js";

@@ -3,15 +3,21 @@
  * retries, and writes summary.json, trajectories, screenshots and a report per run.
  */
 export { DEFAULT_SETTLE, maxStepsFor, newRunId, runTasks } from "./runner/runner.js";
-export { checkTasks, whySolutionFailed } from "./health/check.js";
+export { checkTasks } from "./health/check.js";
 export type { CheckOptions, TaskCheck } from "./health/check.js";
 export { checkHealth, healthRunFolders, measureHealth, poolHealthExecutor } from "./health/health.js";
 export type { HealthOptions, HealthRunExecutor, HealthRunSpec, MeasureHealthOptions } from "./health/health.js";
 export { taskHealth } from "./health/taskHealth.js";
 export type { HealthFinding, HealthFindingKind, HealthReason, HealthReport, HealthRun, HealthStatus, TaskHealth } from "./health/taskHealth.js";
 export type { RunDataset, RunnerOptions, RunProgress } from "./runner/runner.js";
+/** A run's settings: one type from the flags to each attempt (see RunSettings), with its defaults. */
+export { DEFAULT_RUN_SETTINGS, runSettings, runSettingsSchema } from "./runner/settings.js";
+export type { RunSettings } from "./runner/settings.js";
+/** One attempt's lifecycle (setup, steps, teardown, verdict, summary.json), driven by an agent or step by step from outside. */
+export { Attempt } from "./runner/attempt.js";
+export type { AttemptAgent, AttemptInput, AttemptStep } from "./runner/attempt.js";
 /** Replays a finished run's recorded actions on fresh machines and names where each task diverges (what `pincer replay` does). */
-export { replayRun, writeReplayComparison } from "./replay/replay.js";
+export { replayRun } from "./replay/replay.js";
 export type { ReplayOptions } from "./replay/replay.js";
 export { loadReplaySource, readRunManifest } from "./replay/source.js";
 export type { ReplaySource, ReplaySourceOptions, ReplayTask, RunManifest } from "./replay/source.js";
@@ -36,6 +42,13 @@ export { compareRuns, taskChange, writeRunComparison } from "./reports/runCompar
 export type { ComparedRun, ComparedTask, RunComparison, TaskChange } from "./reports/runComparison.js";
 export type { RunConfig } from "./reports/viewerData.js";
 export type { ScreenshotGeometry, TrajectoryLine } from "./runFolder/trajectory.js";
+/** The run folder's files, read as their schemas say (an error names the file and the JSON path; files without format_version are version 0). */
+export { readHealth, readManifest, readReplayReport, readSummary, readTrajectory, RunFileError } from "./runFolder/runFiles.js";
+export { FORMAT_VERSION, manifestSchema, summarySchema, trajectoryLineSchema } from "./runFolder/schemas.js";
 export type { AgentState, Summary, TaskResults, TaskState } from "./runFolder/results.js";
 export { drawMarks, marksOf } from "./benchmark/marks.js";
-export type { AccessibilityMode } from "./benchmark/screenObservation.js";
+/** The limits a task gets when it names none, how an episode ends, and the graph metrics of results. */
+export { DEFAULT_MAX_STEPS, DEFAULT_TIME_LIMIT_MS } from "./tasks/task.js";
+export { END_REASONS, isTerminal } from "./benchmark/types.js";
+export { computeMetrics } from "./evaluators/metrics.js";
+export type { GraphMetrics } from "./evaluators/metrics.js";

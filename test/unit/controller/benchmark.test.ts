@@ -8,7 +8,6 @@ import {
   createGraphEvaluator,
   createMemoryEnv,
   createTask,
-  decodeToolName,
   desktopActions,
   evaluator,
   FailedPreconditionError,
@@ -19,6 +18,7 @@ import {
   type ScreenObservation,
   type TaskOptions,
 } from "@pincer/controller";
+import { decodeToolName } from "@pincer/controller/agents";
 
 /** True once the pointer of the evaluated machine is inside the box. */
 const pointerIn = evaluator({

@@ -4,7 +4,6 @@ import {
   action,
   ActionDefinitionError,
   CancelledError,
-  computeMetrics,
   createGraphEvaluator,
   createMemoryEnv,
   evaluator,
@@ -12,6 +11,7 @@ import {
   type GraphEvaluatorOptions,
   type PassPolicy,
 } from "@pincer/controller";
+import { computeMetrics } from "@pincer/controller/runner";
 
 /** A world of named conditions the test flips between rounds; `checked` counts evaluator calls. */
 function world() {

@@ -81,9 +81,6 @@ export function taskFolder(dir: string): TaskFolder {
   };
 }
 
-/** The result of an evaluation function. @deprecated it is a {@link Verdict}; use that name. */
-export type EvaluationOutcome = Verdict;
-
 /** A config function (the `config: [{func, arguments}]` entries of a JSON task): prepares a machine. */
 export interface ConfigFunction<A extends z.ZodType = z.ZodType> {
   /** The `func` name in task files, e.g. "upload_file_to_vm". */
@@ -159,12 +156,3 @@ export class Registry<H extends { name: string }> {
 export type ConfigRegistry = Registry<ConfigFunction>;
 /** The evaluation functions a JSON task's `evaluation` may name. */
 export type EvaluationRegistry = Registry<EvaluationFunction>;
-
-/** The former name of {@link ConfigFunction}. @deprecated use ConfigFunction. */
-export type ConfigHelper<A extends z.ZodType = z.ZodType> = ConfigFunction<A>;
-/** The former name of {@link EvaluationFunction}. @deprecated use EvaluationFunction. */
-export type EvaluationHelper<A extends z.ZodType = z.ZodType> = EvaluationFunction<A>;
-/** The former name of {@link defineConfigFunction}. @deprecated use defineConfigFunction. */
-export const defineConfigHelper = defineConfigFunction;
-/** The former name of {@link defineEvaluationFunction}. @deprecated use defineEvaluationFunction. */
-export const defineEvaluationHelper = defineEvaluationFunction;
