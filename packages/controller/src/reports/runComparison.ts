@@ -4,7 +4,8 @@ import { basename, dirname, join, relative, resolve, sep } from "node:path";
 import { InvalidArgumentError } from "@pincer/shared";
 import { buildReport, type PerTask, type Report } from "./report.js";
 import { ResultStore, type Summary } from "../runFolder/results.js";
-import { readManifestFields, type RunConfig, runConfig } from "./viewerData.js";
+import { type RunConfig, runConfig } from "./viewerData.js";
+import { readManifest } from "../runFolder/runFiles.js";
 import { runComparisonHtml } from "./viewer/runCompare.js";
 
 /** How a task's outcome moved from run A to run B. */
@@ -54,17 +55,16 @@ async function loadRun(runDir: string): Promise<{ dir: string; report: Report; c
   if (!existsSync(join(dir, "manifest.json"))) {
     throw new InvalidArgumentError(`${runDir} is not a run folder: it has no manifest.json (a run folder is what pincer run writes, e.g. results/run-…)`);
   }
-  const manifest = await readManifestFields(dir);
-  if (!Array.isArray(manifest.tasks)) throw new InvalidArgumentError(`${join(runDir, "manifest.json")} lists no tasks: is it a run's manifest?`);
+  // Read as its schema says: a manifest that is not a run's is an error naming what is wrong.
+  const manifest = await readManifest(dir);
   const store = new ResultStore(dir);
   const finals: Array<{ tool: string; summary: Summary; attempts: number }> = [];
-  for (const t of manifest.tasks as Array<{ id?: unknown; tool?: unknown }>) {
-    if (typeof t?.id !== "string" || typeof t.tool !== "string") continue;
+  for (const t of manifest.tasks) {
     const finished = await store.finishedAttempts(t.tool, t.id);
     const last = finished.at(-1);
     if (last) finals.push({ tool: t.tool, summary: last.summary, attempts: finished.length });
   }
-  const runId = typeof manifest.run_id === "string" ? manifest.run_id : basename(dir);
+  const runId = manifest.run_id;
   return {
     dir,
     report: buildReport(runId, finals),
