@@ -1,3 +1,4 @@
+import { FailedPreconditionError } from "@pincer/shared";
 import type { Agent } from "../agents/types.js";
 import type { Benchmark } from "../benchmark/benchmark.js";
 import type { EndReason, Observation, StepCall, StepResult } from "../benchmark/types.js";
@@ -153,7 +154,8 @@ export class Attempt {
    * `message` is what the actor said with them, for the trajectory.
    */
   async step(action: StepCall | readonly StepCall[], message?: string): Promise<AttemptStep> {
-    if (this.#phase !== "acting" || !this.#turns || !this.#current) throw new Error(`step: the attempt is ${this.#phase === "new" ? "not started" : "done"}`);
+    if (this.#phase !== "acting" || !this.#turns || !this.#current)
+      throw new FailedPreconditionError(`step: the attempt is ${this.#phase === "new" ? "not started" : "done"}`);
     const calls = Array.isArray(action) ? (action as readonly StepCall[]) : [action as StepCall];
     const turns = this.#turns;
     let results: StepResult[] = [];
@@ -173,8 +175,8 @@ export class Attempt {
    * the recordings' end, teardown, the verdict; writes summary.json and returns it.
    */
   async finish(): Promise<Summary> {
-    if (this.#phase === "new") throw new Error("finish: the attempt was not started; call start() first");
-    if (this.#phase === "finished") throw new Error("finish: the attempt was finished already");
+    if (this.#phase === "new") throw new FailedPreconditionError("finish: the attempt was not started; call start() first");
+    if (this.#phase === "finished") throw new FailedPreconditionError("finish: the attempt was finished already");
     if (this.#phase === "acting") await this.step([]);
     if (this.#turns && this.#loopError === null) {
       await this.#turns.close().catch(async (err: unknown) => {
@@ -188,7 +190,7 @@ export class Attempt {
   /** The whole attempt with its agent (which must `act`): setup, the agent loop, teardown, the verdict, summary.json. */
   async run(): Promise<Summary> {
     const { agent } = this.#input;
-    if (!agent.act || !agent.start) throw new Error("run: the attempt's agent must start and act; drive it with start/step/finish otherwise");
+    if (!agent.act || !agent.start) throw new FailedPreconditionError("run: the attempt's agent must start and act; drive it with start/step/finish otherwise");
     if (await this.#setup()) {
       this.#loopError = await runAgentLoop({ ...this.#turnsInput(), agent: agent as Agent }).finally(async () => {
         if (this.#recorder) this.#record.recordings = await this.#recorder.stop();
@@ -199,7 +201,7 @@ export class Attempt {
 
   /** Setup, up to the agent's part: false when the attempt ended already (see #early). */
   async #setup(): Promise<boolean> {
-    if (this.#phase !== "new") throw new Error("start: the attempt was started already");
+    if (this.#phase !== "new") throw new FailedPreconditionError("start: the attempt was started already");
     this.#phase = "ended";
     const { task, store, signal, settings, agent } = this.#input;
     this.dir = await store.beginAttempt(task.tool, task.id, this.#input.attempt);
