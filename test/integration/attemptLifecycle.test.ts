@@ -113,8 +113,8 @@ describe("an attempt driven step by step from outside", () => {
     const summary = await attempt.finish();
     expect(summary.results).toMatchObject({ state: "passed", score: 1, end_reason: "success", steps: 2, agent: "external", model: "test-driver" });
     expect(summary.id).toBe("sort-inbox");
-    // summary.json is written last, and is what finish returned.
-    expect(JSON.parse(readFileSync(join(attempt.dir, "summary.json"), "utf8"))).toEqual(JSON.parse(JSON.stringify(summary)));
+    // summary.json is written last, and is what finish returned (stamped with the run folder's format version).
+    expect(JSON.parse(readFileSync(join(attempt.dir, "summary.json"), "utf8"))).toEqual({ format_version: 1, ...JSON.parse(JSON.stringify(summary)) });
     const trajectory = lines(attempt.dir);
     const steps = trajectory.filter((l) => typeof l.step === "number");
     expect(steps.map((l) => [l.turn, l.step, l.tool, l.ok])).toEqual([

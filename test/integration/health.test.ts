@@ -42,7 +42,7 @@ test("checkHealth over a remote pool: statuses, runs kept, health.json equal to 
     "t/lenient": "too_lenient 2/2",
     "t/steady": "healthy 2/2",
   });
-  expect(JSON.parse(readFileSync(join(outDir, "health.json"), "utf8"))).toEqual(report);
+  expect(JSON.parse(readFileSync(join(outDir, "health.json"), "utf8"))).toEqual({ format_version: 1, ...report });
   expect(readFileSync(join(outDir, "health.html"), "utf8")).toContain('<tr data-key="t/flaky" data-status="flaky">');
   for (const run of ["solution-1", "solution-2", "no-actions"]) expect(existsSync(join(outDir, run, "manifest.json"))).toBe(true);
 });
