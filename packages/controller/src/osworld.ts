@@ -14,3 +14,15 @@ export { DownloadCache } from "./datasets/osworld/downloadCache.js";
 export { OSWORLD_METRICS } from "./datasets/osworld/metrics/index.js";
 export { OSWORLD_GETTERS } from "./datasets/osworld/allGetters.js";
 export { OSWORLD_CONFIG_TYPES } from "./datasets/osworld/allConfigTypes.js";
+/**
+ * OSWorld's action spaces as Pincer actions: pyautogui code (`pyautoguiAction`, interpreted by the
+ * controller into env calls), computer_13 dict actions and WAIT / DONE / FAIL, each as tool calls.
+ */
+export {
+  computer13Calls,
+  osworldSpecialCalls,
+  parsePyautoguiCode,
+  pyautoguiAction,
+  pyautoguiActionCalls,
+  runPyautoguiCode,
+} from "./actions/pyautogui/index.js";

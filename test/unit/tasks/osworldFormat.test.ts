@@ -11,13 +11,12 @@ import { createMemoryEnv } from "../../../packages/controller/src/env/index.js";
 import { DownloadCache } from "../../../packages/controller/src/datasets/osworld/downloadCache.js";
 import { evaluateOsworld } from "../../../packages/controller/src/datasets/osworld/evaluate.js";
 import { OSWORLD_METRICS } from "../../../packages/controller/src/datasets/osworld/metrics/index.js";
+import { VOCABULARY } from "../../../packages/controller/src/actions/pyautogui/index.js";
 
 // OSWorld's layout (<app>/<uuid>.json) and format, written here in its shape: read, validated, and
 // sorted into supported tasks and valid ones needing functions Pincer lacks (by name).
-const PERFORMED = ["hotkey", "press", "write", "typewrite", "click", "doubleClick", "rightClick", "moveTo", "mouseDown", "mouseUp", "scroll"]
-  .map((n) => `pyautogui.${n}`)
-  .concat("time.sleep")
-  .join(", ");
+// What the interpreter performs, as its messages list it.
+const PERFORMED = VOCABULARY.describe();
 let root: string;
 beforeEach(() => {
   root = mkdtempSync(join(tmpdir(), "pincer-osworld-"));
