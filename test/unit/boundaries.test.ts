@@ -49,6 +49,7 @@ const CONTROLLER_DEPS: Record<string, readonly string[]> = {
   runner: ["env", "actions", "evaluators", "tasks", "benchmark", "agents", "datasets", "machines", "runFolder", "reports"],
   replay: ["env", "actions", "evaluators", "tasks", "benchmark", "agents", "datasets", "machines", "runFolder", "reports", "runner"],
   health: ["env", "actions", "evaluators", "tasks", "benchmark", "agents", "datasets", "machines", "runFolder", "reports", "runner"],
+  episodes: ["env", "actions", "evaluators", "tasks", "benchmark", "agents", "datasets", "machines", "runFolder", "reports", "runner"],
   mcp: ["env", "actions", "agents"],
   queue: ["env", "actions", "evaluators", "tasks", "benchmark", "agents", "datasets", "machines", "runFolder", "reports", "runner", "health"],
 };

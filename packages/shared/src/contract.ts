@@ -21,4 +21,5 @@ export const PROTO_FILES = [
   "pincer/v1/files.proto",
   "pincer/v1/process.proto",
   "pincer/v1/accessibility.proto",
+  "pincer/v1/episodes.proto",
 ] as const;

@@ -9,6 +9,7 @@ import type { ProtoGrpcType as SystemProto } from "./generated/system.js";
 import type { ProtoGrpcType as FilesProto } from "./generated/files.js";
 import type { ProtoGrpcType as ProcessProto } from "./generated/process.js";
 import type { ProtoGrpcType as AccessibilityProto } from "./generated/accessibility.js";
+import type { ProtoGrpcType as EpisodesProto } from "./generated/episodes.js";
 
 /** The typed gRPC object of the whole `pincer.v1` package. */
 export type PincerProto = {
@@ -18,7 +19,8 @@ export type PincerProto = {
       SystemProto["pincer"]["v1"] &
       FilesProto["pincer"]["v1"] &
       ProcessProto["pincer"]["v1"] &
-      AccessibilityProto["pincer"]["v1"];
+      AccessibilityProto["pincer"]["v1"] &
+      EpisodesProto["pincer"]["v1"];
   };
 };
 

@@ -66,10 +66,17 @@ export function serviceDefinition<S extends ServiceName>(name: S): ServiceDefini
   return ctor.service;
 }
 
-/** Every service of the contract by short name, in the order the proto files list them. */
+/** The services of the contract the controller serves (`pincer serve`), not the daemon. */
+const CONTROLLER_SERVICES: readonly string[] = ["Episodes"];
+
+/**
+ * Every service of the contract the daemon serves, by short name, in the order the proto files
+ * list them: all but Episodes, which the controller serves (`pincer serve`).
+ */
 export function serviceNames(): ServiceName[] {
   const v1 = loadProtocol().grpcObject.pincer.v1 as unknown as Record<string, unknown>;
-  return Object.keys(v1).filter((k) => typeof v1[k] === "function" && "service" in (v1[k] as object)) as ServiceName[];
+  const names = Object.keys(v1).filter((k) => typeof v1[k] === "function" && "service" in (v1[k] as object));
+  return names.filter((n) => !CONTROLLER_SERVICES.includes(n)) as ServiceName[];
 }
 
 /** The fully qualified name of a service ("pincer.v1.Input"), as health checks and reflection use it. */

@@ -11,6 +11,7 @@ import { registerWorkerCommand } from "./queueCommands.js";
 import { registerReplayCommand } from "./replayCommand.js";
 import { registerReportCommand } from "./reportCommand.js";
 import { registerRunCommand } from "./runCommand.js";
+import { registerServeCommand } from "./serveCommand.js";
 import { registerValidateCommand } from "./validateCommand.js";
 
 const program = new Command("pincer").description("Run computer-use agent benchmarks on machines running pincer-daemon.").version(PINCER_VERSION);
@@ -25,6 +26,7 @@ registerImageCommand(program);
 registerCacheCommand(program);
 registerMcpCommand(program);
 registerWorkerCommand(program);
+registerServeCommand(program);
 addExamples(program);
 
 addNpmHint(program, process.env);

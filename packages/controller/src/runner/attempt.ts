@@ -1,4 +1,5 @@
 import { FailedPreconditionError } from "@pincer/shared";
+import type { AnyAction } from "../actions/action.js";
 import type { Agent } from "../agents/types.js";
 import type { Benchmark } from "../benchmark/benchmark.js";
 import type { EndReason, Observation, StepCall, StepResult } from "../benchmark/types.js";
@@ -43,6 +44,8 @@ export interface AttemptInput {
   settings: RunSettings;
   store: ResultStore;
   signal: AbortSignal;
+  /** Actions every environment also offers besides the agent's (an episode server's action spaces). */
+  extraActions?: readonly AnyAction[];
 }
 
 /** What {@link Attempt.start} and {@link Attempt.step} give back: what the agent sees next, the evaluation so far, and whether the attempt is done. */

@@ -1,3 +1,4 @@
+import type { AnyAction } from "../actions/action.js";
 import { createDesktopActions } from "../actions/desktop.js";
 import { createSystemActions } from "../actions/system.js";
 import type { Agent } from "../agents/types.js";
@@ -30,6 +31,8 @@ export interface TaskBuildInput {
   maxSteps: number;
   /** Wall-clock limit of the agent's part, in ms. */
   timeLimitMs: number;
+  /** Actions every environment also offers (e.g. an episode server's action spaces), as the agent's own. */
+  extraActions?: readonly AnyAction[];
 }
 
 /** Builds the Task of a dataset task, through the format that loaded it. Throws when the task cannot be built. */
@@ -53,7 +56,7 @@ export function buildTask(input: TaskBuildInput, dir: string): Task {
 /**
  * Builds the task and a benchmark of it alone over the attempt's machines. Each environment offers
  * the desktop and system actions (local files under `dir`, uploads also from the task's folder) and
- * the agent's own actions, unless the task brings one of the same name there. Throws when the task
+ * the agent's own actions (and `extraActions`), unless the task brings one of the same name there. Throws when the task
  * cannot be built or its actions clash.
  */
 export function buildBenchmark(input: TaskBuildInput, dir: string): { task: Task; bench: Benchmark } {
@@ -67,7 +70,7 @@ export function buildBenchmark(input: TaskBuildInput, dir: string): { task: Task
       actions: [
         ...Object.values(createDesktopActions()),
         ...Object.values(systemActions),
-        ...(input.agent.actions ?? []).filter((a) => !(task.extraActions[name] ?? []).some((t) => t.name === a.name)),
+        ...[...(input.agent.actions ?? []), ...(input.extraActions ?? [])].filter((a) => !(task.extraActions[name] ?? []).some((t) => t.name === a.name)),
       ],
       observations: input.observe ? [screenObservation(input.observe)] : [],
     }),

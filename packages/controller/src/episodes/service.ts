@@ -1,0 +1,497 @@
+import { randomUUID } from "node:crypto";
+import {
+  FailedPreconditionError,
+  InvalidArgumentError,
+  nearNames,
+  NotFoundError,
+  sleep,
+  UnimplementedError,
+  type RequestOutputOf,
+  type ResponseOf,
+} from "@pincer/shared";
+import { isTerminal, type StepCall } from "../benchmark/types.js";
+import type { DatasetTask } from "../datasets/format.js";
+import type { Registries } from "../datasets/registries.js";
+import type { Env } from "../env/index.js";
+import type { EpisodeEvent, EvaluationState } from "../evaluators/metrics.js";
+import type { MachinePool, MachineSlot } from "../machines/provider.js";
+import { writeRunReport } from "../reports/writeReports.js";
+import type { ResultStore, Summary } from "../runFolder/results.js";
+import { Attempt, environmentsOf, type AttemptStep } from "../runner/attempt.js";
+import { ownProcesses, type OwnProcesses } from "../runner/ownProcesses.js";
+import { maxStepsFor, type RunSettings } from "../runner/settings.js";
+import { type ActionSpaces, OSWORLD_ACTION_SPACES } from "./actionSpaces.js";
+import { observeEnvs, type WireObservation } from "./observe.js";
+import { loadSentOsworldTask } from "./osworldTask.js";
+import { SlotQueue } from "./slots.js";
+
+type Req<M extends "ListTasks" | "StartEpisode" | "Step" | "Observe" | "Evaluate" | "CloseEpisode" | "RenewLease" | "StartGroup"> = RequestOutputOf<
+  "Episodes",
+  M
+>;
+type Res<M extends "ListTasks" | "StartEpisode" | "Step" | "Observe" | "Evaluate" | "CloseEpisode" | "RenewLease" | "StartGroup"> = ResponseOf<"Episodes", M>;
+
+/** A lease when the start asks for none, in seconds. */
+export const DEFAULT_LEASE_SECONDS = 300;
+/** The longest lease granted, in seconds. */
+export const MAX_LEASE_SECONDS = 24 * 3600;
+
+/** What an episode service serves: a dataset's tasks over a pool, into one run folder. */
+export interface EpisodeServiceOptions {
+  tasks: readonly DatasetTask[];
+  registries: Registries;
+  pool: MachinePool;
+  settings: RunSettings;
+  store: ResultStore;
+  runId: string;
+  runDir: string;
+  /**
+   * Extra actions every environment of a served episode offers, and how the pyautogui and
+   * computer_13 action spaces become calls of them; null: those spaces are refused.
+   * @default OSWORLD_ACTION_SPACES
+   */
+  actionSpaces?: ActionSpaces | null;
+  /** Lines for the server's log. */
+  log?(line: string): void;
+}
+
+interface Episode {
+  id: string;
+  task: DatasetTask;
+  slot: MachineSlot;
+  attempt: Attempt;
+  own: OwnProcesses;
+  envs: Record<string, Env>;
+  leaseMs: number;
+  timer: NodeJS.Timeout | undefined;
+  /** Calls of this episode run one at a time, in order. */
+  queue: Promise<unknown>;
+  done: boolean;
+  reason: string | null;
+  controller: AbortController;
+}
+
+/** What a closed episode answers to a second close and to anything else. */
+interface Closed {
+  response: Res<"CloseEpisode">;
+  why: string;
+}
+
+const only = <T>(record: Readonly<Record<string, T>>, names: readonly string[]): Record<string, T> =>
+  Object.fromEntries(names.filter((n) => n in record).map((n) => [n, record[n]!]));
+
+/** The evaluator's nodes as NodeVerdicts: each node's status, and its latest check's score and reason. */
+function verdictsOf(evaluation: EvaluationState | null, events: readonly EpisodeEvent[]): Res<"Step">["nodes"] {
+  if (!evaluation) return [];
+  const last = new Map<string, Extract<EpisodeEvent, { type: "check" }>>();
+  for (const e of events) if (e.type === "check") last.set(e.node, e);
+  const nodes = Object.entries(evaluation.nodes);
+  return nodes.map(([node, status]) => {
+    const check = last.get(node);
+    const score = status === "passed" ? 1 : nodes.length === 1 ? evaluation.score : (check?.score ?? 0);
+    return { node, status, score, reason: check?.reason ?? check?.error?.message ?? (nodes.length === 1 ? evaluation.reason : "") };
+  });
+}
+
+/**
+ * The Episodes service: episodes of a dataset's tasks (or of OSWorld tasks sent whole) on the
+ * pool's slots, each an {@link Attempt} driven by the client, each holding a lease. Every closed
+ * episode is an attempt folder of the run folder, and the run's report is rewritten.
+ */
+export class EpisodeService {
+  readonly #o: EpisodeServiceOptions;
+  readonly #slots: SlotQueue;
+  readonly #episodes = new Map<string, Episode>();
+  readonly #closed = new Map<string, Closed>();
+  /** Attempt numbers given per task (tool/id). */
+  readonly #attempts = new Map<string, number>();
+  /** Every task an episode ran, for the report. */
+  readonly #ran = new Map<string, { id: string; tool: string }>();
+  /** Tasks sent whole, by tool/id. */
+  readonly #sent = new Map<string, DatasetTask>();
+  #reports: Promise<unknown> = Promise.resolve();
+  #shutting = false;
+
+  readonly #spaces: ActionSpaces | null;
+
+  constructor(opts: EpisodeServiceOptions) {
+    this.#o = opts;
+    this.#spaces = opts.actionSpaces === undefined ? OSWORLD_ACTION_SPACES : opts.actionSpaces;
+    this.#slots = new SlotQueue(opts.pool.slots);
+  }
+
+  /** Episodes open now. */
+  get open(): number {
+    return this.#episodes.size;
+  }
+
+  #actionSpaceNames(): string[] {
+    return ["tool_call", "special", ...(this.#spaces ? ["pyautogui", "computer_13"] : [])];
+  }
+
+  listTasks(req: Req<"ListTasks">): Res<"ListTasks"> {
+    const filter = req.filter.toLowerCase();
+    const tasks = this.#o.tasks.filter(
+      (t) =>
+        !filter || t.id.toLowerCase().includes(filter) || t.instruction.toLowerCase().includes(filter) || t.tags.some((g) => g.toLowerCase().includes(filter)),
+    );
+    return {
+      tasks: tasks.map((t) => ({
+        id: t.id,
+        instruction: t.instruction,
+        tags: [...t.tags],
+        environments: environmentsOf(t),
+        actionSpaces: this.#actionSpaceNames(),
+        maxSteps: maxStepsFor(t, this.#o.settings.maxSteps).maxSteps,
+      })),
+    };
+  }
+
+  async #taskOf(req: Req<"StartEpisode">): Promise<DatasetTask> {
+    if (req.task === "osworldTaskJson") {
+      const task = await loadSentOsworldTask(req.osworldTaskJson ?? "", this.#o.runDir, this.#o.registries);
+      this.#sent.set(`${task.tool}/${task.id}`, task);
+      return task;
+    }
+    if (req.task !== "taskId") throw InvalidArgumentError.forField("task", "set task_id (a task of the served dataset) or osworld_task_json");
+    const id = req.taskId ?? "";
+    const task = this.#o.tasks.find((t) => t.id === id || `${t.tool}/${t.id}` === id);
+    if (task) return task;
+    const near = nearNames(
+      id,
+      this.#o.tasks.map((t) => t.id),
+    );
+    throw new NotFoundError(
+      `task_id: no task ${JSON.stringify(id)} in the served dataset${near.length ? `; did you mean ${near.map((n) => JSON.stringify(n)).join(" or ")}?` : ""} (ListTasks lists them)`,
+    );
+  }
+
+  #leaseOf(seconds: number): number {
+    return Math.min(seconds || DEFAULT_LEASE_SECONDS, MAX_LEASE_SECONDS) * 1000;
+  }
+
+  async startEpisode(req: Req<"StartEpisode">, signal?: AbortSignal): Promise<Res<"StartEpisode">> {
+    const task = await this.#taskOf(req);
+    const [slot] = await this.#slots.acquire(1, { failFast: req.failFast, ...(signal ? { signal } : {}) });
+    return this.#startOn(slot!, task, req);
+  }
+
+  async startGroup(req: Req<"StartGroup">, signal?: AbortSignal): Promise<Res<"StartGroup">> {
+    if (!req.episode) throw InvalidArgumentError.forField("episode", "the episode to start is required");
+    const size = req.size || 1;
+    const task = await this.#taskOf(req.episode);
+    const slots = await this.#slots.acquire(size, { failFast: req.episode.failFast, ...(signal ? { signal } : {}) });
+    const started = await Promise.allSettled(slots.map((slot) => this.#startOn(slot, task, req.episode!)));
+    const failed = started.find((s): s is PromiseRejectedResult => s.status === "rejected");
+    const episodes = started.flatMap((s) => (s.status === "fulfilled" ? [s.value] : []));
+    if (failed) {
+      // All or none: the ones that started are closed.
+      await Promise.all(episodes.map((e) => this.closeEpisode({ episodeId: e.episodeId ?? "" }).catch(() => undefined)));
+      throw failed.reason;
+    }
+    return { episodes };
+  }
+
+  /** Resets the slot's machines for the task and starts an attempt on them; the slot goes back on failure. */
+  async #startOn(slot: MachineSlot, task: DatasetTask, req: Req<"StartEpisode">): Promise<Res<"StartEpisode">> {
+    if (this.#shutting) {
+      this.#slots.release(slot);
+      throw new FailedPreconditionError("the server is shutting down");
+    }
+    const names = environmentsOf(task);
+    const controller = new AbortController();
+    let own: OwnProcesses | undefined;
+    try {
+      let resetError: string | undefined;
+      let reset: Awaited<ReturnType<NonNullable<MachineSlot["reset"]>>> | undefined;
+      try {
+        reset = await slot.reset?.(names, controller.signal);
+      } catch (err) {
+        resetError = `resetting the machines: ${(err as Error).message}`;
+      }
+      for (const n of names) {
+        if (!slot.envs[n]) throw new FailedPreconditionError(`task ${task.id} needs an environment named ${n}, which this server's machines lack`);
+      }
+      own = ownProcesses(only(slot.envs, names));
+      const key = `${task.tool}/${task.id}`;
+      const n = (this.#attempts.get(key) ?? 0) + 1;
+      this.#attempts.set(key, n);
+      this.#ran.set(key, { id: task.id, tool: task.tool });
+      const attempt = new Attempt({
+        task,
+        attempt: n,
+        envs: own.envs,
+        addresses: only(slot.addresses, names),
+        ...(reset ? { reset } : {}),
+        ...(resetError ? { resetError } : {}),
+        registries: this.#o.registries,
+        agent: { name: "episodes", model: "client", wantsScreenshots: true },
+        settings: this.#o.settings,
+        store: this.#o.store,
+        signal: controller.signal,
+        ...(this.#spaces ? { extraActions: this.#spaces.actions } : {}),
+      });
+      const first = await attempt.start();
+      const ep: Episode = {
+        id: randomUUID(),
+        task,
+        slot,
+        attempt,
+        own,
+        envs: own.envs,
+        leaseMs: this.#leaseOf(req.leaseSeconds),
+        timer: undefined,
+        queue: Promise.resolve(),
+        done: first.done,
+        reason: first.reason,
+        controller,
+      };
+      this.#episodes.set(ep.id, ep);
+      this.#renew(ep);
+      const bench = attempt.bench;
+      const tools = bench ? bench.tools("mcp").map((t) => ({ name: t.name, description: t.description ?? "", parameters: t.inputSchema })) : [];
+      this.#o.log?.(`episode ${ep.id}: ${task.tool}/${task.id} attempt ${n} on slot ${slot.index}${first.done ? ` ended at once (${first.reason})` : ""}`);
+      return {
+        episodeId: ep.id,
+        taskId: task.id,
+        instruction: task.instruction,
+        observation: first.done ? null : await observeEnvs(ep.envs, 0, req.observation, controller.signal),
+        maxSteps: maxStepsFor(task, this.#o.settings.maxSteps).maxSteps,
+        tools: tools.map((t) => t.name),
+        toolsJson: JSON.stringify(tools),
+        leaseSeconds: ep.leaseMs / 1000,
+        done: first.done,
+        endReason: first.reason ?? "",
+      };
+    } catch (err) {
+      await own?.stop().catch(() => undefined);
+      this.#slots.release(slot);
+      throw err;
+    }
+  }
+
+  /** The open episode, its lease renewed; a closed or unknown one is refused with why. */
+  #episode(id: string): Episode {
+    const ep = this.#episodes.get(id);
+    if (ep) {
+      this.#renew(ep);
+      return ep;
+    }
+    const closed = this.#closed.get(id);
+    if (closed) throw new FailedPreconditionError(`episode ${id} was closed (${closed.why}); start another`);
+    throw new NotFoundError(`episode_id: no episode ${JSON.stringify(id)} on this server`);
+  }
+
+  #renew(ep: Episode, ms = ep.leaseMs): void {
+    clearTimeout(ep.timer);
+    ep.timer = setTimeout(() => {
+      this.#o.log?.(`episode ${ep.id}: lease of ${ms / 1000} s expired; closing it`);
+      this.#close(ep, `its lease of ${ms / 1000} s expired`).catch((err: unknown) => this.#o.log?.(`episode ${ep.id}: close failed: ${String(err)}`));
+    }, ms);
+    ep.timer.unref?.();
+  }
+
+  /** Runs `fn` after the episode's earlier calls; the lease is renewed again when it ends. */
+  #serial<T>(ep: Episode, fn: () => Promise<T>): Promise<T> {
+    const run = ep.queue.then(() => {
+      if (!this.#episodes.has(ep.id)) this.#episode(ep.id);
+      return fn();
+    });
+    ep.queue = run.catch(() => undefined);
+    return run.finally(() => {
+      if (this.#episodes.has(ep.id)) this.#renew(ep);
+    });
+  }
+
+  /** The calls an Action stands for, on the episode's tools. */
+  #callsOf(ep: Episode, action: Req<"Step">["action"]): StepCall[] {
+    const tools = ep.attempt.bench?.toolNames() ?? [];
+    const first = environmentsOf(ep.task)[0]!;
+    switch (action?.kind) {
+      case "toolCall": {
+        const name = action.toolCall?.name ?? "";
+        if (!tools.includes(name)) {
+          const near = nearNames(name, tools);
+          throw InvalidArgumentError.forField(
+            "action.tool_call.name",
+            `no tool ${JSON.stringify(name)} in this episode${near.length ? `; did you mean ${near.join(" or ")}?` : ""} (StartEpisodeResponse.tools lists them)`,
+          );
+        }
+        let args: unknown = {};
+        const text = action.toolCall?.argumentsJson ?? "";
+        if (text.trim()) {
+          try {
+            args = JSON.parse(text);
+          } catch (err) {
+            throw InvalidArgumentError.forField("action.tool_call.arguments_json", `not JSON: ${(err as Error).message}`);
+          }
+        }
+        if (typeof args !== "object" || args === null || Array.isArray(args)) {
+          throw InvalidArgumentError.forField("action.tool_call.arguments_json", "the arguments must be a JSON object");
+        }
+        return [{ tool: name, args }];
+      }
+      case "special":
+        switch (action.special) {
+          case "SPECIAL_WAIT":
+            return [{ tool: "root__wait", args: { seconds: 1 } }];
+          case "SPECIAL_DONE":
+            return [{ tool: "root__complete", args: {} }];
+          case "SPECIAL_FAIL":
+            // OSWorld's FAIL: its tasks' root `fail` declares the task infeasible; other tasks have none, and end as done.
+            return [{ tool: tools.includes("root__fail") ? "root__fail" : "root__complete", args: {} }];
+          default:
+            throw InvalidArgumentError.forField("action.special", "choose SPECIAL_WAIT, SPECIAL_DONE or SPECIAL_FAIL");
+        }
+      case "pyautogui":
+      case "computer_13Json": {
+        const spaces = this.#spaces;
+        if (!spaces) {
+          throw new UnimplementedError(
+            `the ${action.kind === "pyautogui" ? "pyautogui" : "computer_13"} action space is not available on this server; use tool_call or special (the task's action_spaces list what is)`,
+          );
+        }
+        if (action.kind === "pyautogui") return spaces.pyautogui(first, action.pyautogui ?? "");
+        let parsed: unknown;
+        try {
+          parsed = JSON.parse(action.computer_13Json ?? "");
+        } catch (err) {
+          throw InvalidArgumentError.forField("action.computer_13_json", `not JSON: ${(err as Error).message}`);
+        }
+        return spaces.computer13(first, parsed);
+      }
+      default:
+        throw InvalidArgumentError.forField("action", "set one of tool_call, pyautogui, computer_13_json or special");
+    }
+  }
+
+  #ended(ep: Episode): FailedPreconditionError {
+    return new FailedPreconditionError(`episode ${ep.id} ended (${ep.reason ?? "done"}); close it with CloseEpisode and start another`);
+  }
+
+  async step(req: Req<"Step">): Promise<Res<"Step">> {
+    const ep = this.#episode(req.episodeId);
+    return this.#serial(ep, async () => {
+      if (ep.done) throw this.#ended(ep);
+      const calls = this.#callsOf(ep, req.action);
+      const r: AttemptStep = await ep.attempt.step(calls);
+      ep.done = r.done;
+      ep.reason = r.reason;
+      const state = ep.attempt.bench?.state();
+      const failed = r.results.find((x) => !x.ok) as { error?: { message: string } } | undefined;
+      if (req.pauseSeconds > 0 && !r.done) await sleep(Math.min(req.pauseSeconds, 60) * 1000, ep.controller.signal);
+      return {
+        observation: r.done ? null : await this.#observe(ep, req.observation),
+        reward: r.reward,
+        done: r.done,
+        terminated: r.reason !== null && isTerminal(r.reason),
+        truncated: r.reason !== null && !isTerminal(r.reason),
+        endReason: r.reason ?? "",
+        error: failed?.error?.message ?? "",
+        nodes: verdictsOf(r.evaluation, ep.attempt.bench?.events() ?? []),
+        step: state?.step ?? 0,
+      };
+    });
+  }
+
+  #observe(ep: Episode, opts: Req<"Observe">["observation"]): Promise<WireObservation> {
+    return observeEnvs(ep.envs, ep.attempt.bench?.state().step ?? 0, opts, ep.controller.signal);
+  }
+
+  async observe(req: Req<"Observe">): Promise<Res<"Observe">> {
+    const ep = this.#episode(req.episodeId);
+    return this.#serial(ep, async () => ({ observation: await this.#observe(ep, req.observation) }));
+  }
+
+  async evaluate(req: Req<"Evaluate">): Promise<Res<"Evaluate">> {
+    const ep = this.#episode(req.episodeId);
+    return this.#serial(ep, async () => {
+      const bench = ep.attempt.bench;
+      if (!bench) throw this.#ended(ep);
+      const evaluation = await bench.evaluate({ signal: ep.controller.signal });
+      const state = bench.state();
+      if (state.ended) {
+        ep.done = true;
+        ep.reason = state.reason;
+      }
+      return {
+        score: evaluation.score,
+        reason: evaluation.reason,
+        success: evaluation.success,
+        nodes: verdictsOf(evaluation, bench.events()),
+        done: state.ended,
+        endReason: state.reason ?? "",
+      };
+    });
+  }
+
+  async renewLease(req: Req<"RenewLease">): Promise<Res<"RenewLease">> {
+    const ep = this.#episode(req.episodeId);
+    if (req.leaseSeconds) ep.leaseMs = this.#leaseOf(req.leaseSeconds);
+    this.#renew(ep);
+    return { leaseSeconds: ep.leaseMs / 1000 };
+  }
+
+  async closeEpisode(req: Req<"CloseEpisode">): Promise<Res<"CloseEpisode">> {
+    const closed = this.#closed.get(req.episodeId);
+    if (closed) return closed.response;
+    const ep = this.#episode(req.episodeId);
+    return this.#close(ep, "closed by the client");
+  }
+
+  /** Ends the attempt (summary.json), stops what it started, frees the slot, rewrites the report. */
+  #close(ep: Episode, why: string): Promise<Res<"CloseEpisode">> {
+    clearTimeout(ep.timer);
+    const run = ep.queue.then(async () => {
+      const closed = this.#closed.get(ep.id);
+      if (closed) return closed.response;
+      let summary: Summary | undefined;
+      let error: unknown;
+      try {
+        summary = await ep.attempt.finish();
+      } catch (err) {
+        error = err;
+      }
+      await ep.own.stop().catch(() => undefined);
+      this.#episodes.delete(ep.id);
+      this.#slots.release(ep.slot);
+      const lease = why.startsWith("its lease");
+      const response: Res<"CloseEpisode"> = {
+        state: summary?.results.state ?? "env_error",
+        score: summary?.results.score ?? 0,
+        attemptDir: ep.attempt.dir,
+        endReason: lease ? "lease_expired" : (summary?.results.end_reason ?? ep.reason ?? ""),
+      };
+      this.#closed.set(ep.id, { response, why });
+      this.#o.log?.(`episode ${ep.id}: closed (${why}): ${response.state}, score ${response.score}`);
+      await this.writeReport();
+      if (error) throw error;
+      return response;
+    });
+    ep.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  /** Rewrites report.json, report.md and the viewer from the attempts closed so far (one write at a time). */
+  writeReport(): Promise<unknown> {
+    const tasks = [...this.#ran.values()];
+    this.#reports = this.#reports
+      .then(() => writeRunReport(this.#o.store, this.#o.runId, tasks))
+      .catch((err: unknown) => this.#o.log?.(`report: ${String(err)}`));
+    return this.#reports;
+  }
+
+  /** The tasks episodes ran that are not of the dataset (OSWorld tasks sent whole), for manifest.json. */
+  sentTasks(): Array<{ id: string; tool: string; file: string }> {
+    const own = new Set(this.#o.tasks.map((t) => `${t.tool}/${t.id}`));
+    return [...this.#sent.values()].filter((t) => !own.has(`${t.tool}/${t.id}`)).map((t) => ({ id: t.id, tool: t.tool, file: t.file }));
+  }
+
+  /** Refuses new starts and closes every open episode. */
+  async shutdown(): Promise<void> {
+    this.#shutting = true;
+    this.#slots.close();
+    await Promise.allSettled([...this.#episodes.values()].map((ep) => this.#close(ep, "the server shut down")));
+    await this.writeReport();
+  }
+}

@@ -1,0 +1,211 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import * as grpc from "@grpc/grpc-js";
+import { loadProtocol } from "@pincer/shared";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { readSummary } from "../../packages/controller/src/runFolder/runFiles.js";
+import { runPincer } from "../fixtures/cli.js";
+import { alive, descendants } from "../fixtures/processes.js";
+
+// `pincer serve examples` on local machines, driven by a grpc-js client built from the contract
+// (pincer.v1.Episodes): what an agent or trainer in another language does.
+
+const ROOT = resolve(import.meta.dirname, "../..");
+const CLI = resolve(ROOT, "packages/controller/src/cli/main.ts");
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+let child: ChildProcess;
+let out: string;
+let stderr = "";
+let client: grpc.Client & Record<string, (req: unknown, cb: (err: grpc.ServiceError | null, res: unknown) => void) => void>;
+
+type Any = any;
+
+/** Calls a method; resolves with its response, rejects with the ServiceError. */
+function call(method: string, req: Record<string, unknown>): Promise<Any> {
+  return new Promise((res, rej) => client[method]!(req, (err, r) => (err ? rej(err) : res(r))));
+}
+/** The status a failing call ends with, and its message. */
+async function statusOf(method: string, req: Record<string, unknown>): Promise<{ code: string; details: string }> {
+  try {
+    await call(method, req);
+    return { code: "OK", details: "" };
+  } catch (err) {
+    const e = err as grpc.ServiceError;
+    return { code: grpc.status[e.code]!, details: e.details };
+  }
+}
+const tool = (name: string, args: unknown) => ({ toolCall: { name, argumentsJson: JSON.stringify(args) } });
+
+beforeAll(async () => {
+  out = mkdtempSync(join(tmpdir(), "pincer-serve-"));
+  child = spawn(
+    process.execPath,
+    [
+      "--conditions=@pincer/source",
+      "--import",
+      "tsx",
+      CLI,
+      "serve",
+      "examples",
+      "--provider",
+      "local",
+      "--concurrency",
+      "2",
+      "--settle",
+      "off",
+      "--out",
+      out,
+      "--run-id",
+      "served",
+    ],
+    { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] },
+  );
+  child.stderr!.on("data", (d: Buffer) => (stderr += d.toString()));
+  const address = await new Promise<string>((res, rej) => {
+    let stdout = "";
+    const timer = setTimeout(() => rej(new Error(`no address after 60 s: ${stderr}`)), 60_000);
+    child.stdout!.on("data", (d: Buffer) => {
+      stdout += d.toString();
+      const m = /serving episodes on (\S+)/.exec(stdout);
+      if (m) {
+        clearTimeout(timer);
+        res(m[1]!);
+      }
+    });
+    child.once("exit", (code) => rej(new Error(`pincer serve exited with ${code}: ${stderr}`)));
+  });
+  const Episodes = loadProtocol().grpcObject.pincer.v1.Episodes as unknown as new (a: string, c: grpc.ChannelCredentials) => typeof client;
+  client = new Episodes(address, grpc.credentials.createInsecure());
+}, 90_000);
+
+afterAll(() => {
+  client?.close();
+  if (child && child.exitCode === null) child.kill("SIGKILL");
+  if (out) rmSync(out, { recursive: true, force: true });
+});
+
+describe("pincer serve: episodes over gRPC", () => {
+  test("a task's solution stepped as tool calls reaches reward 1; Evaluate and Close agree; the run folder has it", async () => {
+    const { tasks } = await call("ListTasks", {});
+    const ids = tasks.map((t: Any) => t.id);
+    expect(ids).toEqual(expect.arrayContaining(["sort-inbox", "write-greeting"]));
+    const sort = tasks.find((t: Any) => t.id === "sort-inbox");
+    expect(sort).toMatchObject({ environments: ["desktop"], maxSteps: 7 });
+    expect(sort.actionSpaces).toEqual(expect.arrayContaining(["tool_call", "special"]));
+
+    const started = await call("StartEpisode", { taskId: "sort-inbox", observation: { screenshot: true, accessibility: "ACCESSIBILITY_FORM_TEXT" } });
+    expect(started).toMatchObject({ taskId: "sort-inbox", maxSteps: 7, leaseSeconds: 300, done: false });
+    expect(started.tools).toEqual(expect.arrayContaining(["desktop__run_command", "root__complete"]));
+    const screen = started.observation.environments[0];
+    expect(screen).toMatchObject({ name: "desktop", mimeType: "image/png", width: 1280, height: 800, scale: 1 });
+    expect(screen.screenshot.subarray(1, 4).toString()).toBe("PNG");
+
+    const solution = JSON.parse(readFileSync(join(ROOT, "examples/files/sort-inbox/solution.json"), "utf8")) as Array<{ tool: string; args: unknown }>;
+    let last: Any;
+    for (const s of solution) last = await call("Step", { episodeId: started.episodeId, action: tool(s.tool, s.args) });
+    expect(last).toMatchObject({ reward: 1, done: true, terminated: true, truncated: false, endReason: "success", error: "", step: 1 });
+    expect(last.nodes.length).toBeGreaterThan(0);
+    expect(last.nodes.every((n: Any) => n.status === "passed")).toBe(true);
+
+    const evaluation = await call("Evaluate", { episodeId: started.episodeId });
+    expect(evaluation).toMatchObject({ score: 1, success: true });
+    // A step after the end is refused; the close says what the attempt recorded.
+    expect((await statusOf("Step", { episodeId: started.episodeId, action: { special: "SPECIAL_DONE" } })).code).toBe("FAILED_PRECONDITION");
+    const closed = await call("CloseEpisode", { episodeId: started.episodeId });
+    expect(closed).toMatchObject({ state: "passed", score: 1, endReason: "success" });
+    expect(await call("CloseEpisode", { episodeId: started.episodeId })).toEqual(closed);
+    expect((await statusOf("Step", { episodeId: started.episodeId, action: { special: "SPECIAL_DONE" } })).code).toBe("FAILED_PRECONDITION");
+    const summary = await readSummary(closed.attemptDir);
+    expect(summary.results).toMatchObject({ state: "passed", score: 1, attempt: 1 });
+    expect(closed.attemptDir).toBe(join(out, "served", "files", "sort-inbox", "attempt-1"));
+    expect(existsSync(join(out, "served", "report.html"))).toBe(true);
+    expect(existsSync(join(out, "served", "manifest.json"))).toBe(true);
+  }, 60_000);
+
+  test("bad inputs get their statuses", async () => {
+    const unknown = await statusOf("StartEpisode", { taskId: "sort-inbx" });
+    expect(unknown.code).toBe("NOT_FOUND");
+    expect(unknown.details).toContain('"sort-inbox"');
+    expect((await statusOf("StartEpisode", {})).code).toBe("INVALID_ARGUMENT");
+    const invalid = await statusOf("StartEpisode", { osworldTaskJson: JSON.stringify({ id: "bad", instruction: "x", evaluator: { func: "exact_match" } }) });
+    expect(invalid.code).toBe("INVALID_ARGUMENT");
+    expect(invalid.details).toContain("result");
+    expect((await statusOf("Step", { episodeId: "nope", action: { special: "SPECIAL_WAIT" } })).code).toBe("NOT_FOUND");
+
+    const ep = await call("StartEpisode", { taskId: "write-greeting" });
+    const bad = (action: unknown) => statusOf("Step", { episodeId: ep.episodeId, action });
+    expect((await bad({ toolCall: { name: "desktop__run_command", argumentsJson: "{" } })).code).toBe("INVALID_ARGUMENT");
+    const typo = await bad(tool("desktop__run_comand", {}));
+    expect(typo).toMatchObject({ code: "INVALID_ARGUMENT" });
+    expect(typo.details).toContain("desktop__run_command");
+    expect((await bad({})).code).toBe("INVALID_ARGUMENT");
+    expect((await bad({ pyautogui: "pyautogui.clik(" })).code).toBe("INVALID_ARGUMENT");
+    // A tool's own error is the step's error, and the episode goes on.
+    const failed = await call("Step", { episodeId: ep.episodeId, action: tool("desktop__run_command", { command: "exit 3" }) });
+    expect(failed).toMatchObject({ done: false, step: 1 });
+    // pyautogui code runs as the pyautogui action, read by the controller.
+    const moved = await call("Step", { episodeId: ep.episodeId, action: { pyautogui: "pyautogui.moveTo(10, 20)" } });
+    expect(moved).toMatchObject({ done: false, error: "", step: 2 });
+    // Past the step limit: the episode is truncated.
+    let r: Any = moved;
+    while (!r.done) r = await call("Step", { episodeId: ep.episodeId, action: tool("desktop__wait", { seconds: 0 }) });
+    expect(r).toMatchObject({ done: true, truncated: true, terminated: false, endReason: "step_limit" });
+    expect(await call("CloseEpisode", { episodeId: ep.episodeId })).toMatchObject({ state: "failed", endReason: "step_limit" });
+  }, 60_000);
+
+  test("an OSWorld task sent whole; FAIL declares it infeasible", async () => {
+    const json = JSON.stringify({ id: "served-infeasible", instruction: "Do what cannot be done", config: [], evaluator: { func: "infeasible" } });
+    const ep = await call("StartEpisode", { osworldTaskJson: json });
+    expect(ep.tools).toContain("root__fail");
+    const r = await call("Step", { episodeId: ep.episodeId, action: { special: "SPECIAL_FAIL" } });
+    expect(r).toMatchObject({ done: true, reward: 1 });
+    expect(await call("CloseEpisode", { episodeId: ep.episodeId })).toMatchObject({ state: "passed", score: 1 });
+  }, 60_000);
+
+  test("a group of 2 takes both slots; a fail-fast start is refused; a lapsed lease frees its slot", async () => {
+    const { episodes } = await call("StartGroup", { episode: { taskId: "write-greeting", leaseSeconds: 3 }, size: 2 });
+    expect(episodes).toHaveLength(2);
+    expect(new Set(episodes.map((e: Any) => e.episodeId)).size).toBe(2);
+    expect((await statusOf("StartEpisode", { taskId: "sort-inbox", failFast: true })).code).toBe("RESOURCE_EXHAUSTED");
+    expect((await statusOf("StartGroup", { episode: { taskId: "sort-inbox" }, size: 3 })).code).toBe("INVALID_ARGUMENT");
+    // The first is kept alive; the second is left to lapse.
+    for (let i = 0; i < 4; i++) {
+      await sleep(1_000);
+      expect(await call("RenewLease", { episodeId: episodes[0].episodeId })).toEqual({ leaseSeconds: 3 });
+    }
+    const lost = await statusOf("Step", { episodeId: episodes[1].episodeId, action: { special: "SPECIAL_WAIT" } });
+    expect(lost.code).toBe("FAILED_PRECONDITION");
+    expect(lost.details).toContain("lease");
+    // Its slot is free again.
+    const next = await call("StartEpisode", { taskId: "sort-inbox", failFast: true });
+    const cmd = "printf 'Hello from Pincer\\n' > /tmp/pincer-demo/write-greeting/greeting.txt";
+    expect(await call("Step", { episodeId: episodes[0].episodeId, action: { special: "SPECIAL_WAIT" } })).toMatchObject({ done: false, reward: 0 });
+    const solved = await call("Step", { episodeId: episodes[0].episodeId, action: tool("desktop__run_command", { command: cmd }) });
+    expect(solved).toMatchObject({ done: true, reward: 1, endReason: "success" });
+    expect(await call("CloseEpisode", { episodeId: episodes[0].episodeId })).toMatchObject({ state: "passed" });
+    // `next` is left open: the shutdown closes it.
+    expect(next.episodeId).toBeTruthy();
+  }, 60_000);
+
+  test("SIGTERM closes every episode and leaves no process of the server", async () => {
+    const everything = descendants(child.pid!);
+    expect(everything.length).toBeGreaterThan(0);
+    child.kill("SIGTERM");
+    const code = await new Promise<number | null>((r) => (child.exitCode !== null ? r(child.exitCode) : child.once("exit", r)));
+    expect(code, stderr).toBe(0);
+    for (const until = Date.now() + 15_000; everything.some((p) => alive(p.pid)) && Date.now() < until; ) await sleep(100);
+    expect(everything.filter((p) => alive(p.pid)).map((p) => p.cmd)).toEqual([]);
+    // The open episode was closed into its attempt folder; the manifest says the run finished.
+    const manifest = JSON.parse(readFileSync(join(out, "served", "manifest.json"), "utf8"));
+    expect(manifest.finished_at).toBeTruthy();
+    expect(existsSync(join(out, "served", "files", "sort-inbox", "attempt-2", "summary.json"))).toBe(true);
+    // `pincer report` reads the served run as it reads a run.
+    const report = await runPincer(["report", join(out, "served")]);
+    expect(report.code, report.stderr).toBe(0);
+    // Each task as its last attempt left it: sort-inbox and write-greeting were left undone, the OSWorld task passed.
+    expect(report.stdout).toContain("3 task(s): passed 1, failed 2");
+  }, 60_000);
+});
