@@ -1,0 +1,105 @@
+"""pincer.Client against an in-process fake of the Episodes service (conftest.FakeEpisodes)."""
+import json
+import time
+
+import grpc
+import pytest
+
+from pincer import Client, PincerError
+from pincer._proto import episodes_pb2
+
+
+def test_list_start_step_observe_evaluate_close(fake_server):
+    fake, address = fake_server
+    with Client(address) as client:
+        assert [t.id for t in client.list_tasks()] == ["write-greeting", "open-clock"]
+        assert [t.id for t in client.list_tasks("x11")] == ["open-clock"]
+        ep = client.start("write-greeting", observation="screenshot_a11y_tree", lease_seconds=60)
+        assert (ep.episode_id, ep.task_id, ep.max_steps, ep.lease_seconds) == ("ep-1", "write-greeting", 5, 60)
+        assert ep.tools == ("desktop__click", "desktop__run_command")
+        assert ep.tool_specs[0]["name"] == "desktop__click"
+        assert ep.observation["desktop"].accessibility_tree.startswith("<desktop-frame>")
+        assert client.open_episodes == ["ep-1"]
+
+        r = client.step(ep.episode_id, {"name": "desktop__click", "arguments": {"x": 1, "y": 2}}, pause=0.5)
+        assert (r.step, r.done, r.reward, r.error) == (1, False, 0.0, "")
+        assert r.nodes[0].status == "pending"
+        sent = fake.requests("Step")[0]
+        assert sent.pause_seconds == 0.5 and json.loads(sent.action.tool_call.arguments_json) == {"x": 1, "y": 2}
+
+        assert client.observe(ep.episode_id).step == 1
+        assert client.evaluate(ep.episode_id).score == 0.25
+        done = client.step(ep.episode_id, "DONE")
+        assert (done.done, done.terminated, done.truncated, done.reward, done.end_reason) == (True, True, False, 1.0, "completed")
+        assert done.observation is None
+        closed = client.close(ep.episode_id)
+        assert (closed.state, closed.score, closed.attempt_dir) == ("passed", 1.0, "/runs/ep-1")
+        assert client.open_episodes == []
+
+
+def test_the_token_goes_as_bearer_metadata(fake_server):
+    fake, address = fake_server
+    fake.token = "s3cret"
+    with Client(address, token="s3cret") as client:
+        assert len(client.list_tasks()) == 2
+    with Client(address, token="wrong") as client, pytest.raises(PincerError) as e:
+        client.list_tasks()
+    assert e.value.code == grpc.StatusCode.UNAUTHENTICATED
+    assert "Bearer" in e.value.details
+
+
+def test_errors_are_exceptions_carrying_the_status_and_message(fake_server):
+    _, address = fake_server
+    with Client(address) as client:
+        with pytest.raises(PincerError) as e:
+            client.start("nope")
+        assert e.value.code == grpc.StatusCode.NOT_FOUND
+        assert e.value.details == "no task 'nope' in the dataset"
+        assert e.value.method == "StartEpisode"
+        assert str(e.value) == "StartEpisode: NOT_FOUND: no task 'nope' in the dataset"
+        with pytest.raises(PincerError, match="NOT_FOUND: no episode 'ep-9'"):
+            client.step("ep-9", "WAIT")
+        with pytest.raises(ValueError, match="either a task_id"):
+            client.start()
+    with Client("127.0.0.1:1", timeout=2) as client, pytest.raises(PincerError) as e:
+        client.list_tasks()
+    assert e.value.code == grpc.StatusCode.UNAVAILABLE
+
+
+def test_the_lease_is_renewed_in_the_background_while_the_episode_is_open(fake_server):
+    fake, address = fake_server
+    client = Client(address)
+    ep = client.start("write-greeting", lease_seconds=3)  # renewed every second
+    deadline = time.monotonic() + 10
+    while fake.count("RenewLease") < 2 and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert fake.count("RenewLease") >= 2
+    assert all(r.episode_id == ep.episode_id for r in fake.requests("RenewLease"))
+    client.close(ep.episode_id)
+    renewed = fake.count("RenewLease")
+    time.sleep(1.5)
+    assert fake.count("RenewLease") == renewed
+    client.shutdown()
+
+
+def test_start_group_and_an_osworld_task_and_shutdown_closes_what_is_open(fake_server):
+    fake, address = fake_server
+    client = Client(address)
+    group = client.start_group("open-clock", 3)
+    assert [e.episode_id for e in group] == ["ep-1", "ep-2", "ep-3"]
+    assert fake.requests("StartGroup")[0].size == 3
+    ep = client.start(osworld_task={"id": "abc", "instruction": "Do abc", "config": []})
+    assert (ep.task_id, ep.instruction) == ("abc", "Do abc")
+    assert json.loads(fake.requests("StartEpisode")[0].osworld_task_json)["id"] == "abc"
+    assert client.renew(ep.episode_id, 120) == 120
+    client.shutdown()
+    assert sorted(r.episode_id for r in fake.requests("CloseEpisode")) == ["ep-1", "ep-2", "ep-3", "ep-4"]
+
+
+def test_a_step_with_no_action_kind_is_refused_by_the_server(fake_server):
+    _, address = fake_server
+    with Client(address) as client:
+        ep = client.start("write-greeting")
+        with pytest.raises(PincerError) as e:
+            client.step(ep.episode_id, episodes_pb2.Action())
+        assert e.value.code == grpc.StatusCode.INVALID_ARGUMENT
