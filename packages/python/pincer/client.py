@@ -274,7 +274,8 @@ class Episode:
 @dataclass(frozen=True)
 class StepResult:
     """What a step did: ``observation`` is None once the episode is done; ``error`` is the action's
-    error when it failed (the episode may go on)."""
+    error when it failed (the episode may go on); ``result`` what the action returned (a command's
+    exit code and output, a file's text; bytes as their size), None when nothing or a failure."""
 
     observation: Optional[Observation]
     reward: float
@@ -285,6 +286,7 @@ class StepResult:
     error: str
     nodes: Tuple[NodeVerdict, ...]
     step: int
+    result: Any = None
 
     @classmethod
     def from_proto(cls, m: episodes_pb2.StepResponse) -> "StepResult":
@@ -298,6 +300,7 @@ class StepResult:
             error=m.error,
             nodes=tuple(NodeVerdict.from_proto(n) for n in m.nodes),
             step=m.step,
+            result=json.loads(m.result_json) if m.result_json else None,
         )
 
 

@@ -9,7 +9,7 @@
 ``screenshot`` (bytes, PNG unless asked otherwise), ``mime_type``, ``width``, ``height``, ``source``,
 ``scale`` and ``accessibility_tree`` (a str, or None when not asked for). ``info`` holds ``nodes``
 (the evaluator's node verdicts as dicts), ``error`` (the action's error, "" when none),
-``end_reason``, ``step``, and once the episode ends ``final`` (the attempt as the server recorded it).
+``end_reason``, ``step``, ``result`` (what the action returned), and once the episode ends ``final`` (the attempt as the server recorded it).
 """
 from __future__ import annotations
 
@@ -121,6 +121,7 @@ class PincerEnv:
         info: Dict[str, Any] = {
             "nodes": [n.to_dict() for n in r.nodes],
             "error": r.error,
+            "result": r.result,
             "end_reason": r.end_reason,
             "step": r.step,
         }

@@ -151,3 +151,64 @@ def test_an_osworld_task_through_desktop_env(served):
         assert time.monotonic() - started < 60
     finally:
         env.close()
+
+
+def _run_single_example(served, predict, task_path=OSWORLD_TASK, max_steps=5):
+    """The loop of OSWorld's lib_run_single.run_single_example, on Pincer's machines: reset with the
+    task file's dict (unchanged), observe, step each predicted action with its pause until done,
+    evaluate."""
+    with open(task_path) as f:
+        example = json.load(f)
+    env = DesktopEnv(action_space="pyautogui", require_a11y_tree=False, server=served, token=TOKEN, ignore_recording=True)
+    infos = []
+    try:
+        env.reset(task_config=example)
+        env.controller.start_recording()
+        obs = env._get_obs()
+        assert obs["instruction"] == example["instruction"]
+        done, step_idx = False, 0
+        while not done and step_idx < max_steps:
+            for action in predict(obs, step_idx):
+                obs, reward, done, info = env.step(action, 0)
+                infos.append({**info, "step_done": done})
+                if done:
+                    break
+            step_idx += 1
+        return env.evaluate(), infos
+    finally:
+        env.close()
+
+
+def test_run_single_example_with_only_done_scores_0_and_bad_code_is_an_error_the_episode_survives(served):
+    # The infeasible task again: an agent that never says FAIL scores 0, as in OSWorld.
+    def predict(obs, step):
+        # A misspelt call: its error comes back, nothing is performed, and the episode goes on.
+        return ["pyautogui.clik(10, 10)"] if step == 0 else ["DONE"]
+
+    score, infos = _run_single_example(served, predict)
+    assert score == 0.0
+    assert "clik" in infos[0]["error"] and infos[0]["step_done"] is False, infos
+    assert len(infos) == 2 and infos[1]["step_done"] is True, infos
+
+
+def test_a_graph_task_gives_partial_credit_as_the_agent_goes(served):
+    # examples/multi/hand-over: a graph of two nodes on two machines (the token on the server, then
+    # the desktop reports it sent): the reward rises with each node the agent's actions pass.
+    env = pincer.make("hand-over", server=served, token=TOKEN, action_space="tool_call", observation="none")
+    try:
+        _, info = env.reset()
+        rewards = [0.0]
+        read = {"name": "desktop__run_command", "arguments": {"command": "cat /tmp/pincer-demo/hand-over/desktop/token.txt"}}
+        _, reward, terminated, _, info = env.step(read)
+        token = info["result"]["stdout"].strip()
+        assert len(token) == 16 and reward == 0.0, info
+        send = {"name": "server__run_command", "arguments": {"command": f"printf '{token}\\n' > /tmp/pincer-demo/hand-over/server/received.txt"}}
+        _, reward, terminated, _, info = env.step(send)
+        rewards.append(reward)
+        report = {"name": "desktop__run_command", "arguments": {"command": "echo sent > /tmp/pincer-demo/hand-over/desktop/status.txt"}}
+        _, reward, terminated, _, info = env.step(report)
+        rewards.append(reward)
+        assert rewards == [0.0, 0.5, 1.0] and terminated, info
+        assert {n["node"]: n["status"] for n in info["nodes"]} == {"on_server": "passed", "reported": "passed"}, info
+    finally:
+        env.close()

@@ -396,7 +396,8 @@ describe("computer_13 and the special actions", () => {
       await pyautoguiAction.call(call!.args as { code: string }, { env: viaComputer13.env, signal: signal() });
     }
     const direct = await run(
-      "pyautogui.click(100, 50); pyautogui.write('a<b'); pyautogui.hotkey('ctrl', 's'); pyautogui.hscroll(0); pyautogui.vscroll(-2); pyautogui.dragTo(200, 60, duration=1)",
+      "pyautogui.click(100, 50); pyautogui.write('a<b'); pyautogui.hotkey('ctrl', 's'); " +
+        "pyautogui.hscroll(0); pyautogui.vscroll(-2); pyautogui.dragTo(200, 60, duration=1)",
     );
     expect(viaComputer13.env.events).toEqual(direct.events);
   }, 20_000);

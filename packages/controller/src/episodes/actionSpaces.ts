@@ -1,6 +1,5 @@
-import { InvalidArgumentError } from "@pincer/shared";
 import type { AnyAction } from "../actions/action.js";
-import { computer13Calls, parsePyautoguiCode, pyautoguiAction, pyautoguiActionCalls } from "../actions/pyautogui/index.js";
+import { computer13Calls, pyautoguiAction, pyautoguiActionCalls } from "../actions/pyautogui/index.js";
 import type { StepCall } from "../benchmark/types.js";
 
 /** How actions of the pyautogui and computer_13 action spaces become tool calls of an episode. */
@@ -19,21 +18,11 @@ const WAIT_SECONDS = 1;
 /**
  * OSWorld's pyautogui and computer_13 action spaces: both become calls of the `pyautogui` action
  * (the code read by the controller, never run as Python), WAIT, DONE and FAIL root calls. Code that
- * cannot be read is INVALID_ARGUMENT before anything runs.
+ * cannot be read is the step's error, as in OSWorld, where it fails on the machine: the action
+ * reads the whole program before it performs anything, the step counts, and the episode goes on.
  */
 export const OSWORLD_ACTION_SPACES: ActionSpaces = {
   actions: [pyautoguiAction],
-  pyautogui(env, code) {
-    const calls = pyautoguiActionCalls(env, code, WAIT_SECONDS);
-    for (const c of calls) {
-      if (c.action !== pyautoguiAction.name) continue;
-      try {
-        parsePyautoguiCode(String(c.args?.code ?? ""));
-      } catch (err) {
-        throw InvalidArgumentError.forField("action.pyautogui", (err as Error).message);
-      }
-    }
-    return calls;
-  },
+  pyautogui: (env, code) => pyautoguiActionCalls(env, code, WAIT_SECONDS),
   computer13: (env, action) => computer13Calls(env, action, WAIT_SECONDS),
 };

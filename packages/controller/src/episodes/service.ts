@@ -2,14 +2,15 @@ import { randomUUID } from "node:crypto";
 import {
   FailedPreconditionError,
   InvalidArgumentError,
-  nearNames,
+  didYouMean,
   NotFoundError,
   sleep,
   UnimplementedError,
   type RequestOutputOf,
   type ResponseOf,
 } from "@pincer/shared";
-import { isTerminal, type StepCall } from "../benchmark/types.js";
+import { isTerminal, type StepCall, type StepResult } from "../benchmark/types.js";
+import { summarizeResult } from "../runner/agentLoop.js";
 import type { DatasetTask } from "../datasets/format.js";
 import type { Registries } from "../datasets/registries.js";
 import type { Env } from "../env/index.js";
@@ -157,13 +158,8 @@ export class EpisodeService {
     const id = req.taskId ?? "";
     const task = this.#o.tasks.find((t) => t.id === id || `${t.tool}/${t.id}` === id);
     if (task) return task;
-    const near = nearNames(
-      id,
-      this.#o.tasks.map((t) => t.id),
-    );
-    throw new NotFoundError(
-      `task_id: no task ${JSON.stringify(id)} in the served dataset${near.length ? `; did you mean ${near.map((n) => JSON.stringify(n)).join(" or ")}?` : ""} (ListTasks lists them)`,
-    );
+    const known = this.#o.tasks.map((t) => t.id);
+    throw new NotFoundError(`task_id: no task ${JSON.stringify(id)} in the served dataset${didYouMean(id, known)}; ListTasks lists them`);
   }
 
   #leaseOf(seconds: number): number {
@@ -311,10 +307,9 @@ export class EpisodeService {
       case "toolCall": {
         const name = action.toolCall?.name ?? "";
         if (!tools.includes(name)) {
-          const near = nearNames(name, tools);
           throw InvalidArgumentError.forField(
             "action.tool_call.name",
-            `no tool ${JSON.stringify(name)} in this episode${near.length ? `; did you mean ${near.join(" or ")}?` : ""} (StartEpisodeResponse.tools lists them)`,
+            `no tool ${JSON.stringify(name)} in this episode${didYouMean(name, tools)}; StartEpisodeResponse.tools lists them`,
           );
         }
         let args: unknown = {};
@@ -348,7 +343,8 @@ export class EpisodeService {
         const spaces = this.#spaces;
         if (!spaces) {
           throw new UnimplementedError(
-            `the ${action.kind === "pyautogui" ? "pyautogui" : "computer_13"} action space is not available on this server; use tool_call or special (the task's action_spaces list what is)`,
+            `the ${action.kind === "pyautogui" ? "pyautogui" : "computer_13"} action space is not available on this server; ` +
+              "use tool_call or special (the task's action_spaces list what is)",
           );
         }
         if (action.kind === "pyautogui") return spaces.pyautogui(first, action.pyautogui ?? "");
@@ -390,6 +386,7 @@ export class EpisodeService {
         error: failed?.error?.message ?? "",
         nodes: verdictsOf(r.evaluation, ep.attempt.bench?.events() ?? []),
         step: state?.step ?? 0,
+        resultJson: resultJsonOf(r.results.at(-1)),
       };
     });
   }
@@ -494,4 +491,9 @@ export class EpisodeService {
     await Promise.allSettled([...this.#episodes.values()].map((ep) => this.#close(ep, "the server shut down")));
     await this.writeReport();
   }
+}
+
+/** The last action's result as StepResponse.result_json says: JSON, bytes as their size, "null" for none or a failure. */
+function resultJsonOf(r: StepResult | undefined): string {
+  return JSON.stringify(r?.ok ? (summarizeResult(r.result) ?? null) : null);
 }

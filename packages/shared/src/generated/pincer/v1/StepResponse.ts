@@ -41,6 +41,11 @@ export interface StepResponse {
    * Steps taken so far.
    */
   'step'?: (number);
+  /**
+   * What the action returned, as JSON (a command's exit code and output, a file's text; bytes
+   * become their size): "null" when it returned nothing or failed.
+   */
+  'resultJson'?: (string);
 }
 
 export interface StepResponse__Output {
@@ -81,4 +86,9 @@ export interface StepResponse__Output {
    * Steps taken so far.
    */
   'step': (number);
+  /**
+   * What the action returned, as JSON (a command's exit code and output, a file's text; bytes
+   * become their size): "null" when it returned nothing or failed.
+   */
+  'resultJson': (string);
 }
