@@ -1,36 +1,22 @@
 import { randomUUID } from "node:crypto";
-import {
-  FailedPreconditionError,
-  InvalidArgumentError,
-  didYouMean,
-  NotFoundError,
-  sleep,
-  UnimplementedError,
-  type RequestOutputOf,
-  type ResponseOf,
-} from "@pincer/shared";
-import { isTerminal, type StepCall, type StepResult } from "../benchmark/types.js";
-import { summarizeResult } from "../runner/agentLoop.js";
+import { FailedPreconditionError, InvalidArgumentError, didYouMean, NotFoundError, sleep } from "@pincer/shared";
+import { isTerminal } from "../benchmark/types.js";
 import type { DatasetTask } from "../datasets/format.js";
 import type { Registries } from "../datasets/registries.js";
 import type { Env } from "../env/index.js";
-import type { EpisodeEvent, EvaluationState } from "../evaluators/metrics.js";
 import type { MachinePool, MachineSlot } from "../machines/provider.js";
 import { writeRunReport } from "../reports/writeReports.js";
 import type { ResultStore, Summary } from "../runFolder/results.js";
 import { Attempt, environmentsOf, type AttemptStep } from "../runner/attempt.js";
 import { ownProcesses, type OwnProcesses } from "../runner/ownProcesses.js";
+import { only } from "../runner/runner.js";
 import { maxStepsFor, type RunSettings } from "../runner/settings.js";
-import { type ActionSpaces, OSWORLD_ACTION_SPACES } from "./actionSpaces.js";
+import { type ActionSpaces, callsOfAction, OSWORLD_ACTION_SPACES } from "./actionSpaces.js";
 import { observeEnvs, type WireObservation } from "./observe.js";
 import { loadSentOsworldTask } from "./osworldTask.js";
 import { SlotQueue } from "./slots.js";
-
-type Req<M extends "ListTasks" | "StartEpisode" | "Step" | "Observe" | "Evaluate" | "CloseEpisode" | "RenewLease" | "StartGroup"> = RequestOutputOf<
-  "Episodes",
-  M
->;
-type Res<M extends "ListTasks" | "StartEpisode" | "Step" | "Observe" | "Evaluate" | "CloseEpisode" | "RenewLease" | "StartGroup"> = ResponseOf<"Episodes", M>;
+import { resultJsonOf, verdictsOf } from "./answers.js";
+import type { Req, Res } from "./wire.js";
 
 /** A lease when the start asks for none, in seconds. */
 export const DEFAULT_LEASE_SECONDS = 300;
@@ -76,22 +62,6 @@ interface Episode {
 interface Closed {
   response: Res<"CloseEpisode">;
   why: string;
-}
-
-const only = <T>(record: Readonly<Record<string, T>>, names: readonly string[]): Record<string, T> =>
-  Object.fromEntries(names.filter((n) => n in record).map((n) => [n, record[n]!]));
-
-/** The evaluator's nodes as NodeVerdicts: each node's status, and its latest check's score and reason. */
-function verdictsOf(evaluation: EvaluationState | null, events: readonly EpisodeEvent[]): Res<"Step">["nodes"] {
-  if (!evaluation) return [];
-  const last = new Map<string, Extract<EpisodeEvent, { type: "check" }>>();
-  for (const e of events) if (e.type === "check") last.set(e.node, e);
-  const nodes = Object.entries(evaluation.nodes);
-  return nodes.map(([node, status]) => {
-    const check = last.get(node);
-    const score = status === "passed" ? 1 : nodes.length === 1 ? evaluation.score : (check?.score ?? 0);
-    return { node, status, score, reason: check?.reason ?? check?.error?.message ?? (nodes.length === 1 ? evaluation.reason : "") };
-  });
 }
 
 /**
@@ -299,68 +269,6 @@ export class EpisodeService {
     });
   }
 
-  /** The calls an Action stands for, on the episode's tools. */
-  #callsOf(ep: Episode, action: Req<"Step">["action"]): StepCall[] {
-    const tools = ep.attempt.bench?.toolNames() ?? [];
-    const first = environmentsOf(ep.task)[0]!;
-    switch (action?.kind) {
-      case "toolCall": {
-        const name = action.toolCall?.name ?? "";
-        if (!tools.includes(name)) {
-          throw InvalidArgumentError.forField(
-            "action.tool_call.name",
-            `no tool ${JSON.stringify(name)} in this episode${didYouMean(name, tools)}; StartEpisodeResponse.tools lists them`,
-          );
-        }
-        let args: unknown = {};
-        const text = action.toolCall?.argumentsJson ?? "";
-        if (text.trim()) {
-          try {
-            args = JSON.parse(text);
-          } catch (err) {
-            throw InvalidArgumentError.forField("action.tool_call.arguments_json", `not JSON: ${(err as Error).message}`);
-          }
-        }
-        if (typeof args !== "object" || args === null || Array.isArray(args)) {
-          throw InvalidArgumentError.forField("action.tool_call.arguments_json", "the arguments must be a JSON object");
-        }
-        return [{ tool: name, args }];
-      }
-      case "special":
-        switch (action.special) {
-          case "SPECIAL_WAIT":
-            return [{ tool: "root__wait", args: { seconds: 1 } }];
-          case "SPECIAL_DONE":
-            return [{ tool: "root__complete", args: {} }];
-          case "SPECIAL_FAIL":
-            // OSWorld's FAIL: its tasks' root `fail` declares the task infeasible; other tasks have none, and end as done.
-            return [{ tool: tools.includes("root__fail") ? "root__fail" : "root__complete", args: {} }];
-          default:
-            throw InvalidArgumentError.forField("action.special", "choose SPECIAL_WAIT, SPECIAL_DONE or SPECIAL_FAIL");
-        }
-      case "pyautogui":
-      case "computer_13Json": {
-        const spaces = this.#spaces;
-        if (!spaces) {
-          throw new UnimplementedError(
-            `the ${action.kind === "pyautogui" ? "pyautogui" : "computer_13"} action space is not available on this server; ` +
-              "use tool_call or special (the task's action_spaces list what is)",
-          );
-        }
-        if (action.kind === "pyautogui") return spaces.pyautogui(first, action.pyautogui ?? "");
-        let parsed: unknown;
-        try {
-          parsed = JSON.parse(action.computer_13Json ?? "");
-        } catch (err) {
-          throw InvalidArgumentError.forField("action.computer_13_json", `not JSON: ${(err as Error).message}`);
-        }
-        return spaces.computer13(first, parsed);
-      }
-      default:
-        throw InvalidArgumentError.forField("action", "set one of tool_call, pyautogui, computer_13_json or special");
-    }
-  }
-
   #ended(ep: Episode): FailedPreconditionError {
     return new FailedPreconditionError(`episode ${ep.id} ended (${ep.reason ?? "done"}); close it with CloseEpisode and start another`);
   }
@@ -369,7 +277,7 @@ export class EpisodeService {
     const ep = this.#episode(req.episodeId);
     return this.#serial(ep, async () => {
       if (ep.done) throw this.#ended(ep);
-      const calls = this.#callsOf(ep, req.action);
+      const calls = callsOfAction(req.action, ep.attempt.bench?.toolNames() ?? [], environmentsOf(ep.task)[0]!, this.#spaces);
       const r: AttemptStep = await ep.attempt.step(calls);
       ep.done = r.done;
       ep.reason = r.reason;
@@ -491,9 +399,4 @@ export class EpisodeService {
     await Promise.allSettled([...this.#episodes.values()].map((ep) => this.#close(ep, "the server shut down")));
     await this.writeReport();
   }
-}
-
-/** The last action's result as StepResponse.result_json says: JSON, bytes as their size, "null" for none or a failure. */
-function resultJsonOf(r: StepResult | undefined): string {
-  return JSON.stringify(r?.ok ? (summarizeResult(r.result) ?? null) : null);
 }

@@ -81,7 +81,7 @@ export function newRunId(): string {
 }
 
 /** The entries of `record` named in `names`, in that order. */
-function only<T>(record: Readonly<Record<string, T>>, names: readonly string[]): Record<string, T> {
+export function only<T>(record: Readonly<Record<string, T>>, names: readonly string[]): Record<string, T> {
   return Object.fromEntries(names.filter((n) => n in record).map((n) => [n, record[n]!]));
 }
 
