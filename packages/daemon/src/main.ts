@@ -12,7 +12,7 @@ import { CONFIG_FILE_KEYS, envFlag, readConfigFile, splitList } from "./security
 import { parseBytes, type ExecMode } from "./security/policy.js";
 import { takeStartVariable } from "./security/environ.js";
 import { closeMemoryToOtherProcesses } from "./security/memoryAccess.js";
-import { loadTlsFiles } from "./security/tls.js";
+import { loadTlsFiles } from "@pincer/shared";
 
 // First, while this process may still write its own /proc/self/mem: PINCER_TOKEN out of what its
 // commands inherit and what /proc/<pid>/environ shows; then its memory, where the token will be,

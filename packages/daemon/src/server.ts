@@ -31,7 +31,7 @@ import { exposureWarnings } from "./security/config.js";
 import { ConnectionGuard, type ConnectionLimits, type ConnectionSettings, connectionSettings } from "./security/connections.js";
 import { capEchoedHeaders } from "./security/headers.js";
 import { DEFAULT_LIMITS, ExecAllowlist, realFileRoot, type ExecMode, type Limits } from "./security/policy.js";
-import { serverCredentials, type TlsOptions } from "./security/tls.js";
+import { serverCredentials, type TlsOptions } from "@pincer/shared";
 
 export interface DaemonOptions {
   /** Interface to listen on. @default "127.0.0.1" */

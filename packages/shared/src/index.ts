@@ -46,3 +46,4 @@ export type {
   ServiceDefinitionOf,
   ServiceName,
 } from "./services.js";
+export { loadTlsFiles, serverCredentials, type TlsFiles, type TlsOptions } from "./tls.js";
