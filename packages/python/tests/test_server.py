@@ -6,17 +6,12 @@ from __future__ import annotations
 
 import json
 import os
-import re
-import shutil
-import signal
-import subprocess
-import tempfile
-import threading
 import time
 
 import grpc
 import pytest
 from conftest import ROOT
+from serving import run_single_example, serve, why_not
 
 import pincer
 from pincer import Client, PincerError
@@ -24,66 +19,19 @@ from pincer.osworld import DesktopEnv
 
 pytestmark = pytest.mark.server
 
-SERVE_COMMAND = os.path.join(ROOT, "packages", "controller", "src", "cli", "serveCommand.ts")
-CLI = os.path.join(ROOT, "packages", "controller", "src", "cli", "main.ts")
 TOKEN = "pincer-python-test-token"
 # An OSWorld task with no config and an infeasible verdict: FAIL is its solution.
 OSWORLD_TASK = os.path.join(ROOT, "test", "fixtures", "osworld", "os", "b3d4a89c-53f2-4d6b-8b6a-541fb5d205fa.json")
 
 
-def _why_not() -> str | None:
-    if not os.path.exists(SERVE_COMMAND) or "registerServeCommand" not in open(CLI, encoding="utf-8").read():
-        return "`pincer serve` does not exist yet (packages/controller/src/cli/serveCommand.ts): these tests run once it lands"
-    if shutil.which("node") is None:
-        return "node is not on PATH"
-    if shutil.which("Xvfb") is None:
-        return "Xvfb is missing (the local provider's machines): scripts/install-system-deps.sh"
-    return None
-
-
 @pytest.fixture(scope="module")
 def served():
     """The address of `pincer serve examples --provider local` (with a token), for the module."""
-    reason = _why_not()
+    reason = why_not()
     if reason:
         pytest.skip(reason)
-    tmp = tempfile.mkdtemp(prefix="pincer-py-serve-")
-    token_file = os.path.join(tmp, "token")
-    with open(token_file, "w") as f:
-        f.write(TOKEN + "\n")
-    cmd = [
-        "node", "--single-threaded-gc", "--conditions=@pincer/source", "--import", "tsx", CLI,
-        "serve", "examples", "--provider", "local", "--listen", "127.0.0.1:0", "--token-file", token_file, "--out", os.path.join(tmp, "results"),
-    ]
-    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True)
-    lines: list[str] = []
-    found = threading.Event()
-    address: list[str] = []
-
-    def read():
-        for line in proc.stdout:
-            lines.append(line)
-            m = re.search(r"serving episodes on (\S+)", line)
-            if m and not address:
-                address.append(m.group(1))
-                found.set()
-        found.set()
-
-    threading.Thread(target=read, daemon=True).start()
-    found.wait(90)
-    try:
-        if not address:
-            pytest.fail(f"pincer serve did not say 'serving episodes on ADDRESS' in 90 s (exit {proc.poll()}):\n{''.join(lines)}")
-        yield address[0]
-    finally:
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGTERM)  # the process group this fixture started
-            try:
-                proc.wait(30)
-            except subprocess.TimeoutExpired:
-                os.killpg(proc.pid, signal.SIGKILL)
-                proc.wait(10)
-        shutil.rmtree(tmp, ignore_errors=True)
+    with serve("examples", ["--provider", "local"], TOKEN) as address:
+        yield address
 
 
 def _solution(path: str) -> list:
@@ -153,39 +101,15 @@ def test_an_osworld_task_through_desktop_env(served):
         env.close()
 
 
-def _run_single_example(served, predict, task_path=OSWORLD_TASK, max_steps=5):
-    """The loop of OSWorld's lib_run_single.run_single_example, on Pincer's machines: reset with the
-    task file's dict (unchanged), observe, step each predicted action with its pause until done,
-    evaluate."""
-    with open(task_path) as f:
-        example = json.load(f)
-    env = DesktopEnv(action_space="pyautogui", require_a11y_tree=False, server=served, token=TOKEN, ignore_recording=True)
-    infos = []
-    try:
-        env.reset(task_config=example)
-        env.controller.start_recording()
-        obs = env._get_obs()
-        assert obs["instruction"] == example["instruction"]
-        done, step_idx = False, 0
-        while not done and step_idx < max_steps:
-            for action in predict(obs, step_idx):
-                obs, reward, done, info = env.step(action, 0)
-                infos.append({**info, "step_done": done})
-                if done:
-                    break
-            step_idx += 1
-        return env.evaluate(), infos
-    finally:
-        env.close()
-
-
 def test_run_single_example_with_only_done_scores_0_and_bad_code_is_an_error_the_episode_survives(served):
     # The infeasible task again: an agent that never says FAIL scores 0, as in OSWorld.
     def predict(obs, step):
         # A misspelt call: its error comes back, nothing is performed, and the episode goes on.
         return ["pyautogui.clik(10, 10)"] if step == 0 else ["DONE"]
 
-    score, infos = _run_single_example(served, predict)
+    with open(OSWORLD_TASK) as f:
+        example = json.load(f)
+    score, infos = run_single_example(served, TOKEN, example, predict)
     assert score == 0.0
     assert "clik" in infos[0]["error"] and infos[0]["step_done"] is False, infos
     assert len(infos) == 2 and infos[1]["step_done"] is True, infos
