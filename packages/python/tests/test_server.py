@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
 import time
 
 import grpc
@@ -136,3 +138,41 @@ def test_a_graph_task_gives_partial_credit_as_the_agent_goes(served):
         assert {n["node"]: n["status"] for n in info["nodes"]} == {"on_server": "passed", "reported": "passed"}, info
     finally:
         env.close()
+
+
+def test_a_client_killed_mid_episode_loses_its_machines_within_the_lease(served):
+    # A Python agent holding the server's one slot is killed (SIGKILL: no close, no goodbye); its
+    # lease of 3 s lapses and the slot is free for the next start.
+    code = (
+        "import sys; sys.path.insert(0, sys.argv[1]); from pincer import Client; "
+        "c = Client(sys.argv[2], token=sys.argv[3], renew_leases=True); "
+        "e = c.start('write-greeting', lease_seconds=3); print(e.episode_id, flush=True); import time; time.sleep(120)"
+    )
+    child = subprocess.Popen(
+        [sys.executable, "-c", code, os.path.join(ROOT, "packages", "python"), served, TOKEN], stdout=subprocess.PIPE, text=True
+    )
+    try:
+        lost = child.stdout.readline().strip()
+        assert lost, "the child did not start an episode"
+        with Client(served, token=TOKEN) as client:
+            time.sleep(4)  # longer than the lease: the child's renewals keep it alive
+            with pytest.raises(PincerError) as e:
+                client.start("write-greeting", fail_fast=True)
+            assert e.value.code == grpc.StatusCode.RESOURCE_EXHAUSTED
+            child.kill()
+            child.wait(10)
+            killed = time.monotonic()
+            while True:
+                try:
+                    episode = client.start("write-greeting", fail_fast=True)
+                    break
+                except PincerError as err:
+                    assert err.code == grpc.StatusCode.RESOURCE_EXHAUSTED
+                    assert time.monotonic() - killed < 3 + 10, "the killed client's slot did not come back within its lease"
+                    time.sleep(0.25)
+            client.close(episode.episode_id)
+            assert client.close(lost).end_reason == "lease_expired"
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait(10)
