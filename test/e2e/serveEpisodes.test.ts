@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import * as grpc from "@grpc/grpc-js";
@@ -36,6 +36,16 @@ async function statusOf(method: string, req: Record<string, unknown>): Promise<{
     const e = err as grpc.ServiceError;
     return { code: grpc.status[e.code]!, details: e.details };
   }
+}
+/** Every message of a server-streaming method, in order; rejects with the ServiceError. */
+function streamed(method: string, req: Record<string, unknown>): Promise<Any[]> {
+  const stream = (client as unknown as Record<string, (req: unknown) => grpc.ClientReadableStream<Any>>)[method]!(req);
+  const all: Any[] = [];
+  return new Promise((res, rej) => {
+    stream.on("data", (m: Any) => all.push(m));
+    stream.on("error", rej);
+    stream.on("end", () => res(all));
+  });
 }
 const tool = (name: string, args: unknown) => ({ toolCall: { name, argumentsJson: JSON.stringify(args) } });
 
@@ -121,7 +131,11 @@ describe("pincer serve: episodes over gRPC", () => {
     const summary = await readSummary(closed.attemptDir);
     expect(summary.results).toMatchObject({ state: "passed", score: 1, attempt: 1 });
     expect(closed.attemptDir).toBe(join(out, "served", "files", "sort-inbox", "attempt-1"));
-    expect(existsSync(join(out, "served", "report.html"))).toBe(true);
+    // The viewer lists the episode as it lists a run's attempt; its steps' screenshots are beside it.
+    const viewer = readFileSync(join(out, "served", "report.html"), "utf8");
+    expect(viewer).toContain("sort-inbox");
+    expect(viewer).toContain('"files/sort-inbox/attempt-1"');
+    expect(readdirSync(join(closed.attemptDir, "screenshots")).length).toBeGreaterThan(0);
     expect(existsSync(join(out, "served", "manifest.json"))).toBe(true);
   }, 60_000);
 
@@ -169,12 +183,66 @@ describe("pincer serve: episodes over gRPC", () => {
     expect(await call("CloseEpisode", { episodeId: ep.episodeId })).toMatchObject({ state: "passed", score: 1 });
   }, 60_000);
 
+  test("a group of 4 on 2 slots: two start at once, each later one when a slot frees, every one on a clean machine of its own", async () => {
+    const stream = (client as unknown as Record<string, (req: unknown) => grpc.ClientReadableStream<Any>>).StartGroup!({
+      episode: { taskId: "write-greeting" },
+      size: 4,
+    });
+    const events: string[] = [];
+    const arrived: Any[] = [];
+    let wake: (() => void) | undefined;
+    stream.on("data", (m: Any) => {
+      events.push(`start ${m.index}`);
+      arrived.push(m);
+      wake?.();
+    });
+    const ended = new Promise<void>((res, rej) => {
+      stream.on("end", () => res());
+      stream.on("error", rej);
+    });
+    const next = async (): Promise<Any> => {
+      while (arrived.length === 0) await new Promise<void>((r) => (wake = r));
+      return arrived.shift();
+    };
+    const cmd = "printf 'Hello from Pincer\\n' > /tmp/pincer-demo/write-greeting/greeting.txt";
+    const mark = "cat /tmp/pincer-group-mark 2>/dev/null || echo clean";
+    // Holds the first two open together, then takes each later one as it comes.
+    const held = [await next(), await next()];
+    const closed: Any[] = [];
+    const finish = async (m: Any) => {
+      const id = m.episode.episodeId;
+      const probe = await call("Step", { episodeId: id, action: tool("desktop__run_command", { command: `${mark}; echo ${id} > /tmp/pincer-group-mark` }) });
+      expect(JSON.parse(probe.resultJson).stdout.trim(), `episode ${m.index} saw what an earlier one left`).toBe("clean");
+      expect(await call("Step", { episodeId: id, action: tool("desktop__run_command", { command: cmd }) })).toMatchObject({ done: true, reward: 1 });
+      closed.push(await call("CloseEpisode", { episodeId: id }));
+      events.push(`close ${m.index}`);
+    };
+    for (const m of held) await finish(m);
+    for (let i = 2; i < 4; i++) await finish(await next());
+    await ended;
+    expect(held.map((m) => m.remaining).sort()).toEqual([2, 3]);
+    // The third and fourth started only after a slot was freed by a close.
+    const starts = events.flatMap((e, i) => (e.startsWith("start") ? [i] : []));
+    expect(starts.slice(0, 2)).toEqual([0, 1]);
+    expect(starts[2]).toBeGreaterThan(events.indexOf(`close ${held[0].index}`));
+    expect(new Set(events.filter((e) => e.startsWith("start"))).size).toBe(4);
+    expect(closed.map((c) => c.state)).toEqual(["passed", "passed", "passed", "passed"]);
+    expect(new Set(closed.map((c) => c.attemptDir)).size).toBe(4);
+    // Each on a machine new for it: fresh from the provider, or a new sandbox.
+    for (const c of closed) {
+      const summary = await readSummary(c.attemptDir);
+      expect(["fresh", "new sandbox"]).toContain(summary.results.machine_reset.desktop?.method);
+    }
+  }, 120_000);
+
   test("a group of 2 takes both slots; a fail-fast start is refused; a lapsed lease frees its slot", async () => {
-    const { episodes } = await call("StartGroup", { episode: { taskId: "write-greeting", leaseSeconds: 3 }, size: 2 });
+    const episodes = (await streamed("StartGroup", { episode: { taskId: "write-greeting", leaseSeconds: 3 }, size: 2, together: true })).map((m) => m.episode);
     expect(episodes).toHaveLength(2);
     expect(new Set(episodes.map((e: Any) => e.episodeId)).size).toBe(2);
     expect((await statusOf("StartEpisode", { taskId: "sort-inbox", failFast: true })).code).toBe("RESOURCE_EXHAUSTED");
-    expect((await statusOf("StartGroup", { episode: { taskId: "sort-inbox" }, size: 3 })).code).toBe("INVALID_ARGUMENT");
+    expect((await streamed("StartGroup", { episode: { taskId: "sort-inbox" }, size: 3, together: true }).catch((e) => e)).code).toBe(
+      grpc.status.INVALID_ARGUMENT,
+    );
     // The first is kept alive; the second is left to lapse.
     for (let i = 0; i < 4; i++) {
       await sleep(1_000);

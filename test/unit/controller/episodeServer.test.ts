@@ -5,6 +5,7 @@ import { isLoopback, startEpisodeServer } from "../../../packages/controller/src
 import type { EpisodeService } from "../../../packages/controller/src/episodes/service.js";
 import { SlotQueue } from "../../../packages/controller/src/episodes/slots.js";
 import type { MachineSlot } from "../../../packages/controller/src/machines/provider.js";
+import { makeTestCerts } from "../../fixtures/certs.js";
 
 const slot = (index: number) => ({ index, envs: {}, addresses: {} }) as MachineSlot;
 
@@ -78,6 +79,38 @@ describe("the episode server's listen address and token", () => {
     } finally {
       client.close();
       await server.close();
+    }
+  });
+
+  test("mutual TLS stands in for the token beyond loopback: a client with a certificate of the CA is served, others are refused", async () => {
+    const certs = makeTestCerts();
+    const service = { listTasks: () => ({ tasks: [] }) } as unknown as EpisodeService;
+    const tls = { cert: certs.read(certs.serverCert), key: certs.read(certs.serverKey) };
+    // TLS alone proves nothing about the client: beyond loopback it still needs a token.
+    await expect(startEpisodeServer(service, { listen: "0.0.0.0:0", tls })).rejects.toThrow(/--token-file.*--tls-client-ca/);
+    const server = await startEpisodeServer(service, { listen: "0.0.0.0:0", tls: { ...tls, clientCa: certs.read(certs.caCert) } });
+    const port = server.address.split(":").at(-1);
+    const Episodes = loadProtocol().grpcObject.pincer.v1.Episodes as unknown as new (
+      a: string,
+      c: grpc.ChannelCredentials,
+    ) => grpc.Client & Record<string, (req: unknown, opts: grpc.CallOptions, cb: (err: grpc.ServiceError | null) => void) => void>;
+    const listWith = async (creds: grpc.ChannelCredentials) => {
+      const client = new Episodes(`localhost:${port}`, creds);
+      try {
+        return await new Promise<number>((res) => client.ListTasks!({}, { deadline: Date.now() + 5_000 }, (err) => res(err ? err.code : 0)));
+      } finally {
+        client.close();
+      }
+    };
+    try {
+      const ca = certs.read(certs.caCert);
+      expect(await listWith(grpc.credentials.createSsl(ca, certs.read(certs.clientKey), certs.read(certs.clientCert)))).toBe(grpc.status.OK);
+      expect(await listWith(grpc.credentials.createSsl(ca))).not.toBe(grpc.status.OK);
+      expect(await listWith(grpc.credentials.createSsl(ca, certs.read(certs.otherClientKey), certs.read(certs.otherClientCert)))).not.toBe(grpc.status.OK);
+      expect(await listWith(grpc.credentials.createInsecure())).not.toBe(grpc.status.OK);
+    } finally {
+      await server.close();
+      certs.remove();
     }
   });
 });

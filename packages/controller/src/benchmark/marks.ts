@@ -7,15 +7,20 @@ export interface Mark {
   y: number;
   width: number;
   height: number;
+  /** The widget's role as the tree's line gives it ("push-button"); {@link marksOf} sets it. */
+  role?: string;
+  /** The widget's accessible name as the tree's line gives it; {@link marksOf} sets it. */
+  name?: string;
 }
 
-/** The boxes of a linearised tree's lines (position and size are its last two fields), numbered from 1. */
+/** The boxes of a linearised tree's lines (position and size are its last two fields, tag and name its first two), numbered from 1. */
 export function marksOf(linearized: string): { numbered: string; marks: Mark[] } {
   const [header = "", ...rows] = linearized.split("\n");
   const marks: Mark[] = [];
   const numbered = rows.map((row, i) => {
     const m = /\((-?\d+), (-?\d+)\)\t\((\d+), (\d+)\)$/.exec(row);
-    if (m) marks.push({ n: i + 1, x: Number(m[1]), y: Number(m[2]), width: Number(m[3]), height: Number(m[4]) });
+    const [role = "", name = ""] = row.split("\t");
+    if (m) marks.push({ n: i + 1, x: Number(m[1]), y: Number(m[2]), width: Number(m[3]), height: Number(m[4]), role, name });
     return `${i + 1}\t${row}`;
   });
   return { numbered: [`mark\t${header}`, ...numbered].join("\n"), marks };

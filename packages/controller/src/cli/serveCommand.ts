@@ -1,8 +1,10 @@
 import { readFileSync, statSync } from "node:fs";
+import { loadTlsFiles, type TlsOptions } from "@pincer/shared";
 import { resolve } from "node:path";
 import { type Command, InvalidArgumentError as CliArgumentError, Option } from "commander";
 import type { SettleOptions } from "../env/index.js";
 import { formatProblems } from "../datasets/loader.js";
+import { MachineAccess } from "../episodes/machineAccess.js";
 import { DEFAULT_LISTEN, startEpisodeServer } from "../episodes/server.js";
 import { EpisodeService } from "../episodes/service.js";
 import { ResultStore } from "../runFolder/results.js";
@@ -27,6 +29,11 @@ interface ServeCliOptions extends MachineCliOptions, DatasetCliOptions {
   listen: string;
   tokenFile?: string;
   machineTokenFile?: string;
+  grantMachines?: boolean;
+  tlsCert?: string;
+  tlsKey?: string;
+  tlsClientCa?: string;
+  a11yBus?: boolean;
   concurrency: number;
   maxSteps: string;
   taskTimeout: number;
@@ -52,8 +59,18 @@ function readToken(file: string): string {
   return token;
 }
 
+/** The server's TLS files, read; a bad one is a usage error that names its flag. */
+function tlsOf(o: ServeCliOptions): TlsOptions | undefined {
+  try {
+    return loadTlsFiles({ cert: o.tlsCert, key: o.tlsKey, clientCa: o.tlsClientCa });
+  } catch (err) {
+    throw new CliArgumentError((err as Error).message);
+  }
+}
+
 async function serveCommand(dir: string, o: ServeCliOptions): Promise<number> {
   const token = o.tokenFile ? readToken(o.tokenFile) : undefined;
+  const tls = tlsOf(o);
   const { registries, dataset } = await loadCliDataset(dir, o);
   if (dataset.problems.length) process.stderr.write(`${formatProblems(dataset.problems)}\n`);
   const maxSteps: number | "auto" = o.maxSteps === "auto" ? "auto" : Number(o.maxSteps);
@@ -64,10 +81,11 @@ async function serveCommand(dir: string, o: ServeCliOptions): Promise<number> {
   // Every slot has the machines of every task, and a desktop for OSWorld tasks sent whole.
   const names = [...new Set(["desktop", ...dataset.tasks.flatMap(environmentsOf)])];
   // --token-file is this server's own token: the daemons' is --machine-token-file's.
-  const { tokenFile: _own, machineTokenFile, ...machineOptions } = o;
+  const { tokenFile: _own, machineTokenFile, grantMachines, tlsCert: _c, tlsKey: _k, tlsClientCa: _ca, a11yBus, ...machineOptions } = o;
   const pool = await openMachinePool(names, { ...machineOptions, ...(machineTokenFile ? { tokenFile: machineTokenFile } : {}) }, o.concurrency, {
     ...o.screen,
     needsScreen: true,
+    ...(a11yBus ? { accessibilityBus: true } : {}),
   });
   try {
     const { runId, runDir } = await openRunDir({ outDir: o.out, ...(o.runId ? { runId: o.runId } : {}) });
@@ -77,6 +95,7 @@ async function serveCommand(dir: string, o: ServeCliOptions): Promise<number> {
         run_id: runId,
         provider: pool.provider,
         slots: pool.slots.map((s) => ({ ...s.addresses })),
+        ...(grantMachines ? { machine_access: true } : {}),
         ...runSettingsRecord(settings),
         dataset: { root: dataset.root, formats: (o.format ?? []).map((f) => resolve(f)) },
         tasks: dataset.tasks.map((t) => {
@@ -88,8 +107,25 @@ async function serveCommand(dir: string, o: ServeCliOptions): Promise<number> {
     );
     const store = new ResultStore(runDir);
     const log = (line: string) => process.stderr.write(`${line}\n`);
-    const service = new EpisodeService({ tasks: dataset.tasks, registries, pool, settings, store, runId, runDir, log });
-    const server = await startEpisodeServer(service, { listen: o.listen, ...(token ? { token } : {}), log });
+    const machineAccess = grantMachines ? new MachineAccess({ log }) : undefined;
+    const service = new EpisodeService({
+      tasks: dataset.tasks,
+      registries,
+      pool,
+      settings,
+      store,
+      runId,
+      runDir,
+      log,
+      ...(machineAccess ? { machineAccess } : {}),
+    });
+    const server = await startEpisodeServer(service, {
+      listen: o.listen,
+      ...(token ? { token } : {}),
+      ...(tls ? { tls } : {}),
+      log,
+      ...(machineAccess ? { machineAccess } : {}),
+    });
     process.stdout.write(`serving episodes on ${server.address}\n`);
     process.stdout.write(`results: ${runDir}\n`);
     await new Promise<void>((res) => interrupt.signal.addEventListener("abort", () => res(), { once: true }));
@@ -110,9 +146,17 @@ export function registerServeCommand(program: Command): void {
     .command("serve")
     .description("serve a dataset's tasks as episodes over gRPC (pincer.v1.Episodes), for agents and trainers in any language")
     .argument("<tasks>", "folder of tasks (<tool>/<id>/<id>.json, *.task.ts, OSWorld files) or one task file")
-    .option("--listen <address>", "host:port to listen on; beyond loopback a --token-file is required", DEFAULT_LISTEN)
+    .option("--listen <address>", "host:port to listen on; beyond loopback a --token-file (or --tls-client-ca) is required", DEFAULT_LISTEN)
     .option("--token-file <file>", "file holding the token every call must carry as 'authorization: Bearer <token>'")
+    .option("--tls-cert <file>", "serve TLS with this PEM certificate (chain); with --tls-key")
+    .option("--tls-key <file>", "PEM private key of --tls-cert")
+    .option("--tls-client-ca <file>", "mutual TLS: only clients with a certificate this PEM CA signed may connect")
+    .option("--a11y-bus", "give local machines an accessibility bus, so observations can carry the accessibility tree and set-of-marks")
     .option("--machine-token-file <file>", "file holding the token of the daemons given with --env (default: PINCER_TOKEN; --machines gives TLS files)")
+    .option(
+      "--grant-machines",
+      "also hand each episode its machines' daemons, proxied by this server with a token per episode (StartEpisodeResponse.machines; see docs/security.md)",
+    )
     .addOption(envOption())
     .addOption(machinesOption())
     .option("--concurrency <n>", "episodes at once (local: slots started); further starts wait", positiveInt("--concurrency"), 1)

@@ -180,6 +180,18 @@ function connectWatchdog(client: () => grpc.Client, replace: () => void, timeout
   return timer;
 }
 
+/** How each RemoteEnv dials its daemon: a new client with its address, credentials and channel options. */
+const dialers = new WeakMap<RemoteEnv, (own?: boolean) => grpc.Client>();
+
+/**
+ * A new grpc-js client of the daemon `env` is connected to, with the same credentials (token, TLS)
+ * and channel options, on a connection of its own; undefined when `env` is not a {@link RemoteEnv}.
+ * For calls forwarded as raw bytes (`pincer serve --grant-machines`). Close it when done.
+ */
+export function openDaemonClient(env: Env): grpc.Client | undefined {
+  return env instanceof RemoteEnv ? dialers.get(env)?.(true) : undefined;
+}
+
 /** The real `env`: a typed gRPC client of one pincer-daemon. Build it with {@link connect}. */
 export class RemoteEnv implements Env {
   readonly mouse: MouseApi;
@@ -216,6 +228,7 @@ export class RemoteEnv implements Env {
     const newClient = (own = false) =>
       new grpc.Client(address, channelCredentials(opts.tls), { ...channelOptions(opts), ...(own ? { "grpc.use_local_subchannel_pool": 1 } : {}) });
     this.#client = newClient();
+    dialers.set(this, newClient);
     const rpcChannel = (client: () => grpc.Client): RpcChannel => ({
       // Read per call: the client may have been replaced.
       get client() {

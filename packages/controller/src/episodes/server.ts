@@ -1,7 +1,8 @@
 import { createHash, randomUUID, timingSafeEqual } from "node:crypto";
 import { isIP } from "node:net";
 import * as grpc from "@grpc/grpc-js";
-import { serviceDefinition, toWireError } from "@pincer/shared";
+import { serverCredentials, serviceDefinition, type TlsOptions, toWireError, UnauthenticatedError } from "@pincer/shared";
+import type { MachineAccess } from "./machineAccess.js";
 import type { EpisodeService } from "./service.js";
 
 /** Where `pincer serve` listens by default: loopback, a free port. */
@@ -38,15 +39,29 @@ export interface EpisodeServer {
 
 type Handler = (req: never, signal: AbortSignal) => Promise<unknown> | unknown;
 
-/**
- * Serves `service` as pincer.v1.Episodes on `listen`. With `token`, every call must carry
- * `authorization: Bearer <token>`; without one, only a loopback address is accepted.
- */
-export async function startEpisodeServer(service: EpisodeService, opts: { listen: string; token?: string; log?(line: string): void }): Promise<EpisodeServer> {
-  if (!opts.token && !isLoopback(opts.listen)) {
-    throw new Error(`--listen ${opts.listen} is beyond loopback: give a token with --token-file (anyone who reaches the port could drive the machines)`);
-  }
-  const want = opts.token ? digest(opts.token) : undefined;
+/** Options of {@link startEpisodeServer}. */
+export interface EpisodeServerOptions {
+  /** host:port to listen on. */
+  listen: string;
+  /** The token every call must carry; required beyond loopback unless clients prove themselves by certificate. */
+  token?: string;
+  /** TLS (certificate and key), mutual with `clientCa`: only clients whose certificate it signed connect. */
+  tls?: TlsOptions;
+  log?(line: string): void;
+  /** Serves the daemon's services too, forwarded by grant (see machineAccess.ts). */
+  machineAccess?: MachineAccess;
+}
+
+/** An error as the gRPC status the client gets; an internal one is logged with its stack. */
+function statusOf(method: string, err: unknown, log?: (line: string) => void): grpc.StatusObject & { metadata?: grpc.Metadata } {
+  const wire = toWireError(err, randomUUID().slice(0, 8));
+  if (wire.isInternal) log?.(`${method}: ${(err as Error)?.stack ?? String(err)}`);
+  const details = wire.isInternal ? `internal error: ${(err as Error)?.message ?? String(err)}` : wire.details;
+  return { code: wire.code, details, metadata: wire.metadata ?? new grpc.Metadata() };
+}
+
+/** Episodes' unary methods, each checking the token first and cancelled with its call. */
+function unaryHandlers(service: EpisodeService, want: Buffer | undefined, log?: (line: string) => void): grpc.UntypedServiceImplementation {
   const handlers: Record<string, Handler> = {
     ListTasks: (req) => service.listTasks(req),
     StartEpisode: (req, signal) => service.startEpisode(req, signal),
@@ -55,43 +70,75 @@ export async function startEpisodeServer(service: EpisodeService, opts: { listen
     Evaluate: (req) => service.evaluate(req),
     CloseEpisode: (req) => service.closeEpisode(req),
     RenewLease: (req) => service.renewLease(req),
-    StartGroup: (req, signal) => service.startGroup(req, signal),
   };
   const implementation: grpc.UntypedServiceImplementation = {};
   for (const [name, handler] of Object.entries(handlers)) {
     implementation[name] = (call: grpc.ServerUnaryCall<unknown, unknown>, callback: grpc.sendUnaryData<unknown>) => {
-      if (want) {
-        const problem = authProblem(call.metadata, want);
-        if (problem) return callback({ code: grpc.status.UNAUTHENTICATED, details: problem });
-      }
+      const problem = want && authProblem(call.metadata, want);
+      if (problem) return callback({ code: grpc.status.UNAUTHENTICATED, details: problem });
       const cancelled = new AbortController();
       call.once("cancelled", () => cancelled.abort());
       Promise.resolve()
         .then(() => handler(call.request as never, cancelled.signal))
         .then(
           (res) => callback(null, res),
-          (err: unknown) => {
-            const wire = toWireError(err, randomUUID().slice(0, 8));
-            if (wire.isInternal) opts.log?.(`${name}: ${(err as Error)?.stack ?? String(err)}`);
-            callback({
-              code: wire.code,
-              details: wire.isInternal ? `internal error: ${(err as Error)?.message ?? String(err)}` : wire.details,
-              ...(wire.metadata ? { metadata: wire.metadata } : {}),
-            });
-          },
+          (err: unknown) => callback(statusOf(name, err, log)),
         );
     };
   }
+  return implementation;
+}
+
+/** StartGroup: streams each episode as it starts; the stream's end or error says the group is done. */
+function startGroupHandler(service: EpisodeService, want: Buffer | undefined, log?: (line: string) => void): grpc.handleServerStreamingCall<unknown, unknown> {
+  return (call) => {
+    const fail = (err: unknown) => {
+      const status = statusOf("StartGroup", err, log);
+      if (!call.cancelled) call.emit("error", Object.assign(new Error(status.details), status));
+    };
+    const problem = want && authProblem(call.metadata, want);
+    if (problem) return fail(new UnauthenticatedError(problem));
+    const cancelled = new AbortController();
+    call.once("cancelled", () => cancelled.abort());
+    const send = (res: unknown) => {
+      if (call.cancelled) return false;
+      call.write(res);
+      return true;
+    };
+    service.startGroup(call.request as never, send, cancelled.signal).then(() => call.end(), fail);
+  };
+}
+
+/**
+ * Serves `service` as pincer.v1.Episodes on `listen`. With `token`, every call must carry
+ * `authorization: Bearer <token>`; with `tls`, calls come over TLS (mutual TLS with a client CA).
+ * Beyond loopback a token or mutual TLS is required. With `machineAccess`, the daemon's services
+ * are served too, forwarded by grant (see machineAccess.ts).
+ */
+export async function startEpisodeServer(service: EpisodeService, opts: EpisodeServerOptions): Promise<EpisodeServer> {
+  if (!opts.token && !opts.tls?.clientCa && !isLoopback(opts.listen)) {
+    throw new Error(
+      `--listen ${opts.listen} is beyond loopback: give a token with --token-file, or client certificates with --tls-client-ca ` +
+        "(anyone who reaches the port could drive the machines)",
+    );
+  }
+  const want = opts.token ? digest(opts.token) : undefined;
+  const implementation = unaryHandlers(service, want, opts.log);
+  implementation.StartGroup = startGroupHandler(service, want, opts.log);
   const server = new grpc.Server({ "grpc.max_send_message_length": 200 * 1024 * 1024, "grpc.max_receive_message_length": 16 * 1024 * 1024 });
   server.addService(serviceDefinition("Episodes") as unknown as grpc.ServiceDefinition, implementation);
+  // Grant tokens, not the server's token, open these.
+  opts.machineAccess?.addTo(server);
   const port = await new Promise<number>((resolve, reject) =>
-    server.bindAsync(opts.listen, grpc.ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p))),
+    server.bindAsync(opts.listen, serverCredentials(opts.tls), (err, p) => (err ? reject(err) : resolve(p))),
   );
   const host = opts.listen.replace(/:\d+$/, "");
+  if (opts.machineAccess) opts.machineAccess.address = `${host}:${port}`;
   return {
     address: `${host}:${port}`,
     close: (graceMs = 2_000) =>
       new Promise<void>((resolve) => {
+        opts.machineAccess?.revokeAll("the server shut down");
         const timer = setTimeout(() => {
           server.forceShutdown();
           resolve();

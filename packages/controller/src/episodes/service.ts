@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { FailedPreconditionError, InvalidArgumentError, didYouMean, NotFoundError, sleep } from "@pincer/shared";
+import { CancelledError, FailedPreconditionError, InvalidArgumentError, didYouMean, NotFoundError, sleep } from "@pincer/shared";
 import { isTerminal } from "../benchmark/types.js";
 import type { DatasetTask } from "../datasets/format.js";
 import type { Registries } from "../datasets/registries.js";
@@ -13,6 +13,7 @@ import { only } from "../runner/runner.js";
 import { maxStepsFor, type RunSettings } from "../runner/settings.js";
 import { type ActionSpaces, callsOfAction, OSWORLD_ACTION_SPACES } from "./actionSpaces.js";
 import { observeEnvs, type WireObservation } from "./observe.js";
+import type { MachineAccess } from "./machineAccess.js";
 import { loadSentOsworldTask } from "./osworldTask.js";
 import { SlotQueue } from "./slots.js";
 import { resultJsonOf, verdictsOf } from "./answers.js";
@@ -22,6 +23,8 @@ import type { Req, Res } from "./wire.js";
 export const DEFAULT_LEASE_SECONDS = 300;
 /** The longest lease granted, in seconds. */
 export const MAX_LEASE_SECONDS = 24 * 3600;
+/** The most episodes one StartGroup starts. */
+export const MAX_GROUP_SIZE = 1024;
 
 /** What an episode service serves: a dataset's tasks over a pool, into one run folder. */
 export interface EpisodeServiceOptions {
@@ -38,6 +41,11 @@ export interface EpisodeServiceOptions {
    * @default OSWORLD_ACTION_SPACES
    */
   actionSpaces?: ActionSpaces | null;
+  /**
+   * Grants each episode direct access to its machines' daemons (`pincer serve --grant-machines`),
+   * revoked when it closes. @default none: agents act through Step only
+   */
+  machineAccess?: MachineAccess;
   /** Lines for the server's log. */
   log?(line: string): void;
 }
@@ -97,7 +105,7 @@ export class EpisodeService {
   }
 
   #actionSpaceNames(): string[] {
-    return ["tool_call", "special", ...(this.#spaces ? ["pyautogui", "computer_13"] : [])];
+    return ["tool_call", "special", ...(this.#spaces ? ["pyautogui", "computer_13", "anthropic_computer", "openai_computer"] : [])];
   }
 
   listTasks(req: Req<"ListTasks">): Res<"ListTasks"> {
@@ -142,20 +150,60 @@ export class EpisodeService {
     return this.#startOn(slot!, task, req);
   }
 
-  async startGroup(req: Req<"StartGroup">, signal?: AbortSignal): Promise<Res<"StartGroup">> {
+  /**
+   * Starts the group's episodes and hands each to `send` as it starts (false from `send`: the client
+   * is gone, and the episode is closed). Without `together` each takes a slot as one frees up, in
+   * order; with it (or fail_fast), all take their slots at once. A start that fails ends the group:
+   * the starts that wait are cancelled, the ones under way closed, and the error thrown.
+   */
+  async startGroup(req: Req<"StartGroup">, send: (res: Res<"StartGroup">) => boolean, signal?: AbortSignal): Promise<void> {
     if (!req.episode) throw InvalidArgumentError.forField("episode", "the episode to start is required");
+    const first = req.episode;
     const size = req.size || 1;
-    const task = await this.#taskOf(req.episode);
-    const slots = await this.#slots.acquire(size, { failFast: req.episode.failFast, ...(signal ? { signal } : {}) });
-    const started = await Promise.allSettled(slots.map((slot) => this.#startOn(slot, task, req.episode!)));
-    const failed = started.find((s): s is PromiseRejectedResult => s.status === "rejected");
-    const episodes = started.flatMap((s) => (s.status === "fulfilled" ? [s.value] : []));
-    if (failed) {
-      // All or none: the ones that started are closed.
-      await Promise.all(episodes.map((e) => this.closeEpisode({ episodeId: e.episodeId ?? "" }).catch(() => undefined)));
-      throw failed.reason;
+    if (size > MAX_GROUP_SIZE) throw InvalidArgumentError.forField("size", `at most ${MAX_GROUP_SIZE} episodes in a group`);
+    const task = await this.#taskOf(first);
+    const group = new AbortController();
+    const cancel = () => group.abort();
+    signal?.addEventListener("abort", cancel, { once: true });
+    let remaining = size;
+    const deliver = async (index: number, slot: MachineSlot) => {
+      const episode = await this.#startOn(slot, task, first);
+      if (group.signal.aborted || !send({ index, episode, remaining: --remaining })) {
+        await this.closeEpisode({ episodeId: episode.episodeId ?? "" }).catch(() => undefined);
+      }
+    };
+    try {
+      if (req.together || first.failFast) {
+        const slots = await this.#slots.acquire(size, { failFast: first.failFast, signal: group.signal });
+        const started = await Promise.allSettled(slots.map((slot, i) => this.#startOn(slot, task, first).then((e) => ({ i, e }))));
+        const failed = started.find((s): s is PromiseRejectedResult => s.status === "rejected");
+        const ok = started.flatMap((s) => (s.status === "fulfilled" ? [s.value] : []));
+        if (failed || signal?.aborted) {
+          // All or none: the ones that started are closed.
+          await Promise.all(ok.map(({ e }) => this.closeEpisode({ episodeId: e.episodeId ?? "" }).catch(() => undefined)));
+          throw failed ? failed.reason : new CancelledError("the group's stream was cancelled");
+        }
+        for (const { i, e } of ok) if (!send({ index: i, episode: e, remaining: --remaining })) await this.closeEpisode({ episodeId: e.episodeId ?? "" });
+        return;
+      }
+      // One slot each, asked for now so that the group keeps its place before later starts.
+      const members = Array.from({ length: size }, (_, i) =>
+        this.#slots.acquire(1, { failFast: false, signal: group.signal }).then(([slot]) => deliver(i, slot!)),
+      );
+      const settled = await Promise.allSettled(
+        members.map((m) =>
+          m.catch((err: unknown) => {
+            group.abort();
+            throw err;
+          }),
+        ),
+      );
+      const failed = settled.find((s): s is PromiseRejectedResult => s.status === "rejected" && !(s.reason instanceof CancelledError));
+      if (failed) throw failed.reason;
+      if (settled.some((s) => s.status === "rejected")) throw new CancelledError("the group's stream was cancelled");
+    } finally {
+      signal?.removeEventListener("abort", cancel);
     }
-    return { episodes };
   }
 
   /** Resets the slot's machines for the task and starts an attempt on them; the slot goes back on failure. */
@@ -228,6 +276,8 @@ export class EpisodeService {
         leaseSeconds: ep.leaseMs / 1000,
         done: first.done,
         endReason: first.reason ?? "",
+        // Last: a start that failed before this has no grants to revoke.
+        machines: first.done ? [] : (this.#o.machineAccess?.grant(ep.id, only(slot.envs, names), () => this.#episodes.has(ep.id) && this.#renew(ep)) ?? []),
       };
     } catch (err) {
       await own?.stop().catch(() => undefined);
@@ -347,6 +397,8 @@ export class EpisodeService {
   /** Ends the attempt (summary.json), stops what it started, frees the slot, rewrites the report. */
   #close(ep: Episode, why: string): Promise<Res<"CloseEpisode">> {
     clearTimeout(ep.timer);
+    // At once, before the final evaluation: the agent's direct calls stop here.
+    this.#o.machineAccess?.revoke(ep.id, why);
     const run = ep.queue.then(async () => {
       const closed = this.#closed.get(ep.id);
       if (closed) return closed.response;

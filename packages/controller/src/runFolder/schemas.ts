@@ -260,6 +260,8 @@ export const manifestSettingsSchema = z.looseObject({
   record: z.boolean().optional(),
   /** Where the tasks were loaded from, for `pincer replay`. */
   dataset: z.object({ root: z.string(), formats: z.array(z.string()).default([]) }).optional(),
+  /** Agents were handed the machines' daemons (`pincer serve --grant-machines`): not comparable with action-only runs. */
+  machine_access: z.boolean().optional(),
   /** The run this run replays (`pincer replay`). */
   replay_of: z.object({ run_id: z.string(), run_dir: z.string() }).optional(),
   tasks: z.array(manifestTaskSchema),

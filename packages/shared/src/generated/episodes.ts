@@ -12,6 +12,8 @@ import type { GetScreenSizeRequest as _pincer_v1_GetScreenSizeRequest, GetScreen
 import type { GetScreenSizeResponse as _pincer_v1_GetScreenSizeResponse, GetScreenSizeResponse__Output as _pincer_v1_GetScreenSizeResponse__Output } from './pincer/v1/GetScreenSizeResponse.js';
 import type { ListTasksRequest as _pincer_v1_ListTasksRequest, ListTasksRequest__Output as _pincer_v1_ListTasksRequest__Output } from './pincer/v1/ListTasksRequest.js';
 import type { ListTasksResponse as _pincer_v1_ListTasksResponse, ListTasksResponse__Output as _pincer_v1_ListTasksResponse__Output } from './pincer/v1/ListTasksResponse.js';
+import type { MachineGrant as _pincer_v1_MachineGrant, MachineGrant__Output as _pincer_v1_MachineGrant__Output } from './pincer/v1/MachineGrant.js';
+import type { Mark as _pincer_v1_Mark, Mark__Output as _pincer_v1_Mark__Output } from './pincer/v1/Mark.js';
 import type { NodeVerdict as _pincer_v1_NodeVerdict, NodeVerdict__Output as _pincer_v1_NodeVerdict__Output } from './pincer/v1/NodeVerdict.js';
 import type { Observation as _pincer_v1_Observation, Observation__Output as _pincer_v1_Observation__Output } from './pincer/v1/Observation.js';
 import type { ObservationOptions as _pincer_v1_ObservationOptions, ObservationOptions__Output as _pincer_v1_ObservationOptions__Output } from './pincer/v1/ObservationOptions.js';
@@ -67,6 +69,8 @@ export interface ProtoGrpcType {
       ImageFormat: EnumTypeDefinition
       ListTasksRequest: MessageTypeDefinition<_pincer_v1_ListTasksRequest, _pincer_v1_ListTasksRequest__Output>
       ListTasksResponse: MessageTypeDefinition<_pincer_v1_ListTasksResponse, _pincer_v1_ListTasksResponse__Output>
+      MachineGrant: MessageTypeDefinition<_pincer_v1_MachineGrant, _pincer_v1_MachineGrant__Output>
+      Mark: MessageTypeDefinition<_pincer_v1_Mark, _pincer_v1_Mark__Output>
       NodeVerdict: MessageTypeDefinition<_pincer_v1_NodeVerdict, _pincer_v1_NodeVerdict__Output>
       Observation: MessageTypeDefinition<_pincer_v1_Observation, _pincer_v1_Observation__Output>
       ObservationOptions: MessageTypeDefinition<_pincer_v1_ObservationOptions, _pincer_v1_ObservationOptions__Output>

@@ -79,9 +79,22 @@ export interface Action {
    */
   'special'?: (_pincer_v1_Action_Special);
   /**
+   * The input of Anthropic's `computer` tool (one tool_use's input) as JSON, e.g.
+   * {"action": "left_click", "coordinate": [10, 20]}, coordinates in screen pixels. It runs as
+   * Pincer's computer-use agents run it; "screenshot" and "cursor_position" are a step that does
+   * nothing (the observation answers them).
+   */
+  'anthropicComputerJson'?: (string);
+  /**
+   * The `action` of an OpenAI computer_call as JSON, e.g. {"type": "click", "x": 10, "y": 20,
+   * "button": "left"}, coordinates in screen pixels. It runs as Pincer's computer-use agents run
+   * it; "screenshot" is a step that does nothing (the observation answers it).
+   */
+  'openaiComputerJson'?: (string);
+  /**
    * The action; one must be set.
    */
-  'kind'?: "toolCall"|"pyautogui"|"computer_13Json"|"special";
+  'kind'?: "toolCall"|"pyautogui"|"computer_13Json"|"special"|"anthropicComputerJson"|"openaiComputerJson";
 }
 
 /**
@@ -107,7 +120,20 @@ export interface Action__Output {
    */
   'special'?: (_pincer_v1_Action_Special__Output);
   /**
+   * The input of Anthropic's `computer` tool (one tool_use's input) as JSON, e.g.
+   * {"action": "left_click", "coordinate": [10, 20]}, coordinates in screen pixels. It runs as
+   * Pincer's computer-use agents run it; "screenshot" and "cursor_position" are a step that does
+   * nothing (the observation answers them).
+   */
+  'anthropicComputerJson'?: (string);
+  /**
+   * The `action` of an OpenAI computer_call as JSON, e.g. {"type": "click", "x": 10, "y": 20,
+   * "button": "left"}, coordinates in screen pixels. It runs as Pincer's computer-use agents run
+   * it; "screenshot" is a step that does nothing (the observation answers it).
+   */
+  'openaiComputerJson'?: (string);
+  /**
    * The action; one must be set.
    */
-  'kind'?: "toolCall"|"pyautogui"|"computer_13Json"|"special";
+  'kind'?: "toolCall"|"pyautogui"|"computer_13Json"|"special"|"anthropicComputerJson"|"openaiComputerJson";
 }

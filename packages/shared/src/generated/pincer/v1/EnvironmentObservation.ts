@@ -1,6 +1,7 @@
 // Original file: pincer/v1/episodes.proto
 
 import type { Region as _pincer_v1_Region, Region__Output as _pincer_v1_Region__Output } from '../../pincer/v1/Region.js';
+import type { Mark as _pincer_v1_Mark, Mark__Output as _pincer_v1_Mark__Output } from '../../pincer/v1/Mark.js';
 
 /**
  * What one environment (machine) of the episode looks like now.
@@ -39,6 +40,16 @@ export interface EnvironmentObservation {
    * The accessibility tree in the form asked for; empty when not asked for or unavailable.
    */
   'accessibilityTree'?: (string);
+  /**
+   * Why the accessibility tree could not be read (no accessibility bus on the machine, ...); empty
+   * when it was read or was not asked for (by accessibility or set_of_marks).
+   */
+  'accessibilityError'?: (string);
+  /**
+   * The set-of-marks elements, numbered as drawn on the screenshot; empty unless set_of_marks was
+   * asked for and the tree was read.
+   */
+  'marks'?: (_pincer_v1_Mark)[];
 }
 
 /**
@@ -78,4 +89,14 @@ export interface EnvironmentObservation__Output {
    * The accessibility tree in the form asked for; empty when not asked for or unavailable.
    */
   'accessibilityTree': (string);
+  /**
+   * Why the accessibility tree could not be read (no accessibility bus on the machine, ...); empty
+   * when it was read or was not asked for (by accessibility or set_of_marks).
+   */
+  'accessibilityError': (string);
+  /**
+   * The set-of-marks elements, numbered as drawn on the screenshot; empty unless set_of_marks was
+   * asked for and the tree was read.
+   */
+  'marks': (_pincer_v1_Mark__Output)[];
 }

@@ -128,19 +128,23 @@ export interface EpisodesClient extends grpc.Client {
   startEpisode(argument: _pincer_v1_StartEpisodeRequest, callback: grpc.requestCallback<_pincer_v1_StartEpisodeResponse__Output>): grpc.ClientUnaryCall;
   
   /**
-   * Starts `size` episodes of the same task at once (for group-relative training); all or none.
+   * Starts `size` episodes of one task (a group, for group-relative training or best-of-N), each on
+   * clean machines, and sends each episode as it starts: as many at once as there are free slots,
+   * the rest as slots free up (close episodes of the group, or others, to free them), in the order
+   * starts asked. With `together` (or fail_fast), all start at once or none. Cancelling the stream
+   * cancels the starts that wait; episodes already sent stay open on their leases.
    */
-  StartGroup(argument: _pincer_v1_StartGroupRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_pincer_v1_StartGroupResponse__Output>): grpc.ClientUnaryCall;
-  StartGroup(argument: _pincer_v1_StartGroupRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_pincer_v1_StartGroupResponse__Output>): grpc.ClientUnaryCall;
-  StartGroup(argument: _pincer_v1_StartGroupRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_pincer_v1_StartGroupResponse__Output>): grpc.ClientUnaryCall;
-  StartGroup(argument: _pincer_v1_StartGroupRequest, callback: grpc.requestCallback<_pincer_v1_StartGroupResponse__Output>): grpc.ClientUnaryCall;
+  StartGroup(argument: _pincer_v1_StartGroupRequest, metadata: grpc.Metadata, options?: grpc.CallOptions): grpc.ClientReadableStream<_pincer_v1_StartGroupResponse__Output>;
+  StartGroup(argument: _pincer_v1_StartGroupRequest, options?: grpc.CallOptions): grpc.ClientReadableStream<_pincer_v1_StartGroupResponse__Output>;
   /**
-   * Starts `size` episodes of the same task at once (for group-relative training); all or none.
+   * Starts `size` episodes of one task (a group, for group-relative training or best-of-N), each on
+   * clean machines, and sends each episode as it starts: as many at once as there are free slots,
+   * the rest as slots free up (close episodes of the group, or others, to free them), in the order
+   * starts asked. With `together` (or fail_fast), all start at once or none. Cancelling the stream
+   * cancels the starts that wait; episodes already sent stay open on their leases.
    */
-  startGroup(argument: _pincer_v1_StartGroupRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_pincer_v1_StartGroupResponse__Output>): grpc.ClientUnaryCall;
-  startGroup(argument: _pincer_v1_StartGroupRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_pincer_v1_StartGroupResponse__Output>): grpc.ClientUnaryCall;
-  startGroup(argument: _pincer_v1_StartGroupRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_pincer_v1_StartGroupResponse__Output>): grpc.ClientUnaryCall;
-  startGroup(argument: _pincer_v1_StartGroupRequest, callback: grpc.requestCallback<_pincer_v1_StartGroupResponse__Output>): grpc.ClientUnaryCall;
+  startGroup(argument: _pincer_v1_StartGroupRequest, metadata: grpc.Metadata, options?: grpc.CallOptions): grpc.ClientReadableStream<_pincer_v1_StartGroupResponse__Output>;
+  startGroup(argument: _pincer_v1_StartGroupRequest, options?: grpc.CallOptions): grpc.ClientReadableStream<_pincer_v1_StartGroupResponse__Output>;
   
   /**
    * Runs one action and observes the screens after it, with the reward so far.
@@ -205,9 +209,13 @@ export interface EpisodesHandlers extends grpc.UntypedServiceImplementation {
   StartEpisode: grpc.handleUnaryCall<_pincer_v1_StartEpisodeRequest__Output, _pincer_v1_StartEpisodeResponse>;
   
   /**
-   * Starts `size` episodes of the same task at once (for group-relative training); all or none.
+   * Starts `size` episodes of one task (a group, for group-relative training or best-of-N), each on
+   * clean machines, and sends each episode as it starts: as many at once as there are free slots,
+   * the rest as slots free up (close episodes of the group, or others, to free them), in the order
+   * starts asked. With `together` (or fail_fast), all start at once or none. Cancelling the stream
+   * cancels the starts that wait; episodes already sent stay open on their leases.
    */
-  StartGroup: grpc.handleUnaryCall<_pincer_v1_StartGroupRequest__Output, _pincer_v1_StartGroupResponse>;
+  StartGroup: grpc.handleServerStreamingCall<_pincer_v1_StartGroupRequest__Output, _pincer_v1_StartGroupResponse>;
   
   /**
    * Runs one action and observes the screens after it, with the reward so far.

@@ -28,6 +28,13 @@ export interface ObservationOptions {
    * Which accessibility tree to include, if any.
    */
   'accessibility'?: (_pincer_v1_AccessibilityForm);
+  /**
+   * Set-of-marks: number the interactive elements of the accessibility tree, list them in
+   * EnvironmentObservation.marks, and draw each one's box and number on the screenshot (when one
+   * is asked for). Reads the tree even when accessibility is none; with ACCESSIBILITY_FORM_TEXT the
+   * tree's lines are numbered as the marks are.
+   */
+  'setOfMarks'?: (boolean);
 }
 
 /**
@@ -55,4 +62,11 @@ export interface ObservationOptions__Output {
    * Which accessibility tree to include, if any.
    */
   'accessibility': (_pincer_v1_AccessibilityForm__Output);
+  /**
+   * Set-of-marks: number the interactive elements of the accessibility tree, list them in
+   * EnvironmentObservation.marks, and draw each one's box and number on the screenshot (when one
+   * is asked for). Reads the tree even when accessibility is none; with ACCESSIBILITY_FORM_TEXT the
+   * tree's lines are numbered as the marks are.
+   */
+  'setOfMarks': (boolean);
 }

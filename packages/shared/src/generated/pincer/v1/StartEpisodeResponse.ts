@@ -1,6 +1,7 @@
 // Original file: pincer/v1/episodes.proto
 
 import type { Observation as _pincer_v1_Observation, Observation__Output as _pincer_v1_Observation__Output } from '../../pincer/v1/Observation.js';
+import type { MachineGrant as _pincer_v1_MachineGrant, MachineGrant__Output as _pincer_v1_MachineGrant__Output } from '../../pincer/v1/MachineGrant.js';
 
 export interface StartEpisodeResponse {
   /**
@@ -43,6 +44,11 @@ export interface StartEpisodeResponse {
    * Why it ended when done.
    */
   'endReason'?: (string);
+  /**
+   * Direct access to the episode's machines, one per environment: empty unless the server grants
+   * machine access (`pincer serve --grant-machines`). Each is the daemon of that machine, proxied.
+   */
+  'machines'?: (_pincer_v1_MachineGrant)[];
 }
 
 export interface StartEpisodeResponse__Output {
@@ -86,4 +92,9 @@ export interface StartEpisodeResponse__Output {
    * Why it ended when done.
    */
   'endReason': (string);
+  /**
+   * Direct access to the episode's machines, one per environment: empty unless the server grants
+   * machine access (`pincer serve --grant-machines`). Each is the daemon of that machine, proxied.
+   */
+  'machines': (_pincer_v1_MachineGrant__Output)[];
 }

@@ -8,9 +8,15 @@ export interface StartGroupRequest {
    */
   'episode'?: (_pincer_v1_StartEpisodeRequest | null);
   /**
-   * How many episodes; 0 means 1. At most the server's concurrency.
+   * How many episodes; 0 means 1. More than the server's concurrency start as slots free up.
    */
   'size'?: (number);
+  /**
+   * Start all at once or none: wait until `size` slots are free at the same time (at most the
+   * server's concurrency). Implied by episode.fail_fast, which fails with RESOURCE_EXHAUSTED
+   * unless they are free now.
+   */
+  'together'?: (boolean);
 }
 
 export interface StartGroupRequest__Output {
@@ -19,7 +25,13 @@ export interface StartGroupRequest__Output {
    */
   'episode': (_pincer_v1_StartEpisodeRequest__Output | null);
   /**
-   * How many episodes; 0 means 1. At most the server's concurrency.
+   * How many episodes; 0 means 1. More than the server's concurrency start as slots free up.
    */
   'size': (number);
+  /**
+   * Start all at once or none: wait until `size` slots are free at the same time (at most the
+   * server's concurrency). Implied by episode.fail_fast, which fails with RESOURCE_EXHAUSTED
+   * unless they are free now.
+   */
+  'together': (boolean);
 }

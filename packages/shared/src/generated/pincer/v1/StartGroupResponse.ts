@@ -4,14 +4,30 @@ import type { StartEpisodeResponse as _pincer_v1_StartEpisodeResponse, StartEpis
 
 export interface StartGroupResponse {
   /**
-   * One per episode, in order.
+   * The episode's place in the group, from 0; episodes are sent as they start, not in this order.
    */
-  'episodes'?: (_pincer_v1_StartEpisodeResponse)[];
+  'index'?: (number);
+  /**
+   * The started episode, as StartEpisode answers it.
+   */
+  'episode'?: (_pincer_v1_StartEpisodeResponse | null);
+  /**
+   * How many episodes of the group are still to be sent after this one.
+   */
+  'remaining'?: (number);
 }
 
 export interface StartGroupResponse__Output {
   /**
-   * One per episode, in order.
+   * The episode's place in the group, from 0; episodes are sent as they start, not in this order.
    */
-  'episodes': (_pincer_v1_StartEpisodeResponse__Output)[];
+  'index': (number);
+  /**
+   * The started episode, as StartEpisode answers it.
+   */
+  'episode': (_pincer_v1_StartEpisodeResponse__Output | null);
+  /**
+   * How many episodes of the group are still to be sent after this one.
+   */
+  'remaining': (number);
 }

@@ -22,8 +22,8 @@ export interface TaskInfo {
    */
   'environments'?: (string)[];
   /**
-   * The kinds of Action the task accepts: "tool_call", "special", and "pyautogui" and
-   * "computer_13" when the server has them.
+   * The kinds of Action the task accepts: "tool_call", "special", and "pyautogui", "computer_13",
+   * "anthropic_computer" and "openai_computer" when the server has them.
    */
   'actionSpaces'?: (string)[];
   /**
@@ -53,8 +53,8 @@ export interface TaskInfo__Output {
    */
   'environments': (string)[];
   /**
-   * The kinds of Action the task accepts: "tool_call", "special", and "pyautogui" and
-   * "computer_13" when the server has them.
+   * The kinds of Action the task accepts: "tool_call", "special", and "pyautogui", "computer_13",
+   * "anthropic_computer" and "openai_computer" when the server has them.
    */
   'actionSpaces': (string)[];
   /**
