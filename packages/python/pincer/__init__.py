@@ -19,6 +19,7 @@ from .client import (
     to_action,
 )
 from .gym import PincerEnv, make
+from . import daemon  # pincer.daemon: a machine's daemon, for agents that drive it directly
 
 __version__ = "0.1.0"
 

@@ -19,8 +19,9 @@ from .client import ActionLike, Client, CloseResult, Episode, ObservationLike, O
 
 __all__ = ["PincerEnv", "make", "ACTION_SPACES"]
 
-#: The action spaces of :func:`make`: tool calls (dicts), pyautogui code (strings) or OSWorld's computer_13 (dicts).
-ACTION_SPACES = ("tool_call", "pyautogui", "computer_13")
+#: The action spaces of :func:`make`: tool calls (dicts), pyautogui code (strings), OSWorld's computer_13 (dicts), and
+#: Anthropic's and OpenAI's computer-use actions (dicts: the computer tool's input, a computer_call's action).
+ACTION_SPACES = ("tool_call", "pyautogui", "computer_13", "anthropic_computer", "openai_computer")
 
 
 class PincerEnv:

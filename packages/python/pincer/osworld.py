@@ -15,6 +15,8 @@ The machines are the server's (``pincer serve DATASET --provider ...``): OSWorld
 attributes but choose nothing. ``reset`` sends the example to the server as ``osworld_task_json``;
 the server runs its config and, on ``evaluate``/``close``, its evaluator. pyautogui code is
 interpreted by Pincer's controller (not run as Python); WAIT, DONE and FAIL go as special actions.
+Under ``claude_computer_use`` an action of Anthropic's computer tool that carries no pyautogui
+``command`` goes as that tool's input (``anthropic_computer_json``, coordinates in screen pixels).
 """
 from __future__ import annotations
 
@@ -29,7 +31,8 @@ __all__ = ["DesktopEnv", "PincerController", "OSWORLD_ACTION_SPACES"]
 
 logger = logging.getLogger("pincer.osworld")
 
-#: The action spaces DesktopEnv accepts: claude_computer_use sends pyautogui code, as in OSWorld.
+#: The action spaces DesktopEnv accepts: claude_computer_use sends pyautogui code, as in OSWorld, or
+#: Anthropic's computer tool input when an action has no code.
 OSWORLD_ACTION_SPACES = ("pyautogui", "computer_13", "claude_computer_use")
 _SPECIALS = ("WAIT", "DONE", "FAIL")
 _RECORDING = (
@@ -50,7 +53,13 @@ def _special(action: Any) -> Optional[str]:
 def _to_osworld_action(action: Any, action_space: str) -> episodes_pb2.Action:
     """The Action message of an OSWorld action: WAIT/DONE/FAIL (strings or ``{"action_type": ...}``)
     as special; under computer_13 a dict (or its JSON) as computer_13_json; under pyautogui and
-    claude_computer_use a string, or a dict's ``command``, as pyautogui code."""
+    claude_computer_use a string, or a dict's ``command``, as pyautogui code.
+
+    OSWorld's Claude agent (mm_agents/anthropic) steps dicts holding the tool_use's ``input`` and a
+    ``command``: pyautogui code it made of that input, its coordinates scaled from the 1280x720
+    display the model saw to the screen. DesktopEnv runs the command, and so does this. A dict of
+    claude_computer_use without a command (a tool_use block, or the bare ``input``) goes as
+    anthropic_computer_json, its coordinates taken as screen pixels."""
     special = _special(action)
     if special is not None:
         return to_action(special)
@@ -64,7 +73,10 @@ def _to_osworld_action(action: Any, action_space: str) -> episodes_pb2.Action:
         return episodes_pb2.Action(pyautogui=action)
     if isinstance(action, Mapping) and isinstance(action.get("command"), str):
         return episodes_pb2.Action(pyautogui=action["command"])
-    raise TypeError(f"DesktopEnv.step: a {action_space} action is pyautogui code (a str) or a dict with 'command', not {action!r}")
+    if action_space == "claude_computer_use" and isinstance(action, Mapping) and (isinstance(action.get("input"), Mapping) or "action" in action):
+        return to_action(action, "anthropic_computer")
+    also = " or Anthropic's computer tool input (a dict with 'action', or a tool_use with 'input')" if action_space == "claude_computer_use" else ""
+    raise TypeError(f"DesktopEnv.step: a {action_space} action is pyautogui code (a str) or a dict with 'command'{also}, not {action!r}")
 
 
 class PincerController:

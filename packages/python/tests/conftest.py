@@ -125,7 +125,9 @@ class FakeEpisodes(episodes_pb2_grpc.EpisodesServicer):
 
     def StartGroup(self, request, context):
         self._check("StartGroup", request, context)
-        return episodes_pb2.StartGroupResponse(episodes=[self._start(request.episode) for _ in range(request.size or 1)])
+        size = request.size or 1
+        for i in range(size):
+            yield episodes_pb2.StartGroupResponse(index=i, episode=self._start(request.episode), remaining=size - i - 1)
 
     def Step(self, request, context):
         self._check("Step", request, context)

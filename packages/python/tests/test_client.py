@@ -1,5 +1,7 @@
 """pincer.Client against an in-process fake of the Episodes service (conftest.FakeEpisodes)."""
 import json
+import shutil
+import subprocess
 import time
 
 import grpc
@@ -85,9 +87,9 @@ def test_the_lease_is_renewed_in_the_background_while_the_episode_is_open(fake_s
 def test_start_group_and_an_osworld_task_and_shutdown_closes_what_is_open(fake_server):
     fake, address = fake_server
     client = Client(address)
-    group = client.start_group("open-clock", 3)
-    assert [e.episode_id for e in group] == ["ep-1", "ep-2", "ep-3"]
-    assert fake.requests("StartGroup")[0].size == 3
+    group = list(client.start_group("open-clock", 3, together=True))
+    assert [(e.episode_id, e.group_index) for e in group] == [("ep-1", 0), ("ep-2", 1), ("ep-3", 2)]
+    assert fake.requests("StartGroup")[0].size == 3 and fake.requests("StartGroup")[0].together
     ep = client.start(osworld_task={"id": "abc", "instruction": "Do abc", "config": []})
     assert (ep.task_id, ep.instruction) == ("abc", "Do abc")
     assert json.loads(fake.requests("StartEpisode")[0].osworld_task_json)["id"] == "abc"
@@ -103,3 +105,46 @@ def test_a_step_with_no_action_kind_is_refused_by_the_server(fake_server):
         with pytest.raises(PincerError) as e:
             client.step(ep.episode_id, episodes_pb2.Action())
         assert e.value.code == grpc.StatusCode.INVALID_ARGUMENT
+
+
+def _certs(tmp_path):
+    """A CA, a server certificate for localhost and a client certificate, made with openssl."""
+    def run(*args):
+        subprocess.run(["openssl", *args], cwd=tmp_path, check=True, capture_output=True)
+
+    def key(name):
+        run("genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", f"{name}.key")
+
+    key("ca")
+    run("req", "-x509", "-new", "-key", "ca.key", "-sha256", "-days", "2", "-subj", "/CN=Pincer Test CA", "-out", "ca.crt")
+    for name, ext in (("server", "subjectAltName=DNS:localhost\nextendedKeyUsage=serverAuth\n"), ("client", "extendedKeyUsage=clientAuth\n")):
+        key(name)
+        run("req", "-new", "-key", f"{name}.key", "-subj", f"/CN={name}", "-out", f"{name}.csr")
+        (tmp_path / f"{name}.ext").write_text(ext)
+        run("x509", "-req", "-in", f"{name}.csr", "-CA", "ca.crt", "-CAkey", "ca.key", "-CAcreateserial", "-days", "2", "-sha256",
+            "-extfile", f"{name}.ext", "-out", f"{name}.crt")
+    return {n: (tmp_path / n).read_bytes() for n in ("ca.crt", "server.crt", "server.key", "client.crt", "client.key")}
+
+
+def test_mutual_tls_with_a_client_certificate(tmp_path):
+    if shutil.which("openssl") is None:
+        pytest.skip("openssl is missing: apt-get install openssl")
+    from concurrent import futures
+
+    from conftest import FakeEpisodes
+    from pincer._proto import episodes_pb2_grpc
+
+    pem = _certs(tmp_path)
+    server = grpc.server(futures.ThreadPoolExecutor(max_workers=4))
+    episodes_pb2_grpc.add_EpisodesServicer_to_server(FakeEpisodes(), server)
+    creds = grpc.ssl_server_credentials([(pem["server.key"], pem["server.crt"])], root_certificates=pem["ca.crt"], require_client_auth=True)
+    port = server.add_secure_port("localhost:0", creds)
+    server.start()
+    try:
+        with Client(f"localhost:{port}", tls=True, root_certificates=pem["ca.crt"], private_key=pem["client.key"],
+                    certificate_chain=pem["client.crt"], timeout=10) as client:
+            assert [t.id for t in client.list_tasks()] == ["write-greeting", "open-clock"]
+        with Client(f"localhost:{port}", tls=True, root_certificates=pem["ca.crt"], timeout=10) as anonymous, pytest.raises(PincerError):
+            anonymous.list_tasks()
+    finally:
+        server.stop(None)

@@ -80,6 +80,36 @@ def test_computer_13_actions_go_as_json_and_done_as_special(fake_server):
     env.close()
 
 
+def test_claude_computer_use_runs_the_agents_command_or_sends_the_tool_input(fake_server):
+    fake, address = fake_server
+    env = DesktopEnv(server=address, action_space="claude_computer_use")
+    env.reset(task_config=TASK)
+    # OSWorld's Claude agent: the tool_use with its input (the model's 1280x720 display) and the
+    # pyautogui command it made of it (scaled to the screen), which DesktopEnv runs.
+    agent_action = {
+        "name": "computer",
+        "input": {"action": "left_click", "coordinate": [640, 360]},
+        "id": "tu_1",
+        "action_type": "tool_use",
+        "command": "pyautogui.click(960, 540)\n",
+    }
+    env.step(agent_action, pause=0)
+    # Without a command: the tool's input, as anthropic_computer_json.
+    env.step({"type": "tool_use", "name": "computer", "input": {"action": "type", "text": "hi"}}, pause=0)
+    env.step({"action": "key", "text": "Return"}, pause=0)
+    env.step("pyautogui.press('enter')", pause=0)
+    with pytest.raises(TypeError, match="computer tool input"):
+        env.step({"text": "no action"}, pause=0)
+    _, _, done, info = env.step({"action_type": "DONE"}, pause=0)
+    assert done and info["done"] is True
+    sent = [r.action for r in fake.requests("Step")]
+    assert [a.WhichOneof("kind") for a in sent] == ["pyautogui", "anthropic_computer_json", "anthropic_computer_json", "pyautogui", "special"]
+    assert sent[0].pyautogui == "pyautogui.click(960, 540)\n"
+    assert json.loads(sent[1].anthropic_computer_json) == {"action": "type", "text": "hi"}
+    assert json.loads(sent[2].anthropic_computer_json) == {"action": "key", "text": "Return"}
+    env.close()
+
+
 def test_recording_is_not_offered_unless_ignored(fake_server):
     _, address = fake_server
     env = DesktopEnv(server=address)

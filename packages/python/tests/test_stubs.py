@@ -54,6 +54,8 @@ def test_the_episodes_stub_and_servicer_have_every_rpc_of_episodes_proto():
         def unary_unary(self, path, **_):
             return path
 
+        unary_stream = unary_unary  # StartGroup streams its episodes
+
     stub = episodes_pb2_grpc.EpisodesStub(_Channel())
     assert {rpc: getattr(stub, rpc) for rpc in rpcs} == {rpc: f"/pincer.v1.Episodes/{rpc}" for rpc in rpcs}
 
