@@ -187,8 +187,9 @@ describe("compare_script_logs as published (2ed53418): its eval.sh runs, writes 
     if (task.kind !== "json") throw new Error("a JSON task");
     const { home, machine } = await machineWithKernels(kernels ? [...kernels] : undefined);
     try {
-      const helper = registries.evaluations.get(task.json.evaluation.func)!;
-      const args = { ...task.json.evaluation.arguments, vm_eval_logs: join(home, "eval.log") };
+      const evaluation = task.json.evaluation as { func: string; arguments: Record<string, unknown> }; // one function, not a graph
+      const helper = registries.evaluations.get(evaluation.func)!;
+      const args = { ...evaluation.arguments, vm_eval_logs: join(home, "eval.log") };
       const outcome = await helper.run(helper.args.parse(args), {
         env: machine.env,
         envs: { desktop: machine.env },

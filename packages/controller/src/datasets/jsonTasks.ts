@@ -2,13 +2,14 @@ import { basename, dirname, join } from "node:path";
 import { z } from "zod";
 import { didYouMean } from "@pincer/shared";
 import { action } from "../actions/action.js";
-import { evaluator } from "../evaluators/evaluator.js";
+import { evaluator, type AnyEvaluator } from "../evaluators/evaluator.js";
 import { createTask, type ActionCall, type Task } from "../tasks/task.js";
 import { defineDatasetFormat, type DatasetTask, type FormatBuildInput, type FormatContext, type TaskFile } from "./format.js";
 import { localFileProblem } from "../env/localRoot.js";
 import { TASK_FOLDER, type ConfigRegistry, type EvaluationRegistry, type TaskFunctionContext } from "./taskFunctions.js";
 import { argumentIssueText } from "./functionReference.js";
-import { jsonPath, jsonTaskSchema, translateLegacySpelling, type FunctionCall, type JsonTask } from "./jsonFormat.js";
+import { evaluationCalls, isGraphEvaluation, jsonPath, jsonTaskSchema, translateLegacySpelling, type FunctionCall, type JsonTask } from "./jsonFormat.js";
+import { buildEvaluationGraph, checkGraphStructure, writtenEvaluationCalls } from "./jsonGraph.js";
 import { checkSolutionSteps } from "./solutionCheck.js";
 import { loadSolution } from "./solutions.js";
 import { NOT_JSON, readJson, toolOf, type DatasetProblem } from "./taskFiles.js";
@@ -20,9 +21,12 @@ export interface JsonDatasetTask extends DatasetTask {
   json: JsonTask;
 }
 
-/** "desktop" and the environments its config entries and evaluation name. */
-function environmentsOfJson(json: { config?: ReadonlyArray<{ env?: string | undefined }>; evaluation?: { env?: string | undefined } }): string[] {
-  const named = [...(json.config ?? []).map((c) => c.env), json.evaluation?.env].filter((e): e is string => !!e);
+/** "desktop" and the environments its config entries and evaluation (each node of a graph) name. */
+function environmentsOfJson(json: {
+  config?: ReadonlyArray<{ env?: string | undefined }>;
+  evaluation?: ReadonlyArray<{ env?: string | undefined }>;
+}): string[] {
+  const named = [...(json.config ?? []), ...(json.evaluation ?? [])].map((c) => c.env).filter((e): e is string => !!e);
   return [...new Set(["desktop", ...named])];
 }
 
@@ -98,15 +102,19 @@ function checkParts(value: unknown, registries: FormatContext["registries"], ctx
       if (call.success) checkFunctionCall(call.data, `config[${i}]`, registries.configs, ctx);
     });
   }
-  const evaluation = functionCallShape.safeParse(v.evaluation);
-  if (evaluation.success) checkFunctionCall(evaluation.data, "evaluation", registries.evaluations, ctx);
+  for (const { path, value: entry } of writtenEvaluationCalls(v.evaluation)) {
+    const call = functionCallShape.safeParse(entry);
+    if (call.success) checkFunctionCall(call.data, path, registries.evaluations, ctx);
+  }
+  checkGraphStructure(v.evaluation, ctx.file, ctx.problems);
 }
 
 /** The environments a task that does not fit the schema names, as far as its solution's check needs them. */
 function partialEnvironments(value: unknown): string[] {
   const v = (value ?? {}) as { config?: unknown; evaluation?: unknown };
   const envOf = (c: unknown) => (c && typeof c === "object" && typeof (c as { env?: unknown }).env === "string" ? (c as { env: string }).env : undefined);
-  return environmentsOfJson({ config: (Array.isArray(v.config) ? v.config : []).map((c) => ({ env: envOf(c) })), evaluation: { env: envOf(v.evaluation) } });
+  const config = (Array.isArray(v.config) ? v.config : []).map((c) => ({ env: envOf(c) }));
+  return environmentsOfJson({ config, evaluation: writtenEvaluationCalls(v.evaluation).map((e) => ({ env: envOf(e.value) })) });
 }
 
 /** Whether a parsed JSON value reads as a task of this format (an instruction and an evaluation). */
@@ -145,11 +153,15 @@ async function loadJsonTask(file: TaskFile, ctx: FormatContext): Promise<JsonDat
   // Every other problem too, at once: the parts that have the right shape are checked as usual.
   checkParts(parsed.success ? parsed.data : value, ctx.registries, check);
   const solution = await loadSolution(dir, ctx.problems);
-  const environments = parsed.success ? environmentsOfJson(parsed.data) : partialEnvironments(value);
+  const environments = parsed.success
+    ? environmentsOfJson({ config: parsed.data.config, evaluation: evaluationCalls(parsed.data.evaluation).map((e) => e.call) })
+    : partialEnvironments(value);
   if (solution) checkSolutionSteps({ environments, dir }, solution, join(dir, "solution.json"), ctx.problems);
   if (!parsed.success) return undefined;
   const json = parsed.data;
-  for (const w of weakChecks(json.evaluation)) ctx.problems.push({ file: file.path, path: "evaluation", message: w, severity: "warning" });
+  for (const { path, call } of evaluationCalls(json.evaluation)) {
+    for (const w of weakChecks(call)) ctx.problems.push({ file: file.path, path, message: w, severity: "warning" });
+  }
   return {
     kind: "json",
     id: json.id,
@@ -179,7 +191,31 @@ function configAction(registry: ConfigRegistry, func: string, ctxBase: Omit<Task
   });
 }
 
-/** Builds a JSON task: its `config` entries as setup actions, its `evaluation` function as the evaluator (its verdict is the task's). */
+/**
+ * An evaluator that runs one evaluation function call on its machine (the call's `env`, else the
+ * task's), telling it whether its round judges the end of the episode (`final`).
+ */
+function evaluationEvaluator(
+  task: JsonDatasetTask,
+  registry: EvaluationRegistry,
+  ctxBase: Omit<TaskFunctionContext, "env" | "signal">,
+  call: FunctionCall,
+  name: string,
+): AnyEvaluator {
+  const fn = registry.get(call.func);
+  if (!fn) throw new Error(`task ${task.id}: unknown evaluation function ${call.func}`);
+  return evaluator({
+    name,
+    description: `${call.func}: ${fn.description}`,
+    ...(call.env ? { env: call.env } : {}),
+    run: (_params, { env, signal, episode }) => fn.run(fn.args.parse(call.arguments), { ...ctxBase, env, signal, final: episode?.ending?.() ?? true }),
+  });
+}
+
+/**
+ * Builds a JSON task: its `config` entries as setup actions; its `evaluation` function as the
+ * evaluator (its verdict is the task's), or its graph as an evaluator graph (partial credit).
+ */
 function buildJsonTask(task: JsonDatasetTask, input: FormatBuildInput): Task {
   const { registries, envs } = input;
   const ctxBase = { envs, taskDir: task.dir };
@@ -188,15 +224,12 @@ function buildJsonTask(task: JsonDatasetTask, input: FormatBuildInput): Task {
     args: { arguments: c.arguments },
     ...(c.env ? { env: c.env } : {}),
   }));
-  const evalCall = task.json.evaluation;
-  const fn = registries.evaluations.get(evalCall.func);
-  if (!fn) throw new Error(`task ${task.id}: unknown evaluation function ${evalCall.func}`);
-  const check = evaluator({
-    name: "evaluation",
-    description: `${evalCall.func}: ${fn.description}`,
-    ...(evalCall.env ? { env: evalCall.env } : {}),
-    run: (_params, { env, signal, episode }) => fn.run(fn.args.parse(evalCall.arguments), { ...ctxBase, env, signal, final: episode?.ending?.() ?? true }),
-  });
+  const evaluation = task.json.evaluation;
+  const check = isGraphEvaluation(evaluation)
+    ? buildEvaluationGraph(evaluation.graph, (call) =>
+        evaluationEvaluator(task, registries.evaluations, ctxBase, call, `evaluation_${call.func}`.replace(/__+/g, "_").slice(0, 64)),
+      )
+    : evaluationEvaluator(task, registries.evaluations, ctxBase, evaluation, "evaluation");
   return createTask({
     id: task.id,
     description: task.instruction,
@@ -210,7 +243,7 @@ function buildJsonTask(task: JsonDatasetTask, input: FormatBuildInput): Task {
 
 /**
  * The JSON task format (docs/datasets.md): a folder per task,
- * `<tool>/<id>/<id>.json` with `config` (setup functions) and `evaluation` (the check), the task's
+ * `<tool>/<id>/<id>.json` with `config` (setup functions) and `evaluation` (the check, or a graph of checks), the task's
  * files beside it, and `solution.json`. A task file outside a folder of its own is claimed too, to
  * say where it goes.
  */
