@@ -1,14 +1,18 @@
-"""A stand-in for OSWorld's in-VM server (desktop_env/server/main.py), for `npm run bench -- peers`.
+"""A stand-in for OSWorld's in-VM server (desktop_env/server/main.py), for `npm run bench -- peers` and `episodes`.
 
-It does what that server does for the calls the benchmark compares, in the same way: Flask on
-Werkzeug's threaded server, `subprocess.run` for /execute, `send_file` for /file, and a multipart
-form saved with `FileStorage.save` for /setup/upload. Run with Debian's python3 and python3-flask:
+It does what that server does for the calls the benchmarks compare, in the same way: Flask on
+Werkzeug's threaded server, `subprocess.run` for /execute, `send_file` for /file, a multipart form
+saved with `FileStorage.save` for /setup/upload, and for /screenshot a grab of the X display
+(DISPLAY) encoded as PNG and sent with `send_file`, as `pyautogui.screenshot()` does on Linux
+(Pillow's ImageGrab; the server's cursor overlay is left out). Run with Debian's python3,
+python3-flask and, for /screenshot, python3-pil:
 
     /usr/bin/python3 flaskPeer.py PORT
 
 It prints "listening on 127.0.0.1:PORT" once it accepts connections.
 """
 
+import io
 import os
 import platform
 import shlex
@@ -51,6 +55,19 @@ def get_file():
     if not os.path.exists(file_path):
         return "File not found", 404
     return send_file(file_path, as_attachment=True)
+
+
+@app.route("/screenshot", methods=["GET"])
+def capture_screen():
+    try:
+        from PIL import ImageGrab
+    except ImportError:
+        return "python3-pil is not installed (bash scripts/install-system-deps.sh bench)", 501
+    # OSWorld's server saves to a file before send_file; in memory here, so nothing is left behind.
+    png = io.BytesIO()
+    ImageGrab.grab().save(png, "PNG")
+    png.seek(0)
+    return send_file(png, mimetype="image/png")
 
 
 @app.route("/setup/upload", methods=["POST"])

@@ -54,8 +54,11 @@ function call(
   });
 }
 
-/** Starts flaskPeer.py on a free port; undefined (and says why) when python3-flask is not installed. */
-export async function startFlaskPeer(): Promise<FlaskPeer | undefined> {
+/**
+ * Starts flaskPeer.py on a free port; undefined (and says why) when python3-flask is not installed.
+ * `display`: the X display its /screenshot grabs (default: this process's DISPLAY).
+ */
+export async function startFlaskPeer(opts: { display?: string } = {}): Promise<FlaskPeer | undefined> {
   if (!existsSync(PYTHON)) {
     console.log(`Flask comparison skipped: ${PYTHON} is not installed (bash scripts/install-system-deps.sh bench)`);
     return undefined;
@@ -63,6 +66,7 @@ export async function startFlaskPeer(): Promise<FlaskPeer | undefined> {
   const port = await freePort();
   const child: ChildProcess = spawn(PYTHON, [join(dirname(fileURLToPath(import.meta.url)), "flaskPeer.py"), String(port)], {
     stdio: ["ignore", "ignore", "pipe"],
+    env: { ...process.env, ...(opts.display ? { DISPLAY: opts.display } : {}) },
   });
   let stderr = "";
   child.stderr!.on("data", (d: Buffer) => (stderr += d.toString()));

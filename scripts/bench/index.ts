@@ -1,13 +1,18 @@
 /**
- * `npm run bench [-- input drivers settle process transfer peers reset step images queue]`: Pincer's daemon against the alternatives, measured
- * side by side in one run. Input and screenshots run on one 1920x1080 Xvfb screen with realistic
- * content. Prints Markdown tables (operation, p50, p95, peer, ratio). Machines here are noisy:
- * read the medians and the ratios measured in the same run, not single figures.
+ * `npm run bench [-- input drivers settle process transfer peers reset step images queue episodes]`: Pincer's daemon against the
+ * alternatives, measured side by side in one run. Input and screenshots run on one 1920x1080 Xvfb screen with realistic content.
+ * Prints Markdown tables (operation, p50, p95, peer, ratio). Machines here are noisy: read the medians and the ratios measured in
+ * the same run, not single figures.
+ *
+ * Suites: input, drivers, settle, process, transfer, peers (the Flask stand-in of OSWorld's server), reset, step, images, queue;
+ * episodes: a step (key press, settled screenshot) from Python through `pincer serve` against the same step straight on a daemon
+ * and OSWorld's DesktopEnv-style loop against the Flask stand-in, the start of an episode, and episodes/min at 1, 2 and 4 at once.
  */
 import { chooseSpawner } from "../../packages/daemon/src/drivers/spawner.js";
 import { spawnDaemon } from "../../test/fixtures/daemon.js";
 import { startXvfb } from "../../test/fixtures/xvfb.js";
 import { driverRows } from "./driversBench.js";
+import { episodesFigures } from "./episodesBench.js";
 import { imageFigures } from "./imagesBench.js";
 import { inputRows } from "./inputBench.js";
 import { peersFigures } from "./peersBench.js";
@@ -23,7 +28,7 @@ import { transferFiguresInFreshProcess } from "./transferBench.js";
 
 const WIDTH = 1920;
 const HEIGHT = 1080;
-const all = ["input", "drivers", "settle", "process", "transfer", "peers", "reset", "step", "images", "queue"];
+const all = ["input", "drivers", "settle", "process", "transfer", "peers", "reset", "step", "images", "queue", "episodes"];
 const asked = process.argv.slice(2).filter((a) => all.includes(a));
 const suites = new Set(asked.length ? asked : all);
 
@@ -99,6 +104,10 @@ try {
   if (suites.has("step")) {
     console.log("## A step over a slow link\n");
     console.log(`${(await stepFigures()).join("\n")}\n`);
+  }
+  if (suites.has("episodes")) {
+    console.log("## Episodes over `pincer serve`\n");
+    console.log(`${(await episodesFigures()).join("\n")}\n`);
   }
   if (suites.has("transfer")) {
     console.log("## File transfer\n");

@@ -25,7 +25,7 @@ test("the tests' packages hold the demo's and the images', and the bench adds ss
   const tests = list("test");
   expect(tests).toEqual(expect.arrayContaining([...list("demo"), ...list("images"), "chromium", "redis-server", "zenity"]));
   expect(tests).not.toContain("openssh-server");
-  expect(list("bench")).toEqual([...tests, "openssh-server", "openssh-client", "python3-flask"]);
+  expect(list("bench")).toEqual([...tests, "openssh-server", "openssh-client", "python3-flask", "python3-pil"]);
   expect(list("all")).toEqual(list("bench"));
 });
 
