@@ -51,11 +51,6 @@ class Direct:
     def png(self):
         return self.screen.Screenshot(screen_pb2.ScreenshotRequest(format=screen_pb2.IMAGE_FORMAT_PNG), timeout=20).data
 
-    def recorded(self):
-        # The attempt's own screenshot of each turn: JPEG q70 fitted in 1280x800 (screenObservation.ts).
-        req = screen_pb2.ScreenshotRequest(format=screen_pb2.IMAGE_FORMAT_JPEG, quality=70, max_width=1280, max_height=800)
-        return self.screen.Screenshot(req, timeout=20).data
-
 
 class OsworldStyle:
     """OSWorld's PythonController against the Flask stand-in: a fresh HTTP connection per call."""
@@ -86,7 +81,7 @@ def steps(a):
     ep = client.start(a["step_task"], observation="screenshot", lease_seconds=600)
     # Each timed step's settle wait, in ms: the daemon's answer straight on it; for the service, the
     # number of the episode's step, whose wait the attempt's trajectory records.
-    waited = {"direct": [], "direct_as_service": []}
+    waited = {"direct": []}
     service_steps = []
 
     sizes = {"service": [], "direct": [], "flask": []}
@@ -104,13 +99,6 @@ def steps(a):
         sizes["direct"].append(len(direct.png()))
         return w
 
-    def direct_as_service():
-        direct.press(KEYS[n % 2])
-        w = direct.settle()
-        direct.recorded()
-        direct.png()
-        return w
-
     def direct_unsettled():
         direct.press(KEYS[n % 2])
         direct.png()
@@ -122,7 +110,7 @@ def steps(a):
             raise RuntimeError("GET /screenshot did not answer a PNG")
         sizes["flask"].append(len(png))
 
-    loops = {"service": service_step, "direct": direct_step, "direct_as_service": direct_as_service, "direct_unsettled": direct_unsettled}
+    loops = {"service": service_step, "direct": direct_step, "direct_unsettled": direct_unsettled}
     if peer:
         loops["flask"] = flask_step
     times = {k: [] for k in loops}

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "vitest";
 import { createMemoryEnv, type Env } from "@pincer/controller";
-import { observeEnvs, type ObservationOptions } from "../../../packages/controller/src/episodes/observe.js";
+import { isTheImageAsked, observeEnvs, type ObservationOptions } from "../../../packages/controller/src/episodes/observe.js";
 
 // An episode's observation of a machine: set-of-marks from the accessibility tree, and why a tree
 // could not be read, in its own field and never in the tree's.
@@ -74,5 +74,57 @@ describe("episode observations", () => {
     }
     // Not asked for: no error either.
     expect((await observeEnvs(envs, 0, options({ screenshot: true }), signal())).environments![0]!).toMatchObject({ accessibilityError: "" });
+  });
+});
+
+describe("an episode's observation reuses the screenshot its attempt just recorded", () => {
+  const shot = (format: "png" | "jpeg", width: number, height: number, screen = { width: 1280, height: 800 }) =>
+    ({
+      data: Buffer.from("recorded"),
+      format,
+      mimeType: `image/${format}`,
+      width,
+      height,
+      source: { x: 0, y: 0, ...screen },
+      scale: width / screen.width,
+      cursor: { x: 0, y: 0 },
+      screen,
+    }) as const;
+
+  test("when it is the encoding and size asked for: full size, or bounds that give its size", () => {
+    expect(isTheImageAsked(shot("png", 1280, 800), "png", 0, 0)).toBe(true);
+    expect(isTheImageAsked(shot("png", 1280, 800), "png", 1920, 1080)).toBe(true);
+    expect(isTheImageAsked(shot("png", 640, 400), "png", 640, 0)).toBe(true);
+    expect(isTheImageAsked(shot("png", 1280, 800), "jpeg", 0, 0)).toBe(false);
+    expect(isTheImageAsked(shot("png", 1280, 800), "png", 640, 400)).toBe(false);
+    // A screen larger than what the attempt records: full size is another image.
+    expect(isTheImageAsked(shot("png", 1280, 720, { width: 1920, height: 1080 }), "png", 0, 0)).toBe(false);
+  });
+
+  test("the recorded image is answered without asking the machine again; another size asks it", async () => {
+    const env = machine({ tree: TREE });
+    let asked = 0;
+    const counting = new Proxy(env, {
+      get: (t, p, r) =>
+        p === "screen"
+          ? new Proxy(t.screen, {
+              get: (s, q, sr) =>
+                q === "screenshot"
+                  ? (...args: Parameters<Env["screen"]["screenshot"]>) => {
+                      asked++;
+                      return s.screenshot(...args);
+                    }
+                  : Reflect.get(s, q, sr),
+            })
+          : Reflect.get(t, p, r),
+    });
+    const recorded = { desktop: shot("png", 1280, 800) };
+    const signal = new AbortController().signal;
+    const same = await observeEnvs({ desktop: counting }, 1, options({ screenshot: true }), signal, recorded);
+    expect(asked).toBe(0);
+    expect(Buffer.from(same.environments![0]!.screenshot!).toString()).toBe("recorded");
+    const smaller = await observeEnvs({ desktop: counting }, 1, options({ screenshot: true, maxWidth: 640 }), signal, recorded);
+    expect(asked).toBe(1);
+    expect(smaller.environments![0]).toMatchObject({ mimeType: "image/png", width: 640, height: 400 });
   });
 });

@@ -1,7 +1,7 @@
-import { imageFormatOfWire, InvalidArgumentError, type RequestOutputOf, type ResponseOf } from "@pincer/shared";
+import { type ImageFormat, imageFormatOfWire, InvalidArgumentError, type RequestOutputOf, type ResponseOf } from "@pincer/shared";
 import { drawMarks, type Mark, marksOf } from "../benchmark/marks.js";
 import { buildAccessibilityXml, OSWORLD_TREE_OPTIONS } from "../datasets/osworld/accessibilityTree.js";
-import type { Env } from "../env/index.js";
+import type { Env, Screenshot } from "../env/index.js";
 
 /** ObservationOptions as a handler receives them. */
 export type ObservationOptions = NonNullable<RequestOutputOf<"Episodes", "Observe">["observation"]>;
@@ -30,6 +30,7 @@ export async function observeEnvs(
   step: number,
   opts: ObservationOptions | null,
   signal: AbortSignal,
+  recorded: Readonly<Record<string, Screenshot>> = {},
 ): Promise<WireObservation> {
   const o = opts ?? NO_OPTIONS;
   const format = imageFormatOfWire(String(o.format));
@@ -39,13 +40,17 @@ export async function observeEnvs(
       const out: WireEnvironment = { name };
       const tree = await accessibilityOf(env, String(o.accessibility), o.setOfMarks, signal);
       if (o.screenshot) {
-        let shot = await env.screen.screenshot({
-          format,
-          ...(o.maxWidth ? { maxWidth: o.maxWidth } : {}),
-          ...(o.maxHeight ? { maxHeight: o.maxHeight } : {}),
-          signal,
-          timeoutMs: 20_000,
-        });
+        const same = recorded[name];
+        let shot =
+          same && isTheImageAsked(same, format, o.maxWidth, o.maxHeight)
+            ? same
+            : await env.screen.screenshot({
+                format,
+                ...(o.maxWidth ? { maxWidth: o.maxWidth } : {}),
+                ...(o.maxHeight ? { maxHeight: o.maxHeight } : {}),
+                signal,
+                timeoutMs: 20_000,
+              });
         if (tree.marks.length) shot = await drawMarks(shot, tree.marks);
         Object.assign(out, { screenshot: shot.data, mimeType: shot.mimeType, width: shot.width, height: shot.height, source: shot.source, scale: shot.scale });
       }
@@ -56,6 +61,17 @@ export async function observeEnvs(
     }),
   );
   return { step, environments };
+}
+
+/**
+ * Whether `shot` (taken a moment ago, the screen unchanged since) is the image the options ask for:
+ * the same encoding, and the size the bounds give its screen region (scaled down to fit, never up).
+ */
+export function isTheImageAsked(shot: Screenshot, format: ImageFormat, maxWidth: number, maxHeight: number): boolean {
+  if (shot.format !== format) return false;
+  const { width, height } = shot.source;
+  const fit = Math.min(1, maxWidth ? maxWidth / width : 1, maxHeight ? maxHeight / height : 1);
+  return Math.max(1, Math.round(width * fit)) === shot.width && Math.max(1, Math.round(height * fit)) === shot.height;
 }
 
 /**

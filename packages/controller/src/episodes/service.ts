@@ -1,9 +1,9 @@
 import { randomUUID } from "node:crypto";
-import { CancelledError, FailedPreconditionError, InvalidArgumentError, didYouMean, NotFoundError, sleep } from "@pincer/shared";
+import { CancelledError, FailedPreconditionError, InvalidArgumentError, NotFoundError, sleep } from "@pincer/shared";
 import { isTerminal } from "../benchmark/types.js";
 import type { DatasetTask } from "../datasets/format.js";
 import type { Registries } from "../datasets/registries.js";
-import type { Env } from "../env/index.js";
+import type { Env, Screenshot } from "../env/index.js";
 import type { MachinePool, MachineSlot } from "../machines/provider.js";
 import { writeRunReport } from "../reports/writeReports.js";
 import type { ResultStore, Summary } from "../runFolder/results.js";
@@ -14,7 +14,7 @@ import { maxStepsFor, type RunSettings } from "../runner/settings.js";
 import { type ActionSpaces, callsOfAction, OSWORLD_ACTION_SPACES } from "./actionSpaces.js";
 import { observeEnvs, type WireObservation } from "./observe.js";
 import type { MachineAccess } from "./machineAccess.js";
-import { loadSentOsworldTask } from "./osworldTask.js";
+import { TaskCatalog } from "./catalog.js";
 import { SlotQueue } from "./slots.js";
 import { resultJsonOf, verdictsOf } from "./answers.js";
 import type { Req, Res } from "./wire.js";
@@ -86,8 +86,7 @@ export class EpisodeService {
   readonly #attempts = new Map<string, number>();
   /** Every task an episode ran, for the report. */
   readonly #ran = new Map<string, { id: string; tool: string }>();
-  /** Tasks sent whole, by tool/id. */
-  readonly #sent = new Map<string, DatasetTask>();
+  readonly #catalog: TaskCatalog;
   #reports: Promise<unknown> = Promise.resolve();
   #shutting = false;
 
@@ -97,6 +96,8 @@ export class EpisodeService {
     this.#o = opts;
     this.#spaces = opts.actionSpaces === undefined ? OSWORLD_ACTION_SPACES : opts.actionSpaces;
     this.#slots = new SlotQueue(opts.pool.slots);
+    const spaces = ["tool_call", "special", ...(this.#spaces ? ["pyautogui", "computer_13", "anthropic_computer", "openai_computer"] : [])];
+    this.#catalog = new TaskCatalog(opts, spaces);
   }
 
   /** Episodes open now. */
@@ -104,40 +105,8 @@ export class EpisodeService {
     return this.#episodes.size;
   }
 
-  #actionSpaceNames(): string[] {
-    return ["tool_call", "special", ...(this.#spaces ? ["pyautogui", "computer_13", "anthropic_computer", "openai_computer"] : [])];
-  }
-
   listTasks(req: Req<"ListTasks">): Res<"ListTasks"> {
-    const filter = req.filter.toLowerCase();
-    const tasks = this.#o.tasks.filter(
-      (t) =>
-        !filter || t.id.toLowerCase().includes(filter) || t.instruction.toLowerCase().includes(filter) || t.tags.some((g) => g.toLowerCase().includes(filter)),
-    );
-    return {
-      tasks: tasks.map((t) => ({
-        id: t.id,
-        instruction: t.instruction,
-        tags: [...t.tags],
-        environments: environmentsOf(t),
-        actionSpaces: this.#actionSpaceNames(),
-        maxSteps: maxStepsFor(t, this.#o.settings.maxSteps).maxSteps,
-      })),
-    };
-  }
-
-  async #taskOf(req: Req<"StartEpisode">): Promise<DatasetTask> {
-    if (req.task === "osworldTaskJson") {
-      const task = await loadSentOsworldTask(req.osworldTaskJson ?? "", this.#o.runDir, this.#o.registries);
-      this.#sent.set(`${task.tool}/${task.id}`, task);
-      return task;
-    }
-    if (req.task !== "taskId") throw InvalidArgumentError.forField("task", "set task_id (a task of the served dataset) or osworld_task_json");
-    const id = req.taskId ?? "";
-    const task = this.#o.tasks.find((t) => t.id === id || `${t.tool}/${t.id}` === id);
-    if (task) return task;
-    const known = this.#o.tasks.map((t) => t.id);
-    throw new NotFoundError(`task_id: no task ${JSON.stringify(id)} in the served dataset${didYouMean(id, known)}; ListTasks lists them`);
+    return this.#catalog.list(req);
   }
 
   #leaseOf(seconds: number): number {
@@ -145,7 +114,7 @@ export class EpisodeService {
   }
 
   async startEpisode(req: Req<"StartEpisode">, signal?: AbortSignal): Promise<Res<"StartEpisode">> {
-    const task = await this.#taskOf(req);
+    const task = await this.#catalog.taskOf(req);
     const [slot] = await this.#slots.acquire(1, { failFast: req.failFast, ...(signal ? { signal } : {}) });
     return this.#startOn(slot!, task, req);
   }
@@ -161,7 +130,7 @@ export class EpisodeService {
     const first = req.episode;
     const size = req.size || 1;
     if (size > MAX_GROUP_SIZE) throw InvalidArgumentError.forField("size", `at most ${MAX_GROUP_SIZE} episodes in a group`);
-    const task = await this.#taskOf(first);
+    const task = await this.#catalog.taskOf(first);
     const group = new AbortController();
     const cancel = () => group.abort();
     signal?.addEventListener("abort", cancel, { once: true });
@@ -244,6 +213,8 @@ export class EpisodeService {
         store: this.#o.store,
         signal: controller.signal,
         ...(this.#spaces ? { extraActions: this.#spaces.actions } : {}),
+        // What a client gets unless it asks otherwise: the step's observation can then be the recorded one.
+        screenshotFormat: "png",
       });
       const first = await attempt.start();
       const ep: Episode = {
@@ -269,7 +240,7 @@ export class EpisodeService {
         episodeId: ep.id,
         taskId: task.id,
         instruction: task.instruction,
-        observation: first.done ? null : await observeEnvs(ep.envs, 0, req.observation, controller.signal),
+        observation: first.done ? null : await observeEnvs(ep.envs, 0, req.observation, controller.signal, first.observation?.screenshots),
         maxSteps: maxStepsFor(task, this.#o.settings.maxSteps).maxSteps,
         tools: tools.map((t) => t.name),
         toolsJson: JSON.stringify(tools),
@@ -335,7 +306,8 @@ export class EpisodeService {
       const failed = r.results.find((x) => !x.ok) as { error?: { message: string } } | undefined;
       if (req.pauseSeconds > 0 && !r.done) await sleep(Math.min(req.pauseSeconds, 60) * 1000, ep.controller.signal);
       return {
-        observation: r.done ? null : await this.#observe(ep, req.observation),
+        // Without a pause the screen is as the attempt just recorded it: its screenshots serve when they are what the client asks.
+        observation: r.done ? null : await this.#observe(ep, req.observation, req.pauseSeconds > 0 ? {} : r.observation?.screenshots),
         reward: r.reward,
         done: r.done,
         terminated: r.reason !== null && isTerminal(r.reason),
@@ -349,8 +321,8 @@ export class EpisodeService {
     });
   }
 
-  #observe(ep: Episode, opts: Req<"Observe">["observation"]): Promise<WireObservation> {
-    return observeEnvs(ep.envs, ep.attempt.bench?.state().step ?? 0, opts, ep.controller.signal);
+  #observe(ep: Episode, opts: Req<"Observe">["observation"], recorded?: Readonly<Record<string, Screenshot>>): Promise<WireObservation> {
+    return observeEnvs(ep.envs, ep.attempt.bench?.state().step ?? 0, opts, ep.controller.signal, recorded);
   }
 
   async observe(req: Req<"Observe">): Promise<Res<"Observe">> {
@@ -440,8 +412,7 @@ export class EpisodeService {
 
   /** The tasks episodes ran that are not of the dataset (OSWorld tasks sent whole), for manifest.json. */
   sentTasks(): Array<{ id: string; tool: string; file: string }> {
-    const own = new Set(this.#o.tasks.map((t) => `${t.tool}/${t.id}`));
-    return [...this.#sent.values()].filter((t) => !own.has(`${t.tool}/${t.id}`)).map((t) => ({ id: t.id, tool: t.tool, file: t.file }));
+    return this.#catalog.sentTasks();
   }
 
   /** Refuses new starts and closes every open episode. */

@@ -46,6 +46,12 @@ export interface AttemptInput {
   signal: AbortSignal;
   /** Actions every environment also offers besides the agent's (an episode server's action spaces). */
   extraActions?: readonly AnyAction[];
+  /**
+   * The encoding of the screenshots each turn records (and the agent sees): JPEG by default; an
+   * episode server records PNG, the encoding its clients get unless they ask otherwise, so that a
+   * step's observation can be the recorded one.
+   */
+  screenshotFormat?: "jpeg" | "png";
 }
 
 /** What {@link Attempt.start} and {@link Attempt.step} give back: what the agent sees next, the evaluation so far, and whether the attempt is done. */
@@ -211,7 +217,9 @@ export class Attempt {
     if (this.#input.resetError) return this.#endEarly({ reason: "env_error", error: this.#input.resetError });
     this.#record.daemonVersions = await daemonVersionsOf(this.#input.envs, signal);
     try {
-      const observe = observationFor(settings, agent);
+      const observation = observationFor(settings, agent);
+      const { screenshotFormat } = this.#input;
+      const observe = observation && screenshotFormat ? { ...observation, format: screenshotFormat } : observation;
       const { maxSteps } = this.#maxSteps;
       this.#built = buildBenchmark({ ...this.#input, observe, maxSteps, timeLimitMs: settings.taskTimeoutMs }, this.dir);
     } catch (err) {
