@@ -16,6 +16,7 @@ export type { RunSettings } from "./runner/settings.js";
 /** One attempt's lifecycle (setup, steps, teardown, verdict, summary.json), driven by an agent or step by step from outside. */
 export { Attempt } from "./runner/attempt.js";
 export type { AttemptAgent, AttemptInput, AttemptStep } from "./runner/attempt.js";
+export type { RecordingResults } from "./runner/recording.js";
 /** Replays a finished run's recorded actions on fresh machines and names where each task diverges (what `pincer replay` does). */
 export { replayRun } from "./replay/replay.js";
 export type { ReplayOptions } from "./replay/replay.js";

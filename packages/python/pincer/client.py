@@ -14,6 +14,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import tempfile
 import threading
 import time
 from typing import Any, Dict, Iterator, List, Mapping, Optional, Tuple, Union
@@ -126,6 +127,46 @@ class _Renewer:
                     self.errors = (self.errors + [e])[-10:]
                     if e.code in (grpc.StatusCode.NOT_FOUND, grpc.StatusCode.FAILED_PRECONDITION, grpc.StatusCode.UNAUTHENTICATED):
                         self.remove(eid)
+
+
+def _video_chunks(stream) -> Iterator[bytes]:
+    """The bytes of an EndRecording stream, checked against the size its first message gives."""
+    size: Optional[int] = None
+    received = 0
+    for m in stream:
+        if size is None:
+            size = m.size
+        received += len(m.chunk)
+        yield m.chunk
+    if size is not None and received != size:
+        raise PincerError(grpc.StatusCode.DATA_LOSS, f"the video came short: {received} of {size} bytes", "EndRecording")
+
+
+def _write_whole(dest: str, chunks: Iterator[bytes]) -> None:
+    """Writes the chunks to ``dest`` through a temporary file in its folder, renamed once all are
+    written and synced; the temporary file is created with the first chunk and removed on failure."""
+    folder = os.path.dirname(os.path.abspath(dest))
+    tmp: Optional[str] = None
+    try:
+        f = None
+        try:
+            for chunk in chunks:
+                if f is None:
+                    fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(dest)}.", suffix=".part", dir=folder)
+                    f = os.fdopen(fd, "wb")
+                f.write(chunk)
+            if f is None:
+                raise PincerError(grpc.StatusCode.DATA_LOSS, "the server sent no video", "EndRecording")
+            f.flush()
+            os.fsync(f.fileno())
+        finally:
+            if f is not None:
+                f.close()
+        os.replace(tmp, dest)
+        tmp = None
+    finally:
+        if tmp is not None:
+            os.unlink(tmp)
 
 
 class Client:
@@ -278,6 +319,33 @@ class Client:
         """Extends the episode's lease (``lease_seconds`` from now; 0: its lease); returns the lease granted."""
         req = episodes_pb2.RenewLeaseRequest(episode_id=episode_id, lease_seconds=lease_seconds)
         return self._call("RenewLease", req, timeout=self.timeout if self.timeout is not None else 30).lease_seconds
+
+    def start_recording(self, episode_id: str, environment: str = "") -> List[str]:
+        """Records the screens of the episode's environments (all, or ``environment``) from now on, as
+        ``pincer run --record`` does; returns the environments recorded. An episode records once."""
+        req = episodes_pb2.StartRecordingRequest(episode_id=episode_id, environment=environment)
+        return list(self._call("StartRecording", req).environments)
+
+    def end_recording(self, episode_id: str, dest: Optional[str] = None, environment: str = "") -> Optional[bytes]:
+        """Stops the episode's recording (the server keeps its videos in the attempt folder) and
+        fetches the MP4 of ``environment`` (default: the first recorded). Returns its bytes, or with
+        ``dest`` writes it there whole (a temporary file in dest's folder, then renamed: a failure
+        leaves dest as it was) and returns None. After the episode's close it fetches the video the
+        close kept; each video is sent once."""
+        req = episodes_pb2.EndRecordingRequest(episode_id=episode_id, environment=environment)
+        try:
+            stream = self._stub.EndRecording(req, metadata=self._metadata, timeout=self.timeout)
+        except grpc.RpcError as e:  # pragma: no cover - grpc raises when iterated, not here
+            raise PincerError.from_rpc_error(e, "EndRecording") from None
+        try:
+            if dest is None:
+                return b"".join(_video_chunks(stream))
+            _write_whole(dest, _video_chunks(stream))
+            return None
+        except grpc.RpcError as e:
+            raise PincerError.from_rpc_error(e, "EndRecording") from None
+        finally:
+            stream.cancel()
 
     def machine(self, episode: Episode, environment: Optional[str] = None, *, timeout: Optional[float] = 30.0):
         """The daemon of the episode's machine ``environment`` (default: its only one), a

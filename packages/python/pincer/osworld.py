@@ -17,6 +17,8 @@ the server runs its config and, on ``evaluate``/``close``, its evaluator. pyauto
 interpreted by Pincer's controller (not run as Python); WAIT, DONE and FAIL go as special actions.
 Under ``claude_computer_use`` an action of Anthropic's computer tool that carries no pyautogui
 ``command`` goes as that tool's input (``anthropic_computer_json``, coordinates in screen pixels).
+``env.controller.start_recording()`` and ``end_recording(path)`` record the screen on the server's
+machine (StartRecording, EndRecording) and write the MP4 to ``path``.
 """
 from __future__ import annotations
 
@@ -35,11 +37,6 @@ logger = logging.getLogger("pincer.osworld")
 #: Anthropic's computer tool input when an action has no code.
 OSWORLD_ACTION_SPACES = ("pyautogui", "computer_13", "claude_computer_use")
 _SPECIALS = ("WAIT", "DONE", "FAIL")
-_RECORDING = (
-    "pincer.osworld: the episode service does not record the screen. Record on the server side "
-    "instead (see `pincer run --help`, --record), or construct DesktopEnv(..., ignore_recording=True) "
-    "to make start_recording()/end_recording() do nothing"
-)
 
 
 def _special(action: Any) -> Optional[str]:
@@ -83,9 +80,10 @@ class PincerController:
     """What ``env.controller`` offers OSWorld's loop and agents, over the open episode:
     ``get_screenshot()`` (PNG bytes), ``get_accessibility_tree()`` (OSWorld's XML),
     ``get_terminal_output()`` (always None), ``get_vm_screen_size()``, ``get_vm_platform()``.
-    ``start_recording()``/``end_recording(path)``: the episode service has no screen recording, so
-    they raise NotImplementedError, or do nothing when the env was made with ``ignore_recording=True``.
-    OSWorld's out-of-band commands (``execute_python_command``, ``run_bash_script``, ...) are not
+    ``start_recording()``/``end_recording(path)``: the episode's screen recording (the service's
+    StartRecording and EndRecording: ffmpeg on the server's machine), the MP4 written to ``path``
+    whole; as OSWorld's controller does, a failure is logged, not raised, and leaves ``path`` as it
+    was. They do nothing when the env was made with ``ignore_recording=True``. OSWorld's out-of-band commands (``execute_python_command``, ``run_bash_script``, ...) are not
     offered: actions go through ``env.step``."""
 
     def __init__(self, env: "DesktopEnv"):
@@ -114,17 +112,38 @@ class PincerController:
     def get_vm_machine(self) -> str:
         return "x86_64"
 
-    def start_recording(self) -> None:
+    def _episode_id(self, method: str) -> Optional[str]:
+        """The episode to record, or None (logged) when recording is ignored or no episode was started."""
         if self._env.ignore_recording:
-            logger.info("start_recording: ignored (the episode service does not record the screen)")
+            logger.info("%s: ignored (DesktopEnv(..., ignore_recording=True))", method)
+            return None
+        if self._env.episode is None:
+            logger.error("%s: no episode to record: call env.reset(task_config=...) first", method)
+            return None
+        return self._env.episode.episode_id
+
+    def start_recording(self) -> None:
+        """Starts recording the screen of the episode's machine, from now on."""
+        episode_id = self._episode_id("start_recording")
+        if episode_id is None:
             return
-        raise NotImplementedError(_RECORDING)
+        try:
+            self._env.client.start_recording(episode_id)
+            logger.info("Recording started successfully")
+        except PincerError as e:
+            logger.error("start_recording: %s", e)
 
     def end_recording(self, dest: str) -> None:
-        if self._env.ignore_recording:
-            logger.info("end_recording(%s): ignored (the episode service does not record the screen)", dest)
+        """Stops the recording and writes its MP4 to ``dest`` (a closed episode's too: OSWorld's loop
+        evaluates, which closes an ended episode, before it ends the recording)."""
+        episode_id = self._episode_id("end_recording")
+        if episode_id is None:
             return
-        raise NotImplementedError(_RECORDING)
+        try:
+            self._env.client.end_recording(episode_id, dest)
+            logger.info("Recording stopped successfully: %s", dest)
+        except (PincerError, OSError) as e:
+            logger.error("end_recording(%s): %s", dest, e)
 
 
 class DesktopEnv:

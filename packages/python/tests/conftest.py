@@ -25,6 +25,9 @@ import grpc  # noqa: E402
 from pincer._proto import common_pb2, episodes_pb2, episodes_pb2_grpc  # noqa: E402
 
 PNG = b"\x89PNG\r\n\x1a\nfake"
+# What the fake's EndRecording streams: an MP4's ftyp box, then filler, in three chunks.
+VIDEO = b"\x00\x00\x00\x18ftypisom" + bytes(range(256)) * 12
+VIDEO_CHUNK = 1200
 
 
 def observation(step: int, options: episodes_pb2.ObservationOptions, names=("desktop",)) -> episodes_pb2.Observation:
@@ -52,11 +55,14 @@ def observation(step: int, options: episodes_pb2.ObservationOptions, names=("des
 
 class FakeEpisodes(episodes_pb2_grpc.EpisodesServicer):
     """Episodes that end with reward 1 on DONE (0 on FAIL), after `max_steps` steps (truncated), and
-    answer NOT_FOUND for unknown ids. `token`, when set, is required as `authorization: Bearer`."""
+    answer NOT_FOUND for unknown ids. `token`, when set, is required as `authorization: Bearer`.
+    A recording (StartRecording) is ended by EndRecording, which streams VIDEO; with
+    `recording_breaks`, the stream fails after its first chunk."""
 
     def __init__(self, token: str | None = None, max_steps: int = 5):
         self.token = token
         self.max_steps = max_steps
+        self.recording_breaks = False
         self.calls: list[tuple[str, object]] = []
         self.episodes: dict[str, dict] = {}
         self.started = 0
@@ -173,6 +179,26 @@ class FakeEpisodes(episodes_pb2_grpc.EpisodesServicer):
         return episodes_pb2.CloseEpisodeResponse(
             state="passed" if ep["score"] == 1.0 else "failed", score=ep["score"], attempt_dir=f"/runs/{request.episode_id}", end_reason=ep["end_reason"] or "closed"
         )
+
+    def StartRecording(self, request, context):
+        self._check("StartRecording", request, context)
+        ep = self._episode(request.episode_id, context)
+        if ep.get("recording"):
+            context.abort(grpc.StatusCode.FAILED_PRECONDITION, f"episode {request.episode_id} is recording already")
+        ep["recording"] = request.environment or "desktop"
+        return episodes_pb2.StartRecordingResponse(environments=[ep["recording"]])
+
+    def EndRecording(self, request, context):
+        self._check("EndRecording", request, context)
+        ep = self._episode(request.episode_id, context)
+        environment = ep.pop("recording", None)
+        if environment is None:
+            context.abort(grpc.StatusCode.FAILED_PRECONDITION, f"episode {request.episode_id} is not recording: call StartRecording first")
+        for offset in range(0, len(VIDEO), VIDEO_CHUNK):
+            if offset and self.recording_breaks:
+                context.abort(grpc.StatusCode.UNAVAILABLE, "the server went away mid-video")
+            head = {"mime_type": "video/mp4", "size": len(VIDEO), "environment": environment} if offset == 0 else {}
+            yield episodes_pb2.EndRecordingResponse(chunk=VIDEO[offset : offset + VIDEO_CHUNK], **head)
 
     def RenewLease(self, request, context):
         self._check("RenewLease", request, context)

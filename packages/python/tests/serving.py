@@ -72,13 +72,28 @@ def serve(dataset: str, args: List[str], token: str, start_timeout: float = 90) 
         shutil.rmtree(tmp, ignore_errors=True)
 
 
+def why_no_recording() -> Optional[str]:
+    """Why the local machines cannot record their screens (ffmpeg runs on them, so on this host), or None."""
+    if shutil.which("ffmpeg") is None:
+        return "ffmpeg is missing (the local machines record with it): apt-get install ffmpeg"
+    return None
+
+
+def is_mp4(path: str) -> bool:
+    """Whether the file is an MP4 of some substance: an ftyp box first, more than 1 KiB."""
+    with open(path, "rb") as f:
+        head = f.read(8)
+    return head[4:8] == b"ftyp" and os.path.getsize(path) > 1024
+
+
 def run_single_example(
-    server: str, token: str, example: Dict[str, Any], predict: Callable[[Dict[str, Any], int], List[str]], max_steps: int = 5
-) -> Tuple[float, List[Dict[str, Any]]]:
+    server: str, token: str, example: Dict[str, Any], predict: Callable[[Dict[str, Any], int], List[str]], result_dir: str, max_steps: int = 5
+) -> Tuple[float, List[Dict[str, Any]], str]:
     """The loop of OSWorld's lib_run_single.run_single_example on Pincer's machines: reset with the
-    task file's dict (unchanged), observe, step each predicted action with its pause until done,
-    evaluate. Returns the score and each step's info (with "step_done")."""
-    env = DesktopEnv(action_space="pyautogui", require_a11y_tree=False, server=server, token=token, ignore_recording=True)
+    task file's dict (unchanged), start recording, observe, step each predicted action with its pause
+    until done, evaluate, then end the recording into ``result_dir``/recording.mp4 (after evaluate,
+    as OSWorld does). Returns the score, each step's info (with "step_done") and the recording's path."""
+    env = DesktopEnv(action_space="pyautogui", require_a11y_tree=False, server=server, token=token)
     infos: List[Dict[str, Any]] = []
     try:
         env.reset(task_config=example)
@@ -93,6 +108,9 @@ def run_single_example(
                 if done:
                     break
             step_idx += 1
-        return env.evaluate(), infos
+        score = env.evaluate()
+        recording = os.path.join(result_dir, "recording.mp4")
+        env.controller.end_recording(recording)
+        return score, infos, recording
     finally:
         env.close()

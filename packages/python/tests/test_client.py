@@ -1,11 +1,13 @@
 """pincer.Client against an in-process fake of the Episodes service (conftest.FakeEpisodes)."""
 import json
+import os
 import shutil
 import subprocess
 import time
 
 import grpc
 import pytest
+from conftest import VIDEO
 
 from pincer import Client, PincerError
 from pincer._proto import episodes_pb2
@@ -96,6 +98,35 @@ def test_start_group_and_an_osworld_task_and_shutdown_closes_what_is_open(fake_s
     assert client.renew(ep.episode_id, 120) == 120
     client.shutdown()
     assert sorted(r.episode_id for r in fake.requests("CloseEpisode")) == ["ep-1", "ep-2", "ep-3", "ep-4"]
+
+
+def test_a_recording_ends_as_bytes_or_as_a_file_written_whole(fake_server, tmp_path):
+    fake, address = fake_server
+    with Client(address) as client:
+        ep = client.start("write-greeting")
+        assert client.start_recording(ep.episode_id) == ["desktop"]
+        assert client.end_recording(ep.episode_id) == VIDEO
+        with pytest.raises(PincerError) as e:
+            client.end_recording(ep.episode_id)
+        assert e.value.code == grpc.StatusCode.FAILED_PRECONDITION and "call StartRecording first" in e.value.details
+
+        assert client.start_recording(ep.episode_id, environment="desktop") == ["desktop"]
+        with pytest.raises(PincerError) as e:
+            client.start_recording(ep.episode_id)
+        assert e.value.code == grpc.StatusCode.FAILED_PRECONDITION
+        dest = tmp_path / "video.mp4"
+        assert client.end_recording(ep.episode_id, str(dest), environment="desktop") is None
+        assert dest.read_bytes() == VIDEO and os.listdir(tmp_path) == ["video.mp4"]
+
+        # A stream that breaks leaves no part of the video: dest stays as it was, no temporary file.
+        dest.write_bytes(b"old")
+        client.start_recording(ep.episode_id)
+        fake.recording_breaks = True
+        with pytest.raises(PincerError) as e:
+            client.end_recording(ep.episode_id, str(dest))
+        assert e.value.code == grpc.StatusCode.UNAVAILABLE and e.value.method == "EndRecording"
+        assert dest.read_bytes() == b"old" and os.listdir(tmp_path) == ["video.mp4"]
+        assert [r.environment for r in fake.requests("EndRecording")] == ["", "", "desktop", ""]
 
 
 def test_a_step_with_no_action_kind_is_refused_by_the_server(fake_server):

@@ -1,7 +1,10 @@
 """pincer.osworld.DesktopEnv: OSWorld's keywords, actions and observation dict, against the fake Episodes service."""
 import json
+import logging
+import os
 
 import pytest
+from conftest import VIDEO
 
 from pincer._proto import episodes_pb2
 from pincer.osworld import DesktopEnv
@@ -110,18 +113,53 @@ def test_claude_computer_use_runs_the_agents_command_or_sends_the_tool_input(fak
     env.close()
 
 
-def test_recording_is_not_offered_unless_ignored(fake_server):
-    _, address = fake_server
+def test_the_recording_goes_through_the_episode_service_and_end_recording_writes_the_video(fake_server, tmp_path):
+    fake, address = fake_server
     env = DesktopEnv(server=address)
     env.reset(task_config=TASK)
-    with pytest.raises(NotImplementedError, match="does not record the screen"):
-        env.controller.start_recording()
-    with pytest.raises(NotImplementedError, match="ignore_recording=True"):
-        env.controller.end_recording("/tmp/x.mp4")
+    env.controller.start_recording()
+    env.step("pyautogui.click(10, 10)", pause=0)
+    dest = tmp_path / "recording.mp4"
+    env.controller.end_recording(str(dest))
+    assert dest.read_bytes() == VIDEO
+    assert os.listdir(tmp_path) == ["recording.mp4"]
+    assert [(r.episode_id, r.environment) for r in fake.requests("StartRecording")] == [("ep-1", "")]
+    assert [(r.episode_id, r.environment) for r in fake.requests("EndRecording")] == [("ep-1", "")]
     env.close()
+
+
+def test_recording_failures_are_logged_as_osworld_does_and_leave_dest_as_it_was(fake_server, tmp_path, caplog):
+    # OSWorld's run.py calls end_recording again in its handler of an example's exception: like
+    # OSWorld's controller, these log a failure instead of raising it.
+    fake, address = fake_server
+    env = DesktopEnv(server=address)
+    dest = tmp_path / "recording.mp4"
+    with caplog.at_level(logging.ERROR, logger="pincer.osworld"):
+        env.controller.start_recording()
+        assert "reset" in caplog.text and fake.count("StartRecording") == 0
+        env.reset(task_config=TASK)
+        env.controller.end_recording(str(dest))
+        assert "call StartRecording first" in caplog.text
+        assert os.listdir(tmp_path) == []
+        env.controller.start_recording()
+        env.controller.start_recording()
+        assert "recording already" in caplog.text
+        dest.write_bytes(b"an older video")
+        fake.recording_breaks = True
+        env.controller.end_recording(str(dest))
+        assert "went away mid-video" in caplog.text
+    assert dest.read_bytes() == b"an older video" and os.listdir(tmp_path) == ["recording.mp4"]
+    env.close()
+
+
+def test_ignore_recording_makes_start_and_end_recording_do_nothing(fake_server, tmp_path):
+    fake, address = fake_server
     quiet = DesktopEnv(server=address, ignore_recording=True)
+    quiet.reset(task_config=TASK)
     quiet.controller.start_recording()
-    quiet.controller.end_recording("/tmp/x.mp4")
+    quiet.controller.end_recording(str(tmp_path / "x.mp4"))
+    assert fake.count("StartRecording") == fake.count("EndRecording") == 0
+    assert os.listdir(tmp_path) == []
     quiet.close()
 
 

@@ -12,7 +12,7 @@ import os
 
 import pytest
 from conftest import ROOT
-from serving import run_single_example, serve, why_not
+from serving import is_mp4, run_single_example, serve, why_not
 
 pytestmark = pytest.mark.server
 
@@ -39,7 +39,13 @@ def _example() -> dict:
         return json.load(f)
 
 
-def test_an_osworld_task_solved_with_pyautogui_code_scores_1(served):
+def _recording_whole_or_none(path: str) -> bool:
+    """The loop's recording: an MP4, or none where the image has no ffmpeg (end_recording then logs
+    the failure, as OSWorld's controller does, and writes nothing); never part of a file."""
+    return is_mp4(path) if os.path.exists(path) else os.listdir(os.path.dirname(path)) == []
+
+
+def test_an_osworld_task_solved_with_pyautogui_code_scores_1(served, tmp_path):
     # What OSWorld's agents emit: a click to focus the desktop, then a command through os.system (in
     # OSWorld the code runs as Python on the machine; Pincer reads it and runs the command there).
     plan = [
@@ -47,13 +53,15 @@ def test_an_osworld_task_solved_with_pyautogui_code_scores_1(served):
         ["import os\nos.system('mv ~/Desktop/todo_list_Jan_1 ~/Desktop/todo_list_Jan_2')"],
         ["DONE"],
     ]
-    score, infos = run_single_example(served, TOKEN, _example(), lambda obs, step: plan[step])
+    score, infos, recording = run_single_example(served, TOKEN, _example(), lambda obs, step: plan[step], str(tmp_path))
     assert [i["error"] for i in infos] == ["", "", ""], infos
     assert infos[-1]["step_done"] is True
     assert score == 1.0
+    assert _recording_whole_or_none(recording)
 
 
-def test_the_same_task_with_only_done_scores_0(served):
-    score, infos = run_single_example(served, TOKEN, _example(), lambda obs, step: ["DONE"])
+def test_the_same_task_with_only_done_scores_0(served, tmp_path):
+    score, infos, recording = run_single_example(served, TOKEN, _example(), lambda obs, step: ["DONE"], str(tmp_path))
     assert len(infos) == 1 and infos[0]["step_done"] is True
     assert score == 0.0
+    assert _recording_whole_or_none(recording)

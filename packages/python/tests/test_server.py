@@ -13,7 +13,7 @@ import time
 import grpc
 import pytest
 from conftest import ROOT
-from serving import run_single_example, serve, why_not
+from serving import is_mp4, run_single_example, serve, why_no_recording, why_not
 
 import pincer
 from pincer import Client, PincerError
@@ -103,18 +103,23 @@ def test_an_osworld_task_through_desktop_env(served):
         env.close()
 
 
-def test_run_single_example_with_only_done_scores_0_and_bad_code_is_an_error_the_episode_survives(served):
-    # The infeasible task again: an agent that never says FAIL scores 0, as in OSWorld.
+def test_run_single_example_with_only_done_scores_0_and_bad_code_is_an_error_the_episode_survives(served, tmp_path):
+    # The infeasible task again: an agent that never says FAIL scores 0, as in OSWorld. Its loop
+    # records the screen and ends the recording after evaluate (which closed the ended episode).
+    reason = why_no_recording()
+    if reason:
+        pytest.skip(reason)
     def predict(obs, step):
         # A misspelt call: its error comes back, nothing is performed, and the episode goes on.
         return ["pyautogui.clik(10, 10)"] if step == 0 else ["DONE"]
 
     with open(OSWORLD_TASK) as f:
         example = json.load(f)
-    score, infos = run_single_example(served, TOKEN, example, predict)
+    score, infos, recording = run_single_example(served, TOKEN, example, predict, str(tmp_path))
     assert score == 0.0
     assert "clik" in infos[0]["error"] and infos[0]["step_done"] is False, infos
     assert len(infos) == 2 and infos[1]["step_done"] is True, infos
+    assert is_mp4(recording) and os.listdir(tmp_path) == ["recording.mp4"]
 
 
 def test_a_graph_task_gives_partial_credit_as_the_agent_goes(served):

@@ -70,6 +70,7 @@ function unaryHandlers(service: EpisodeService, want: Buffer | undefined, log?: 
     Evaluate: (req) => service.evaluate(req),
     CloseEpisode: (req) => service.closeEpisode(req),
     RenewLease: (req) => service.renewLease(req),
+    StartRecording: (req) => service.startRecording(req),
   };
   const implementation: grpc.UntypedServiceImplementation = {};
   for (const [name, handler] of Object.entries(handlers)) {
@@ -89,23 +90,56 @@ function unaryHandlers(service: EpisodeService, want: Buffer | undefined, log?: 
   return implementation;
 }
 
-/** StartGroup: streams each episode as it starts; the stream's end or error says the group is done. */
-function startGroupHandler(service: EpisodeService, want: Buffer | undefined, log?: (line: string) => void): grpc.handleServerStreamingCall<unknown, unknown> {
+type Stream = grpc.ServerWritableStream<unknown, unknown>;
+
+/** A server-streaming method: checks the token first, cancels `run` with the call, ends the stream when `run` is done or sends its error. */
+function streamHandler(
+  method: string,
+  run: (req: never, call: Stream, signal: AbortSignal) => Promise<void>,
+  want: Buffer | undefined,
+  log?: (line: string) => void,
+): grpc.handleServerStreamingCall<unknown, unknown> {
   return (call) => {
     const fail = (err: unknown) => {
-      const status = statusOf("StartGroup", err, log);
+      const status = statusOf(method, err, log);
       if (!call.cancelled) call.emit("error", Object.assign(new Error(status.details), status));
     };
     const problem = want && authProblem(call.metadata, want);
     if (problem) return fail(new UnauthenticatedError(problem));
     const cancelled = new AbortController();
     call.once("cancelled", () => cancelled.abort());
-    const send = (res: unknown) => {
-      if (call.cancelled) return false;
-      call.write(res);
-      return true;
+    Promise.resolve()
+      .then(() => run(call.request as never, call, cancelled.signal))
+      .then(() => call.end(), fail);
+  };
+}
+
+/** Writes `res`; when grpc-js holds too much already, waits for room. False: the client is gone. */
+function written(call: Stream, res: unknown): Promise<boolean> {
+  if (call.cancelled) return Promise.resolve(false);
+  if (call.write(res)) return Promise.resolve(true);
+  return new Promise((resolve) => {
+    const done = () => {
+      call.off("drain", done);
+      call.off("cancelled", done);
+      resolve(!call.cancelled);
     };
-    service.startGroup(call.request as never, send, cancelled.signal).then(() => call.end(), fail);
+    call.once("drain", done);
+    call.once("cancelled", done);
+  });
+}
+
+/** StartGroup streams each episode as it starts (the stream's end or error says the group is done); EndRecording streams a video. */
+function streamHandlers(service: EpisodeService, want: Buffer | undefined, log?: (line: string) => void): grpc.UntypedServiceImplementation {
+  // An episode is a small message: sent at once.
+  const sendNow = (call: Stream) => (res: unknown) => {
+    if (call.cancelled) return false;
+    call.write(res);
+    return true;
+  };
+  return {
+    StartGroup: streamHandler("StartGroup", (req, call, signal) => service.startGroup(req, sendNow(call), signal), want, log),
+    EndRecording: streamHandler("EndRecording", (req, call) => service.endRecording(req, (res) => written(call, res)), want, log),
   };
 }
 
@@ -123,8 +157,7 @@ export async function startEpisodeServer(service: EpisodeService, opts: EpisodeS
     );
   }
   const want = opts.token ? digest(opts.token) : undefined;
-  const implementation = unaryHandlers(service, want, opts.log);
-  implementation.StartGroup = startGroupHandler(service, want, opts.log);
+  const implementation = { ...unaryHandlers(service, want, opts.log), ...streamHandlers(service, want, opts.log) };
   const server = new grpc.Server({ "grpc.max_send_message_length": 200 * 1024 * 1024, "grpc.max_receive_message_length": 16 * 1024 * 1024 });
   server.addService(serviceDefinition("Episodes") as unknown as grpc.ServiceDefinition, implementation);
   // Grant tokens, not the server's token, open these.

@@ -15,6 +15,7 @@ import { type ActionSpaces, callsOfAction, OSWORLD_ACTION_SPACES } from "./actio
 import { observeEnvs, type WireObservation } from "./observe.js";
 import type { MachineAccess } from "./machineAccess.js";
 import { TaskCatalog } from "./catalog.js";
+import { EpisodeRecording, sendVideo } from "./recordings.js";
 import { SlotQueue } from "./slots.js";
 import { resultJsonOf, verdictsOf } from "./answers.js";
 import type { Req, Res } from "./wire.js";
@@ -58,18 +59,22 @@ interface Episode {
   own: OwnProcesses;
   envs: Record<string, Env>;
   leaseMs: number;
-  timer: NodeJS.Timeout | undefined;
+  /** The lease's timer, once set. */
+  timer?: NodeJS.Timeout;
   /** Calls of this episode run one at a time, in order. */
   queue: Promise<unknown>;
   done: boolean;
   reason: string | null;
   controller: AbortController;
+  recording: EpisodeRecording;
 }
 
 /** What a closed episode answers to a second close and to anything else. */
 interface Closed {
   response: Res<"CloseEpisode">;
   why: string;
+  /** Its videos not yet sent, when the close stopped its recording. */
+  recording: EpisodeRecording;
 }
 
 /**
@@ -225,11 +230,11 @@ export class EpisodeService {
         own,
         envs: own.envs,
         leaseMs: this.#leaseOf(req.leaseSeconds),
-        timer: undefined,
         queue: Promise.resolve(),
         done: first.done,
         reason: first.reason,
         controller,
+        recording: new EpisodeRecording(attempt, names),
       };
       this.#episodes.set(ep.id, ep);
       this.#renew(ep);
@@ -278,10 +283,10 @@ export class EpisodeService {
     ep.timer.unref?.();
   }
 
-  /** Runs `fn` after the episode's earlier calls; the lease is renewed again when it ends. */
-  #serial<T>(ep: Episode, fn: () => Promise<T>): Promise<T> {
+  /** Runs `fn` after the episode's earlier calls (refused once it closed, unless `closedToo`); the lease is renewed again when it ends. */
+  #serial<T>(ep: Episode, fn: () => Promise<T>, closedToo = false): Promise<T> {
     const run = ep.queue.then(() => {
-      if (!this.#episodes.has(ep.id)) this.#episode(ep.id);
+      if (!closedToo && !this.#episodes.has(ep.id)) this.#episode(ep.id);
       return fn();
     });
     ep.queue = run.catch(() => undefined);
@@ -352,6 +357,22 @@ export class EpisodeService {
     });
   }
 
+  async startRecording(req: Req<"StartRecording">): Promise<Res<"StartRecording">> {
+    const ep = this.#episode(req.episodeId);
+    return this.#serial(ep, async () => {
+      if (ep.done) throw this.#ended(ep);
+      return ep.recording.start(req.environment);
+    });
+  }
+
+  /** Stops the episode's recording and sends the video asked for to `send` (false: the client is gone); after the close, the one it kept. */
+  async endRecording(req: Req<"EndRecording">, send: (res: Res<"EndRecording">) => Promise<boolean>): Promise<void> {
+    const closed = this.#closed.get(req.episodeId);
+    const ep = closed ? undefined : this.#episode(req.episodeId);
+    const video = ep ? await this.#serial(ep, () => ep.recording.end(req.environment), true) : await closed!.recording.end(req.environment);
+    await sendVideo(video, send);
+  }
+
   async renewLease(req: Req<"RenewLease">): Promise<Res<"RenewLease">> {
     const ep = this.#episode(req.episodeId);
     if (req.leaseSeconds) ep.leaseMs = this.#leaseOf(req.leaseSeconds);
@@ -377,6 +398,8 @@ export class EpisodeService {
       let summary: Summary | undefined;
       let error: unknown;
       try {
+        // Kept in the attempt folder (and summary.json) before the final evaluation; EndRecording can still send it.
+        await ep.recording.stop();
         summary = await ep.attempt.finish();
       } catch (err) {
         error = err;
@@ -391,7 +414,7 @@ export class EpisodeService {
         attemptDir: ep.attempt.dir,
         endReason: lease ? "lease_expired" : (summary?.results.end_reason ?? ep.reason ?? ""),
       };
-      this.#closed.set(ep.id, { response, why });
+      this.#closed.set(ep.id, { response, why, recording: ep.recording });
       this.#o.log?.(`episode ${ep.id}: closed (${why}): ${response.state}, score ${response.score}`);
       await this.writeReport();
       if (error) throw error;

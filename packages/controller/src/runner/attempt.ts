@@ -11,7 +11,7 @@ import type { ResultStore, Summary } from "../runFolder/results.js";
 import { writeSummary } from "../runFolder/runFiles.js";
 import type { Task } from "../tasks/task.js";
 import { EpisodeTurns, runAgentLoop, type Turn } from "./agentLoop.js";
-import { startRecordings } from "./recording.js";
+import { type RecordingResults, startRecordings } from "./recording.js";
 import { maxStepsFor, observationFor, type RunSettings } from "./settings.js";
 import { attemptResults, endsInVerdict, summaryOf, type AttemptEnd, type AttemptRecord, type SummarySettings } from "./summary.js";
 import { buildBenchmark } from "./taskBuilder.js";
@@ -192,8 +192,31 @@ export class Attempt {
         this.#loopError = await this.#turns!.failed(err);
       });
     }
-    if (this.#recorder) this.#record.recordings = await this.#recorder.stop();
+    await this.endRecording();
     return this.#conclude();
+  }
+
+  /**
+   * Starts recording the screens of the environments `names` (default: all of the attempt's) into
+   * the attempt folder, as `settings.record` does from the setup on, until {@link Attempt.endRecording}
+   * or the attempt's end. An attempt records once.
+   */
+  async startRecording(names?: readonly string[]): Promise<void> {
+    const state = this.#phase === "new" ? "not started" : this.#phase === "finished" ? "finished" : this.#early ? "ended at its setup" : null;
+    if (state) throw new FailedPreconditionError(`startRecording: the attempt is ${state}`);
+    if (this.#recorder || this.#record.recordings) throw new FailedPreconditionError("startRecording: an attempt records once; this one records or did");
+    const { envs, settings, signal } = this.#input;
+    const recorded = names ? Object.fromEntries(names.filter((n) => n in envs).map((n) => [n, envs[n]!])) : envs;
+    this.#recorder = await startRecordings(recorded, this.dir, { lifetimeMs: settings.taskTimeoutMs + 60_000, signal });
+  }
+
+  /** Stops the recording, if one runs: its videos stay in the attempt folder, and summary.json names them (or why there is none). */
+  async endRecording(): Promise<RecordingResults | undefined> {
+    const recorder = this.#recorder;
+    if (!recorder) return undefined;
+    this.#recorder = undefined;
+    this.#record.recordings = await recorder.stop();
+    return this.#record.recordings;
   }
 
   /** The whole attempt with its agent (which must `act`): setup, the agent loop, teardown, the verdict, summary.json. */
@@ -201,9 +224,7 @@ export class Attempt {
     const { agent } = this.#input;
     if (!agent.act || !agent.start) throw new FailedPreconditionError("run: the attempt's agent must start and act; drive it with start/step/finish otherwise");
     if (await this.#setup()) {
-      this.#loopError = await runAgentLoop({ ...this.#turnsInput(), agent: agent as Agent }).finally(async () => {
-        if (this.#recorder) this.#record.recordings = await this.#recorder.stop();
-      });
+      this.#loopError = await runAgentLoop({ ...this.#turnsInput(), agent: agent as Agent }).finally(() => this.endRecording());
     }
     return this.#conclude();
   }

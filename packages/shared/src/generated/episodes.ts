@@ -4,6 +4,8 @@ import type { EnumTypeDefinition, MessageTypeDefinition } from '@grpc/proto-load
 import type { Action as _pincer_v1_Action, Action__Output as _pincer_v1_Action__Output } from './pincer/v1/Action.js';
 import type { CloseEpisodeRequest as _pincer_v1_CloseEpisodeRequest, CloseEpisodeRequest__Output as _pincer_v1_CloseEpisodeRequest__Output } from './pincer/v1/CloseEpisodeRequest.js';
 import type { CloseEpisodeResponse as _pincer_v1_CloseEpisodeResponse, CloseEpisodeResponse__Output as _pincer_v1_CloseEpisodeResponse__Output } from './pincer/v1/CloseEpisodeResponse.js';
+import type { EndRecordingRequest as _pincer_v1_EndRecordingRequest, EndRecordingRequest__Output as _pincer_v1_EndRecordingRequest__Output } from './pincer/v1/EndRecordingRequest.js';
+import type { EndRecordingResponse as _pincer_v1_EndRecordingResponse, EndRecordingResponse__Output as _pincer_v1_EndRecordingResponse__Output } from './pincer/v1/EndRecordingResponse.js';
 import type { EnvironmentObservation as _pincer_v1_EnvironmentObservation, EnvironmentObservation__Output as _pincer_v1_EnvironmentObservation__Output } from './pincer/v1/EnvironmentObservation.js';
 import type { EpisodesClient as _pincer_v1_EpisodesClient, EpisodesDefinition as _pincer_v1_EpisodesDefinition } from './pincer/v1/Episodes.js';
 import type { EvaluateRequest as _pincer_v1_EvaluateRequest, EvaluateRequest__Output as _pincer_v1_EvaluateRequest__Output } from './pincer/v1/EvaluateRequest.js';
@@ -31,6 +33,8 @@ import type { StartEpisodeRequest as _pincer_v1_StartEpisodeRequest, StartEpisod
 import type { StartEpisodeResponse as _pincer_v1_StartEpisodeResponse, StartEpisodeResponse__Output as _pincer_v1_StartEpisodeResponse__Output } from './pincer/v1/StartEpisodeResponse.js';
 import type { StartGroupRequest as _pincer_v1_StartGroupRequest, StartGroupRequest__Output as _pincer_v1_StartGroupRequest__Output } from './pincer/v1/StartGroupRequest.js';
 import type { StartGroupResponse as _pincer_v1_StartGroupResponse, StartGroupResponse__Output as _pincer_v1_StartGroupResponse__Output } from './pincer/v1/StartGroupResponse.js';
+import type { StartRecordingRequest as _pincer_v1_StartRecordingRequest, StartRecordingRequest__Output as _pincer_v1_StartRecordingRequest__Output } from './pincer/v1/StartRecordingRequest.js';
+import type { StartRecordingResponse as _pincer_v1_StartRecordingResponse, StartRecordingResponse__Output as _pincer_v1_StartRecordingResponse__Output } from './pincer/v1/StartRecordingResponse.js';
 import type { StepRequest as _pincer_v1_StepRequest, StepRequest__Output as _pincer_v1_StepRequest__Output } from './pincer/v1/StepRequest.js';
 import type { StepResponse as _pincer_v1_StepResponse, StepResponse__Output as _pincer_v1_StepResponse__Output } from './pincer/v1/StepResponse.js';
 import type { TaskInfo as _pincer_v1_TaskInfo, TaskInfo__Output as _pincer_v1_TaskInfo__Output } from './pincer/v1/TaskInfo.js';
@@ -49,6 +53,8 @@ export interface ProtoGrpcType {
       Action: MessageTypeDefinition<_pincer_v1_Action, _pincer_v1_Action__Output>
       CloseEpisodeRequest: MessageTypeDefinition<_pincer_v1_CloseEpisodeRequest, _pincer_v1_CloseEpisodeRequest__Output>
       CloseEpisodeResponse: MessageTypeDefinition<_pincer_v1_CloseEpisodeResponse, _pincer_v1_CloseEpisodeResponse__Output>
+      EndRecordingRequest: MessageTypeDefinition<_pincer_v1_EndRecordingRequest, _pincer_v1_EndRecordingRequest__Output>
+      EndRecordingResponse: MessageTypeDefinition<_pincer_v1_EndRecordingResponse, _pincer_v1_EndRecordingResponse__Output>
       EnvironmentObservation: MessageTypeDefinition<_pincer_v1_EnvironmentObservation, _pincer_v1_EnvironmentObservation__Output>
       /**
        * Episodes of a dataset's tasks on clean machines, for agents and trainers in any language. Served
@@ -91,6 +97,8 @@ export interface ProtoGrpcType {
       StartEpisodeResponse: MessageTypeDefinition<_pincer_v1_StartEpisodeResponse, _pincer_v1_StartEpisodeResponse__Output>
       StartGroupRequest: MessageTypeDefinition<_pincer_v1_StartGroupRequest, _pincer_v1_StartGroupRequest__Output>
       StartGroupResponse: MessageTypeDefinition<_pincer_v1_StartGroupResponse, _pincer_v1_StartGroupResponse__Output>
+      StartRecordingRequest: MessageTypeDefinition<_pincer_v1_StartRecordingRequest, _pincer_v1_StartRecordingRequest__Output>
+      StartRecordingResponse: MessageTypeDefinition<_pincer_v1_StartRecordingResponse, _pincer_v1_StartRecordingResponse__Output>
       StepRequest: MessageTypeDefinition<_pincer_v1_StepRequest, _pincer_v1_StepRequest__Output>
       StepResponse: MessageTypeDefinition<_pincer_v1_StepResponse, _pincer_v1_StepResponse__Output>
       TaskInfo: MessageTypeDefinition<_pincer_v1_TaskInfo, _pincer_v1_TaskInfo__Output>

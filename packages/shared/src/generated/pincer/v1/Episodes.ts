@@ -4,6 +4,8 @@ import type * as grpc from '@grpc/grpc-js'
 import type { MethodDefinition } from '@grpc/proto-loader'
 import type { CloseEpisodeRequest as _pincer_v1_CloseEpisodeRequest, CloseEpisodeRequest__Output as _pincer_v1_CloseEpisodeRequest__Output } from '../../pincer/v1/CloseEpisodeRequest.js';
 import type { CloseEpisodeResponse as _pincer_v1_CloseEpisodeResponse, CloseEpisodeResponse__Output as _pincer_v1_CloseEpisodeResponse__Output } from '../../pincer/v1/CloseEpisodeResponse.js';
+import type { EndRecordingRequest as _pincer_v1_EndRecordingRequest, EndRecordingRequest__Output as _pincer_v1_EndRecordingRequest__Output } from '../../pincer/v1/EndRecordingRequest.js';
+import type { EndRecordingResponse as _pincer_v1_EndRecordingResponse, EndRecordingResponse__Output as _pincer_v1_EndRecordingResponse__Output } from '../../pincer/v1/EndRecordingResponse.js';
 import type { EvaluateRequest as _pincer_v1_EvaluateRequest, EvaluateRequest__Output as _pincer_v1_EvaluateRequest__Output } from '../../pincer/v1/EvaluateRequest.js';
 import type { EvaluateResponse as _pincer_v1_EvaluateResponse, EvaluateResponse__Output as _pincer_v1_EvaluateResponse__Output } from '../../pincer/v1/EvaluateResponse.js';
 import type { ListTasksRequest as _pincer_v1_ListTasksRequest, ListTasksRequest__Output as _pincer_v1_ListTasksRequest__Output } from '../../pincer/v1/ListTasksRequest.js';
@@ -16,6 +18,8 @@ import type { StartEpisodeRequest as _pincer_v1_StartEpisodeRequest, StartEpisod
 import type { StartEpisodeResponse as _pincer_v1_StartEpisodeResponse, StartEpisodeResponse__Output as _pincer_v1_StartEpisodeResponse__Output } from '../../pincer/v1/StartEpisodeResponse.js';
 import type { StartGroupRequest as _pincer_v1_StartGroupRequest, StartGroupRequest__Output as _pincer_v1_StartGroupRequest__Output } from '../../pincer/v1/StartGroupRequest.js';
 import type { StartGroupResponse as _pincer_v1_StartGroupResponse, StartGroupResponse__Output as _pincer_v1_StartGroupResponse__Output } from '../../pincer/v1/StartGroupResponse.js';
+import type { StartRecordingRequest as _pincer_v1_StartRecordingRequest, StartRecordingRequest__Output as _pincer_v1_StartRecordingRequest__Output } from '../../pincer/v1/StartRecordingRequest.js';
+import type { StartRecordingResponse as _pincer_v1_StartRecordingResponse, StartRecordingResponse__Output as _pincer_v1_StartRecordingResponse__Output } from '../../pincer/v1/StartRecordingResponse.js';
 import type { StepRequest as _pincer_v1_StepRequest, StepRequest__Output as _pincer_v1_StepRequest__Output } from '../../pincer/v1/StepRequest.js';
 import type { StepResponse as _pincer_v1_StepResponse, StepResponse__Output as _pincer_v1_StepResponse__Output } from '../../pincer/v1/StepResponse.js';
 
@@ -47,6 +51,23 @@ export interface EpisodesClient extends grpc.Client {
   closeEpisode(argument: _pincer_v1_CloseEpisodeRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_pincer_v1_CloseEpisodeResponse__Output>): grpc.ClientUnaryCall;
   closeEpisode(argument: _pincer_v1_CloseEpisodeRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_pincer_v1_CloseEpisodeResponse__Output>): grpc.ClientUnaryCall;
   closeEpisode(argument: _pincer_v1_CloseEpisodeRequest, callback: grpc.requestCallback<_pincer_v1_CloseEpisodeResponse__Output>): grpc.ClientUnaryCall;
+  
+  /**
+   * Stops the episode's recording, keeps each video in the attempt folder (recording-<env>.mp4,
+   * named in summary.json's recordings) and streams the video of the environment asked. A
+   * recording the episode's close stopped can still be fetched after the close. Each video is sent
+   * once; when none is left to send (no StartRecording) it is FAILED_PRECONDITION.
+   */
+  EndRecording(argument: _pincer_v1_EndRecordingRequest, metadata: grpc.Metadata, options?: grpc.CallOptions): grpc.ClientReadableStream<_pincer_v1_EndRecordingResponse__Output>;
+  EndRecording(argument: _pincer_v1_EndRecordingRequest, options?: grpc.CallOptions): grpc.ClientReadableStream<_pincer_v1_EndRecordingResponse__Output>;
+  /**
+   * Stops the episode's recording, keeps each video in the attempt folder (recording-<env>.mp4,
+   * named in summary.json's recordings) and streams the video of the environment asked. A
+   * recording the episode's close stopped can still be fetched after the close. Each video is sent
+   * once; when none is left to send (no StartRecording) it is FAILED_PRECONDITION.
+   */
+  endRecording(argument: _pincer_v1_EndRecordingRequest, metadata: grpc.Metadata, options?: grpc.CallOptions): grpc.ClientReadableStream<_pincer_v1_EndRecordingResponse__Output>;
+  endRecording(argument: _pincer_v1_EndRecordingRequest, options?: grpc.CallOptions): grpc.ClientReadableStream<_pincer_v1_EndRecordingResponse__Output>;
   
   /**
    * Runs the task's evaluator on the machines now. Success (or an evaluator error) ends the
@@ -147,6 +168,25 @@ export interface EpisodesClient extends grpc.Client {
   startGroup(argument: _pincer_v1_StartGroupRequest, options?: grpc.CallOptions): grpc.ClientReadableStream<_pincer_v1_StartGroupResponse__Output>;
   
   /**
+   * Records the screens of the episode's environments (all, or the one named) from now on, as
+   * `pincer run --record` does: ffmpeg on each machine, 5 frames a second, H.264 in MP4. An episode
+   * records once: a start while it records, or after its recording ended, is FAILED_PRECONDITION.
+   */
+  StartRecording(argument: _pincer_v1_StartRecordingRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_pincer_v1_StartRecordingResponse__Output>): grpc.ClientUnaryCall;
+  StartRecording(argument: _pincer_v1_StartRecordingRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_pincer_v1_StartRecordingResponse__Output>): grpc.ClientUnaryCall;
+  StartRecording(argument: _pincer_v1_StartRecordingRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_pincer_v1_StartRecordingResponse__Output>): grpc.ClientUnaryCall;
+  StartRecording(argument: _pincer_v1_StartRecordingRequest, callback: grpc.requestCallback<_pincer_v1_StartRecordingResponse__Output>): grpc.ClientUnaryCall;
+  /**
+   * Records the screens of the episode's environments (all, or the one named) from now on, as
+   * `pincer run --record` does: ffmpeg on each machine, 5 frames a second, H.264 in MP4. An episode
+   * records once: a start while it records, or after its recording ended, is FAILED_PRECONDITION.
+   */
+  startRecording(argument: _pincer_v1_StartRecordingRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_pincer_v1_StartRecordingResponse__Output>): grpc.ClientUnaryCall;
+  startRecording(argument: _pincer_v1_StartRecordingRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_pincer_v1_StartRecordingResponse__Output>): grpc.ClientUnaryCall;
+  startRecording(argument: _pincer_v1_StartRecordingRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_pincer_v1_StartRecordingResponse__Output>): grpc.ClientUnaryCall;
+  startRecording(argument: _pincer_v1_StartRecordingRequest, callback: grpc.requestCallback<_pincer_v1_StartRecordingResponse__Output>): grpc.ClientUnaryCall;
+  
+  /**
    * Runs one action and observes the screens after it, with the reward so far.
    */
   Step(argument: _pincer_v1_StepRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_pincer_v1_StepResponse__Output>): grpc.ClientUnaryCall;
@@ -180,6 +220,14 @@ export interface EpisodesHandlers extends grpc.UntypedServiceImplementation {
    * Idempotent: closing a closed episode answers what the first close did.
    */
   CloseEpisode: grpc.handleUnaryCall<_pincer_v1_CloseEpisodeRequest__Output, _pincer_v1_CloseEpisodeResponse>;
+  
+  /**
+   * Stops the episode's recording, keeps each video in the attempt folder (recording-<env>.mp4,
+   * named in summary.json's recordings) and streams the video of the environment asked. A
+   * recording the episode's close stopped can still be fetched after the close. Each video is sent
+   * once; when none is left to send (no StartRecording) it is FAILED_PRECONDITION.
+   */
+  EndRecording: grpc.handleServerStreamingCall<_pincer_v1_EndRecordingRequest__Output, _pincer_v1_EndRecordingResponse>;
   
   /**
    * Runs the task's evaluator on the machines now. Success (or an evaluator error) ends the
@@ -218,6 +266,13 @@ export interface EpisodesHandlers extends grpc.UntypedServiceImplementation {
   StartGroup: grpc.handleServerStreamingCall<_pincer_v1_StartGroupRequest__Output, _pincer_v1_StartGroupResponse>;
   
   /**
+   * Records the screens of the episode's environments (all, or the one named) from now on, as
+   * `pincer run --record` does: ffmpeg on each machine, 5 frames a second, H.264 in MP4. An episode
+   * records once: a start while it records, or after its recording ended, is FAILED_PRECONDITION.
+   */
+  StartRecording: grpc.handleUnaryCall<_pincer_v1_StartRecordingRequest__Output, _pincer_v1_StartRecordingResponse>;
+  
+  /**
    * Runs one action and observes the screens after it, with the reward so far.
    */
   Step: grpc.handleUnaryCall<_pincer_v1_StepRequest__Output, _pincer_v1_StepResponse>;
@@ -226,11 +281,13 @@ export interface EpisodesHandlers extends grpc.UntypedServiceImplementation {
 
 export interface EpisodesDefinition extends grpc.ServiceDefinition {
   CloseEpisode: MethodDefinition<_pincer_v1_CloseEpisodeRequest, _pincer_v1_CloseEpisodeResponse, _pincer_v1_CloseEpisodeRequest__Output, _pincer_v1_CloseEpisodeResponse__Output>
+  EndRecording: MethodDefinition<_pincer_v1_EndRecordingRequest, _pincer_v1_EndRecordingResponse, _pincer_v1_EndRecordingRequest__Output, _pincer_v1_EndRecordingResponse__Output>
   Evaluate: MethodDefinition<_pincer_v1_EvaluateRequest, _pincer_v1_EvaluateResponse, _pincer_v1_EvaluateRequest__Output, _pincer_v1_EvaluateResponse__Output>
   ListTasks: MethodDefinition<_pincer_v1_ListTasksRequest, _pincer_v1_ListTasksResponse, _pincer_v1_ListTasksRequest__Output, _pincer_v1_ListTasksResponse__Output>
   Observe: MethodDefinition<_pincer_v1_ObserveRequest, _pincer_v1_ObserveResponse, _pincer_v1_ObserveRequest__Output, _pincer_v1_ObserveResponse__Output>
   RenewLease: MethodDefinition<_pincer_v1_RenewLeaseRequest, _pincer_v1_RenewLeaseResponse, _pincer_v1_RenewLeaseRequest__Output, _pincer_v1_RenewLeaseResponse__Output>
   StartEpisode: MethodDefinition<_pincer_v1_StartEpisodeRequest, _pincer_v1_StartEpisodeResponse, _pincer_v1_StartEpisodeRequest__Output, _pincer_v1_StartEpisodeResponse__Output>
   StartGroup: MethodDefinition<_pincer_v1_StartGroupRequest, _pincer_v1_StartGroupResponse, _pincer_v1_StartGroupRequest__Output, _pincer_v1_StartGroupResponse__Output>
+  StartRecording: MethodDefinition<_pincer_v1_StartRecordingRequest, _pincer_v1_StartRecordingResponse, _pincer_v1_StartRecordingRequest__Output, _pincer_v1_StartRecordingResponse__Output>
   Step: MethodDefinition<_pincer_v1_StepRequest, _pincer_v1_StepResponse, _pincer_v1_StepRequest__Output, _pincer_v1_StepResponse__Output>
 }
