@@ -1,101 +1,36 @@
-import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import type { ChildProcess } from "node:child_process";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import * as grpc from "@grpc/grpc-js";
-import { loadProtocol } from "@pincer/shared";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { readSummary } from "../../packages/controller/src/runFolder/runFiles.js";
 import { runPincer } from "../fixtures/cli.js";
 import { alive, descendants } from "../fixtures/processes.js";
+import { type ServedEpisodes, serveEpisodes } from "../fixtures/servedEpisodes.js";
 
 // `pincer serve examples` on local machines, driven by a grpc-js client built from the contract
 // (pincer.v1.Episodes): what an agent or trainer in another language does.
 
 const ROOT = resolve(import.meta.dirname, "../..");
-const CLI = resolve(ROOT, "packages/controller/src/cli/main.ts");
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-let child: ChildProcess;
-let out: string;
-let stderr = "";
-let client: grpc.Client & Record<string, (req: unknown, cb: (err: grpc.ServiceError | null, res: unknown) => void) => void>;
 
 type Any = any;
 
-/** Calls a method; resolves with its response, rejects with the ServiceError. */
-function call(method: string, req: Record<string, unknown>): Promise<Any> {
-  return new Promise((res, rej) => client[method]!(req, (err, r) => (err ? rej(err) : res(r))));
-}
-/** The status a failing call ends with, and its message. */
-async function statusOf(method: string, req: Record<string, unknown>): Promise<{ code: string; details: string }> {
-  try {
-    await call(method, req);
-    return { code: "OK", details: "" };
-  } catch (err) {
-    const e = err as grpc.ServiceError;
-    return { code: grpc.status[e.code]!, details: e.details };
-  }
-}
-/** Every message of a server-streaming method, in order; rejects with the ServiceError. */
-function streamed(method: string, req: Record<string, unknown>): Promise<Any[]> {
-  const stream = (client as unknown as Record<string, (req: unknown) => grpc.ClientReadableStream<Any>>)[method]!(req);
-  const all: Any[] = [];
-  return new Promise((res, rej) => {
-    stream.on("data", (m: Any) => all.push(m));
-    stream.on("error", rej);
-    stream.on("end", () => res(all));
-  });
-}
+let served: ServedEpisodes;
+let child: ChildProcess;
+let out: string;
+
+const call = (method: string, req: Record<string, unknown>): Promise<Any> => served.call(method, req);
+const statusOf = (method: string, req: Record<string, unknown>) => served.statusOf(method, req);
+const streamed = (method: string, req: Record<string, unknown>): Promise<Any[]> => served.stream(method, req);
 const tool = (name: string, args: unknown) => ({ toolCall: { name, argumentsJson: JSON.stringify(args) } });
 
 beforeAll(async () => {
-  out = mkdtempSync(join(tmpdir(), "pincer-serve-"));
-  child = spawn(
-    process.execPath,
-    [
-      "--conditions=@pincer/source",
-      "--import",
-      "tsx",
-      CLI,
-      "serve",
-      "examples",
-      "--provider",
-      "local",
-      "--concurrency",
-      "2",
-      "--settle",
-      "off",
-      "--out",
-      out,
-      "--run-id",
-      "served",
-    ],
-    { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] },
-  );
-  child.stderr!.on("data", (d: Buffer) => (stderr += d.toString()));
-  const address = await new Promise<string>((res, rej) => {
-    let stdout = "";
-    const timer = setTimeout(() => rej(new Error(`no address after 60 s: ${stderr}`)), 60_000);
-    child.stdout!.on("data", (d: Buffer) => {
-      stdout += d.toString();
-      const m = /serving episodes on (\S+)/.exec(stdout);
-      if (m) {
-        clearTimeout(timer);
-        res(m[1]!);
-      }
-    });
-    child.once("exit", (code) => rej(new Error(`pincer serve exited with ${code}: ${stderr}`)));
-  });
-  const Episodes = loadProtocol().grpcObject.pincer.v1.Episodes as unknown as new (a: string, c: grpc.ChannelCredentials) => typeof client;
-  client = new Episodes(address, grpc.credentials.createInsecure());
+  served = await serveEpisodes("examples", ["--provider", "local", "--concurrency", "2"]);
+  ({ child, out } = served);
 }, 90_000);
 
-afterAll(() => {
-  client?.close();
-  if (child && child.exitCode === null) child.kill("SIGKILL");
-  if (out) rmSync(out, { recursive: true, force: true });
-});
+afterAll(() => served?.close());
 
 describe("pincer serve: episodes over gRPC", () => {
   test("a task's solution stepped as tool calls reaches reward 1; Evaluate and Close agree; the run folder has it", async () => {
@@ -184,7 +119,7 @@ describe("pincer serve: episodes over gRPC", () => {
   }, 60_000);
 
   test("a group of 4 on 2 slots: two start at once, each later one when a slot frees, every one on a clean machine of its own", async () => {
-    const stream = (client as unknown as Record<string, (req: unknown) => grpc.ClientReadableStream<Any>>).StartGroup!({
+    const stream = served.client.StartGroup!({
       episode: { taskId: "write-greeting" },
       size: 4,
     });
@@ -267,7 +202,7 @@ describe("pincer serve: episodes over gRPC", () => {
     expect(everything.length).toBeGreaterThan(0);
     child.kill("SIGTERM");
     const code = await new Promise<number | null>((r) => (child.exitCode !== null ? r(child.exitCode) : child.once("exit", r)));
-    expect(code, stderr).toBe(0);
+    expect(code, served.stderr()).toBe(0);
     for (const until = Date.now() + 15_000; everything.some((p) => alive(p.pid)) && Date.now() < until; ) await sleep(100);
     expect(everything.filter((p) => alive(p.pid)).map((p) => p.cmd)).toEqual([]);
     // The open episode was closed into its attempt folder; the manifest says the run finished.

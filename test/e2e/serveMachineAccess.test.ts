@@ -1,66 +1,19 @@
-import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
-import * as grpc from "@grpc/grpc-js";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { connect, type RemoteEnv } from "@pincer/controller";
-import { CancelledError, loadProtocol, NotFoundError, TimeoutError, UnauthenticatedError, UnimplementedError } from "@pincer/shared";
+import { CancelledError, NotFoundError, TimeoutError, UnauthenticatedError, UnimplementedError } from "@pincer/shared";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { type ServedEpisodes, serveEpisodes } from "../fixtures/servedEpisodes.js";
 
 // `pincer serve examples --provider local --grant-machines`: each episode's machine, reached
 // through the server with the grant's token, by the controller's own daemon client (RemoteEnv).
 
-const ROOT = resolve(import.meta.dirname, "../..");
-const CLI = resolve(ROOT, "packages/controller/src/cli/main.ts");
-
-type Any = any;
-type EpisodesClient = grpc.Client & Record<string, (req: unknown, cb: (err: grpc.ServiceError | null, res: unknown) => void) => void>;
-
-interface Served {
-  child: ChildProcess;
-  address: string;
-  out: string;
-  client: EpisodesClient;
-  stderr(): string;
-  call(method: string, req: Record<string, unknown>): Promise<Any>;
-}
+type Served = ServedEpisodes;
 
 /** `pincer serve examples --provider local` with `args`, and an Episodes client of it. */
-async function serve(args: string[]): Promise<Served> {
-  const out = mkdtempSync(join(tmpdir(), "pincer-grant-"));
-  const argv = ["--conditions=@pincer/source", "--import", "tsx", CLI, "serve", "examples", "--provider", "local", "--settle", "off", "--out", out];
-  const child = spawn(process.execPath, [...argv, "--run-id", "served", ...args], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
-  let stderr = "";
-  child.stderr!.on("data", (d: Buffer) => (stderr += d.toString()));
-  const address = await new Promise<string>((res, rej) => {
-    let stdout = "";
-    const timer = setTimeout(() => rej(new Error(`no address after 60 s: ${stderr}`)), 60_000);
-    child.stdout!.on("data", (d: Buffer) => {
-      stdout += d.toString();
-      const m = /serving episodes on (\S+)/.exec(stdout);
-      if (m) {
-        clearTimeout(timer);
-        res(m[1]!);
-      }
-    });
-    child.once("exit", (code) => rej(new Error(`pincer serve exited with ${code}: ${stderr}`)));
-  });
-  const Episodes = loadProtocol().grpcObject.pincer.v1.Episodes as unknown as new (a: string, c: grpc.ChannelCredentials) => EpisodesClient;
-  const client = new Episodes(address, grpc.credentials.createInsecure());
-  const call = (method: string, req: Record<string, unknown>) => new Promise<Any>((res, rej) => client[method]!(req, (err, r) => (err ? rej(err) : res(r))));
-  return { child, address, out, client, stderr: () => stderr, call };
-}
-
-async function stop(s: Served | undefined): Promise<void> {
-  if (!s) return;
-  s.client.close();
-  if (s.child.exitCode === null) {
-    s.child.kill("SIGTERM");
-    await new Promise((r) => (s.child.exitCode !== null ? r(null) : s.child.once("exit", r)));
-  }
-  rmSync(s.out, { recursive: true, force: true });
-}
+const serve = (args: string[]) => serveEpisodes("examples", ["--provider", "local", ...args]);
+const stop = (s: Served | undefined) => s?.close();
 
 /** Waits until `check` passes (it throws until then), polling every 100 ms, for at most `ms`. */
 async function until(check: () => void | Promise<void>, ms: number): Promise<void> {

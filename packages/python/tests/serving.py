@@ -30,17 +30,11 @@ def why_not() -> Optional[str]:
 
 
 @contextlib.contextmanager
-def serve(dataset: str, args: List[str], token: str, start_timeout: float = 90) -> Iterator[str]:
-    """Runs `pincer serve DATASET ARGS… --listen 127.0.0.1:0 --token-file … --out …` and yields its
-    address; stops it (SIGTERM to its process group, then SIGKILL) and removes its folder after."""
-    tmp = tempfile.mkdtemp(prefix="pincer-py-serve-")
-    token_file = os.path.join(tmp, "token")
-    with open(token_file, "w") as f:
-        f.write(token + "\n")
-    cmd = [
-        "node", "--single-threaded-gc", "--conditions=@pincer/source", "--import", "tsx", CLI,
-        "serve", dataset, *args, "--listen", "127.0.0.1:0", "--token-file", token_file, "--out", os.path.join(tmp, "results"),
-    ]
+def node_process(args: List[str], ready: str, start_timeout: float = 90) -> Iterator[str]:
+    """Runs `node … ARGS` (the TypeScript sources through tsx) from the repo root in a process group
+    of its own, waits for a line matching ``ready`` (a regex whose group 1 is yielded: an address),
+    and stops the group at the end (SIGTERM, then SIGKILL)."""
+    cmd = ["node", "--single-threaded-gc", "--conditions=@pincer/source", "--import", "tsx", *args]
     proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True)
     lines: List[str] = []
     found = threading.Event()
@@ -49,7 +43,7 @@ def serve(dataset: str, args: List[str], token: str, start_timeout: float = 90) 
     def read():
         for line in proc.stdout:
             lines.append(line)
-            m = re.search(r"serving episodes on (\S+)", line)
+            m = re.search(ready, line)
             if m and not address:
                 address.append(m.group(1))
                 found.set()
@@ -59,7 +53,7 @@ def serve(dataset: str, args: List[str], token: str, start_timeout: float = 90) 
     found.wait(start_timeout)
     try:
         if not address:
-            raise AssertionError(f"pincer serve did not say 'serving episodes on ADDRESS' in {start_timeout} s (exit {proc.poll()}):\n{''.join(lines)}")
+            raise AssertionError(f"{' '.join(args[:2])} did not print /{ready}/ in {start_timeout} s (exit {proc.poll()}):\n{''.join(lines)}")
         yield address[0]
     finally:
         if proc.poll() is None:
@@ -69,6 +63,21 @@ def serve(dataset: str, args: List[str], token: str, start_timeout: float = 90) 
             except subprocess.TimeoutExpired:
                 os.killpg(proc.pid, signal.SIGKILL)
                 proc.wait(10)
+
+
+@contextlib.contextmanager
+def serve(dataset: str, args: List[str], token: str, start_timeout: float = 90) -> Iterator[str]:
+    """Runs `pincer serve DATASET ARGS… --listen 127.0.0.1:0 --token-file … --out …` and yields its
+    address; stops it and removes its folder after."""
+    tmp = tempfile.mkdtemp(prefix="pincer-py-serve-")
+    token_file = os.path.join(tmp, "token")
+    with open(token_file, "w") as f:
+        f.write(token + "\n")
+    try:
+        argv = [CLI, "serve", dataset, *args, "--listen", "127.0.0.1:0", "--token-file", token_file, "--out", os.path.join(tmp, "results")]
+        with node_process(argv, r"serving episodes on (\S+)", start_timeout) as address:
+            yield address
+    finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
 

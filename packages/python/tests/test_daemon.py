@@ -5,17 +5,14 @@ Skipped, with the reason, where node, Xvfb or the programs are missing."""
 from __future__ import annotations
 
 import os
-import re
 import shutil
-import signal
-import subprocess
 import tempfile
-import threading
 import time
 
 import grpc
 import pytest
 from conftest import ROOT
+from serving import node_process
 
 from pincer import PincerError, daemon
 
@@ -52,40 +49,14 @@ def served():
     with open(token_file, "w") as f:
         f.write(TOKEN + "\n")
     os.chmod(token_file, 0o600)
-    cmd = [
-        "node", "--conditions=@pincer/source", "--import", "tsx", MAIN,
-        "--host", "127.0.0.1", "--port", "0", "--token-file", token_file, "--xvfb", "1280x800x24", "--accessibility-bus", "--quiet",
+    args = [
+        MAIN, "--host", "127.0.0.1", "--port", "0", "--token-file", token_file, "--xvfb", "1280x800x24", "--accessibility-bus", "--quiet",
     ]
-    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True)
-    lines: list[str] = []
-    found = threading.Event()
-    address: list[str] = []
-
-    def read():
-        for line in proc.stdout:
-            lines.append(line)
-            m = re.search(r"listening on (\S+)", line)
-            if m and not address:
-                address.append(m.group(1))
-                found.set()
-        found.set()
-
-    threading.Thread(target=read, daemon=True).start()
-    found.wait(60)
     try:
-        if not address:
-            pytest.fail(f"pincer-daemon did not say 'listening on ADDRESS' in 60 s (exit {proc.poll()}):\n{''.join(lines)}")
-        yield address[0], tmp
+        with node_process(args, r"listening on (\S+)", 60) as address:
+            yield address, tmp
     finally:
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGTERM)  # the process group this fixture started
-            try:
-                proc.wait(30)
-            except subprocess.TimeoutExpired:
-                os.killpg(proc.pid, signal.SIGKILL)
-                proc.wait(10)
         shutil.rmtree(tmp, ignore_errors=True)
-
 
 @pytest.fixture
 def machine(served):
