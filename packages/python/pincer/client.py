@@ -20,13 +20,8 @@ import time
 from typing import Any, Dict, Iterator, List, Mapping, Optional, Tuple, Union
 
 import grpc
-try:
-    from ._proto import common_pb2, episodes_pb2, episodes_pb2_grpc
-except ImportError as e:  # pragma: no cover - a checkout without the generated stubs
-    raise ImportError(
-        "pincer: the gRPC stubs (pincer/_proto) are missing; generate them from proto/ with "
-        "`npm run build:python` (or `python3 packages/python/build_stubs.py`)"
-    ) from e
+
+# messages.py imports the generated stubs first, and says how to build them when they are missing.
 from .messages import (  # noqa: F401 - re-exported: the client's values
     PincerError,
     Episode,
@@ -45,6 +40,7 @@ from .messages import (  # noqa: F401 - re-exported: the client's values
     SPECIAL_ACTIONS,
     to_action,
 )
+from ._proto import common_pb2, episodes_pb2, episodes_pb2_grpc
 
 __all__ = [
     "Client",
