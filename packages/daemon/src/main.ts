@@ -1,18 +1,16 @@
 #!/usr/bin/env -S MALLOC_ARENA_MAX=2 MALLOC_MMAP_THRESHOLD_=65536 MALLOC_TRIM_THRESHOLD_=131072 node --single-threaded-gc --max-semi-space-size=2
 import { Command, InvalidArgumentError as CliArgumentError, Option } from "commander";
-import { DAEMON_MALLOC_ENV, DAEMON_NODE_FLAGS, PINCER_VERSION, hasNodeFlags } from "@pincer/shared";
+import { DAEMON_MALLOC_ENV, DAEMON_NODE_FLAGS, hasNodeFlags, loadTlsFiles, PINCER_VERSION, readTokenFile, validToken } from "@pincer/shared";
 import { closeInheritedFds } from "./inheritedFds.js";
 import { createLogger } from "./logger.js";
 import { heapControl, heapControlMissing, raiseMmapThreshold, takeMallocEnv } from "./memory.js";
 import { startDaemon, type DaemonOptions } from "./server.js";
 import type { CaptureMethod } from "./drivers/screen.js";
 import { createAuditSink } from "./security/audit.js";
-import { readTokenFile, validToken } from "./security/auth.js";
 import { CONFIG_FILE_KEYS, envFlag, readConfigFile, splitList } from "./security/config.js";
 import { parseBytes, type ExecMode } from "./security/policy.js";
 import { takeStartVariable } from "./security/environ.js";
 import { closeMemoryToOtherProcesses } from "./security/memoryAccess.js";
-import { loadTlsFiles } from "@pincer/shared";
 
 // First, while this process may still write its own /proc/self/mem: PINCER_TOKEN out of what its
 // commands inherit and what /proc/<pid>/environ shows; then its memory, where the token will be,

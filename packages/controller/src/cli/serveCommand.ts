@@ -1,5 +1,4 @@
-import { readFileSync, statSync } from "node:fs";
-import { loadTlsFiles, type TlsOptions } from "@pincer/shared";
+import { loadTlsFiles, readTokenFile, type TlsOptions } from "@pincer/shared";
 import { resolve } from "node:path";
 import { type Command, InvalidArgumentError as CliArgumentError, Option } from "commander";
 import type { SettleOptions } from "../env/index.js";
@@ -44,19 +43,15 @@ interface ServeCliOptions extends MachineCliOptions, DatasetCliOptions {
   screen: { width: number; height: number };
 }
 
-/** The token of `--token-file`: its first line, at least 16 characters. */
+/** The token of `--token-file` (its shape checked as the daemon checks its own); a file others can read is warned about. */
 function readToken(file: string): string {
-  let text: string;
   try {
-    text = readFileSync(file, "utf8");
+    const { token, warning } = readTokenFile(file);
+    if (warning) process.stderr.write(`warning: ${warning}\n`);
+    return token;
   } catch (err) {
-    throw new CliArgumentError(`--token-file ${file}: ${(err as Error).message}`);
+    throw new CliArgumentError((err as Error).message);
   }
-  const token = text.trim();
-  if (token.length < 16 || /\s/.test(token))
-    throw new CliArgumentError(`--token-file ${file}: the token must be one word of 16 characters or more (openssl rand -hex 32)`);
-  if (statSync(file).mode & 0o077) process.stderr.write(`warning: token file ${file} is readable by other users; chmod 600 it\n`);
-  return token;
 }
 
 /** The server's TLS files, read; a bad one is a usage error that names its flag. */

@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from "node:crypto";
 import * as grpc from "@grpc/grpc-js";
-import { methodKind, type RuntimeMethod, serviceDefinition, serviceNames } from "@pincer/shared";
+import { bearerToken, methodKind, type RuntimeMethod, serviceDefinition, serviceNames } from "@pincer/shared";
 import type { Env } from "../env/index.js";
 import { openDaemonClient } from "../env/remoteEnv.js";
 
@@ -131,16 +131,18 @@ export class MachineAccess {
 
   /** The grant a call's `authorization: Bearer <token>` names, or why there is none. */
   #grantOf(metadata: grpc.Metadata): Grant | Partial<grpc.StatusObject> {
-    const values = metadata.get("authorization");
-    const m = values.length === 1 ? /^Bearer[ \t]+(\S+)\s*$/i.exec(String(values[0])) : null;
-    const grant = m ? this.#grants.get(digest(m[1]!)) : undefined;
+    const token = bearerToken(metadata);
+    const grant = token === undefined ? undefined : this.#grants.get(digest(token));
     if (grant) {
       grant.touch();
       return grant;
     }
-    const details = m
-      ? "the machine grant's token is unknown or revoked (a grant ends when its episode closes): use the machines[].token of an open episode"
-      : "a machine's daemon on this server takes one 'authorization: Bearer <token>' of a grant (StartEpisodeResponse.machines; pincer serve --grant-machines)";
+    if (token !== undefined) {
+      const details = "the machine grant's token is unknown or revoked (a grant ends when its episode closes): use the machines[].token of an open episode";
+      return { code: grpc.status.UNAUTHENTICATED, details };
+    }
+    const details =
+      "a machine's daemon on this server takes one 'authorization: Bearer <token>' of a grant (StartEpisodeResponse.machines; pincer serve --grant-machines)";
     return { code: grpc.status.UNAUTHENTICATED, details };
   }
 

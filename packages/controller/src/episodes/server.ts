@@ -1,7 +1,7 @@
-import { createHash, randomUUID, timingSafeEqual } from "node:crypto";
+import { randomUUID } from "node:crypto";
 import { isIP } from "node:net";
 import * as grpc from "@grpc/grpc-js";
-import { serverCredentials, serviceDefinition, type TlsOptions, toWireError, UnauthenticatedError } from "@pincer/shared";
+import { authProblem, serverCredentials, serviceDefinition, type TlsOptions, tokenChecker, toWireError, UnauthenticatedError } from "@pincer/shared";
 import type { MachineAccess } from "./machineAccess.js";
 import type { EpisodeService } from "./service.js";
 
@@ -16,19 +16,6 @@ export function isLoopback(address: string): boolean {
   return host === "::1";
 }
 
-const digest = (s: string) => createHash("sha256").update(s).digest();
-
-/** Why the call's metadata does not carry the token, or undefined when it does (constant-time). */
-function authProblem(metadata: grpc.Metadata, want: Buffer): string | undefined {
-  const values = metadata.get("authorization");
-  if (values.length === 0) return "this server requires a token and the call carried none (send it as 'authorization: Bearer <token>' metadata)";
-  if (values.length > 1) return "the call carried several authorization values; send exactly one 'Bearer <token>'";
-  const m = /^Bearer[ \t]+(\S+)\s*$/i.exec(String(values[0]));
-  if (!m) return "the authorization metadata is not one 'Bearer <token>' value";
-  if (!timingSafeEqual(digest(m[1]!), want)) return "the token is wrong";
-  return undefined;
-}
-
 /** A running episode server. */
 export interface EpisodeServer {
   /** host:port it listens on. */
@@ -36,6 +23,8 @@ export interface EpisodeServer {
   /** Stops taking calls (running ones get `graceMs`). */
   close(graceMs?: number): Promise<void>;
 }
+
+type TokenCheck = (presented: string) => boolean;
 
 type Handler = (req: never, signal: AbortSignal) => Promise<unknown> | unknown;
 
@@ -61,7 +50,7 @@ function statusOf(method: string, err: unknown, log?: (line: string) => void): g
 }
 
 /** Episodes' unary methods, each checking the token first and cancelled with its call. */
-function unaryHandlers(service: EpisodeService, want: Buffer | undefined, log?: (line: string) => void): grpc.UntypedServiceImplementation {
+function unaryHandlers(service: EpisodeService, check: TokenCheck | undefined, log?: (line: string) => void): grpc.UntypedServiceImplementation {
   const handlers: Record<string, Handler> = {
     ListTasks: (req) => service.listTasks(req),
     StartEpisode: (req, signal) => service.startEpisode(req, signal),
@@ -75,7 +64,7 @@ function unaryHandlers(service: EpisodeService, want: Buffer | undefined, log?: 
   const implementation: grpc.UntypedServiceImplementation = {};
   for (const [name, handler] of Object.entries(handlers)) {
     implementation[name] = (call: grpc.ServerUnaryCall<unknown, unknown>, callback: grpc.sendUnaryData<unknown>) => {
-      const problem = want && authProblem(call.metadata, want);
+      const problem = check && authProblem(call.metadata, check, "this server");
       if (problem) return callback({ code: grpc.status.UNAUTHENTICATED, details: problem });
       const cancelled = new AbortController();
       call.once("cancelled", () => cancelled.abort());
@@ -96,7 +85,7 @@ type Stream = grpc.ServerWritableStream<unknown, unknown>;
 function streamHandler(
   method: string,
   run: (req: never, call: Stream, signal: AbortSignal) => Promise<void>,
-  want: Buffer | undefined,
+  check: TokenCheck | undefined,
   log?: (line: string) => void,
 ): grpc.handleServerStreamingCall<unknown, unknown> {
   return (call) => {
@@ -104,7 +93,7 @@ function streamHandler(
       const status = statusOf(method, err, log);
       if (!call.cancelled) call.emit("error", Object.assign(new Error(status.details), status));
     };
-    const problem = want && authProblem(call.metadata, want);
+    const problem = check && authProblem(call.metadata, check, "this server");
     if (problem) return fail(new UnauthenticatedError(problem));
     const cancelled = new AbortController();
     call.once("cancelled", () => cancelled.abort());
@@ -130,7 +119,7 @@ function written(call: Stream, res: unknown): Promise<boolean> {
 }
 
 /** StartGroup streams each episode as it starts (the stream's end or error says the group is done); EndRecording streams a video. */
-function streamHandlers(service: EpisodeService, want: Buffer | undefined, log?: (line: string) => void): grpc.UntypedServiceImplementation {
+function streamHandlers(service: EpisodeService, check: TokenCheck | undefined, log?: (line: string) => void): grpc.UntypedServiceImplementation {
   // An episode is a small message: sent at once.
   const sendNow = (call: Stream) => (res: unknown) => {
     if (call.cancelled) return false;
@@ -138,8 +127,8 @@ function streamHandlers(service: EpisodeService, want: Buffer | undefined, log?:
     return true;
   };
   return {
-    StartGroup: streamHandler("StartGroup", (req, call, signal) => service.startGroup(req, sendNow(call), signal), want, log),
-    EndRecording: streamHandler("EndRecording", (req, call) => service.endRecording(req, (res) => written(call, res)), want, log),
+    StartGroup: streamHandler("StartGroup", (req, call, signal) => service.startGroup(req, sendNow(call), signal), check, log),
+    EndRecording: streamHandler("EndRecording", (req, call) => service.endRecording(req, (res) => written(call, res)), check, log),
   };
 }
 
@@ -156,8 +145,8 @@ export async function startEpisodeServer(service: EpisodeService, opts: EpisodeS
         "(anyone who reaches the port could drive the machines)",
     );
   }
-  const want = opts.token ? digest(opts.token) : undefined;
-  const implementation = { ...unaryHandlers(service, want, opts.log), ...streamHandlers(service, want, opts.log) };
+  const check = opts.token ? tokenChecker(opts.token) : undefined;
+  const implementation = { ...unaryHandlers(service, check, opts.log), ...streamHandlers(service, check, opts.log) };
   const server = new grpc.Server({ "grpc.max_send_message_length": 200 * 1024 * 1024, "grpc.max_receive_message_length": 16 * 1024 * 1024 });
   server.addService(serviceDefinition("Episodes") as unknown as grpc.ServiceDefinition, implementation);
   // Grant tokens, not the server's token, open these.

@@ -1,64 +1,9 @@
-import { createHash, timingSafeEqual } from "node:crypto";
-import { readFileSync, statSync } from "node:fs";
 import type { Http2Server, IncomingHttpHeaders } from "node:http2";
 import * as grpc from "@grpc/grpc-js";
+import { authProblem, tokenChecker } from "@pincer/shared";
 
 /** Methods of the standard health service; callable without a token unless --health-auth. */
 export const HEALTH_PREFIX = "/grpc.health.v1.Health/";
-
-/** Shortest token accepted: 16 characters (`openssl rand -hex 32` gives 64). */
-export const MIN_TOKEN_LENGTH = 16;
-
-/** Checks a token's shape; returns it trimmed. `source` names where it came from for the message. */
-export function validToken(token: string, source: string): string {
-  const t = token.trim();
-  if (t.length < MIN_TOKEN_LENGTH) {
-    throw new Error(`${source}: the token is ${t.length ? `shorter than ${MIN_TOKEN_LENGTH} characters` : "empty"}; generate one with: openssl rand -hex 32`);
-  }
-  if (/\s/.test(t)) throw new Error(`${source}: the token contains whitespace`);
-  return t;
-}
-
-/**
- * Reads a token file. Returns the token and, when the file is readable by group or others, a
- * warning to put in the log (a refusal would break secrets mounted 0644 by container runtimes).
- */
-export function readTokenFile(path: string): { token: string; warning?: string } {
-  let text: string;
-  try {
-    text = readFileSync(path, "utf8");
-  } catch (err) {
-    throw new Error(`--token-file ${path}: ${(err as Error).message}`);
-  }
-  const token = validToken(text, `--token-file ${path}`);
-  const mode = statSync(path).mode & 0o777;
-  const warning = mode & 0o077 ? `token file ${path} is readable by other users (mode ${mode.toString(8)}); chmod 600 it` : undefined;
-  return { token, warning };
-}
-
-const digest = (s: string) => createHash("sha256").update(s).digest();
-
-/**
- * A constant-time token check: both sides are hashed to 32 bytes first, so neither the content
- * nor the length of the expected token leaks through timing.
- */
-export function tokenChecker(token: string): (presented: string) => boolean {
-  const want = digest(token);
-  return (presented) => timingSafeEqual(digest(presented), want);
-}
-
-/** Why the call's metadata does not authenticate it, or undefined when it does. */
-export function authProblem(metadata: grpc.Metadata, check: (presented: string) => boolean): string | undefined {
-  const values = metadata.get("authorization");
-  if (values.length === 0) {
-    return "this daemon requires a token and the call carried none (send it as 'authorization: Bearer <token>' metadata)";
-  }
-  const m = /^Bearer[ \t]+(\S+)\s*$/i.exec(String(values[0]));
-  if (values.length > 1) return "the call carried several authorization values; send exactly one 'Bearer <token>'";
-  if (!m) return "the authorization metadata is not one 'Bearer <token>' value";
-  if (!check(m[1]!)) return "the token is wrong";
-  return undefined;
-}
 
 /**
  * Node's HTTP/2 server keeps only the first of several `authorization` headers, so a call that
@@ -92,7 +37,7 @@ export function authInterceptor(opts: { token: string; healthWithoutToken: boole
     if (opts.healthWithoutToken && method.path.startsWith(HEALTH_PREFIX)) return new grpc.ServerInterceptingCall(call);
     const listener = new grpc.ServerListenerBuilder()
       .withOnReceiveMetadata((metadata, next) => {
-        const problem = authProblem(metadata, check);
+        const problem = authProblem(metadata, check, "this daemon");
         if (problem) {
           call.sendStatus({ code: grpc.status.UNAUTHENTICATED, details: problem });
           return;
