@@ -55,6 +55,20 @@ const SPACE_FIELDS = {
   openaiComputerJson: { space: "openai_computer", field: "action.openai_computer_json" },
 } as const;
 
+/** The kinds of Action a server with `spaces` accepts, as TaskInfo.action_spaces lists them. */
+export function actionSpaceNames(spaces: ActionSpaces | null): string[] {
+  return ["tool_call", "special", ...(spaces ? Object.values(SPACE_FIELDS).map((f) => f.space) : [])];
+}
+
+/** `text` parsed as JSON; INVALID_ARGUMENT naming `field` when it is not. */
+function parseJsonField(text: string, field: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    throw InvalidArgumentError.forField(field, `not JSON: ${(err as Error).message}`);
+  }
+}
+
 /** The calls of an action of one of the spaces beyond tool calls; JSON that cannot be read, or an action not of its vocabulary, is INVALID_ARGUMENT. */
 function callsOfSpace(
   action: NonNullable<Req<"Step">["action"]>,
@@ -66,12 +80,7 @@ function callsOfSpace(
   const { field } = SPACE_FIELDS[kind];
   const text = action[kind] ?? "";
   if (kind === "pyautogui") return spaces.pyautogui(first, text);
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch (err) {
-    throw InvalidArgumentError.forField(field, `not JSON: ${(err as Error).message}`);
-  }
+  const parsed = parseJsonField(text, field);
   if (kind === "computer_13Json") return spaces.computer13(first, parsed);
   const plan = kind === "anthropicComputerJson" ? spaces.anthropicComputer(first, parsed, tools) : spaces.openaiComputer(first, parsed);
   if ("error" in plan) throw InvalidArgumentError.forField(field, plan.error);
@@ -92,15 +101,8 @@ export function callsOfAction(action: Req<"Step">["action"], tools: readonly str
           `no tool ${JSON.stringify(name)} in this episode${didYouMean(name, tools)}; StartEpisodeResponse.tools lists them`,
         );
       }
-      let args: unknown = {};
       const text = action.toolCall?.argumentsJson ?? "";
-      if (text.trim()) {
-        try {
-          args = JSON.parse(text);
-        } catch (err) {
-          throw InvalidArgumentError.forField("action.tool_call.arguments_json", `not JSON: ${(err as Error).message}`);
-        }
-      }
+      const args = text.trim() ? parseJsonField(text, "action.tool_call.arguments_json") : {};
       if (typeof args !== "object" || args === null || Array.isArray(args)) {
         throw InvalidArgumentError.forField("action.tool_call.arguments_json", "the arguments must be a JSON object");
       }
@@ -109,7 +111,7 @@ export function callsOfAction(action: Req<"Step">["action"], tools: readonly str
     case "special":
       switch (action.special) {
         case "SPECIAL_WAIT":
-          return [{ tool: "root__wait", args: { seconds: 1 } }];
+          return [{ tool: "root__wait", args: { seconds: WAIT_SECONDS } }];
         case "SPECIAL_DONE":
           return [{ tool: "root__complete", args: {} }];
         case "SPECIAL_FAIL":

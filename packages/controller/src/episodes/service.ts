@@ -3,7 +3,7 @@ import { CancelledError, FailedPreconditionError, InvalidArgumentError, NotFound
 import { isTerminal } from "../benchmark/types.js";
 import type { DatasetTask } from "../datasets/format.js";
 import type { Registries } from "../datasets/registries.js";
-import type { Env, Screenshot } from "../env/index.js";
+import type { Screenshot } from "../env/index.js";
 import type { MachinePool, MachineSlot } from "../machines/provider.js";
 import { writeRunReport } from "../reports/writeReports.js";
 import type { ResultStore, Summary } from "../runFolder/results.js";
@@ -11,7 +11,7 @@ import { Attempt, environmentsOf, type AttemptStep } from "../runner/attempt.js"
 import { ownProcesses, type OwnProcesses } from "../runner/ownProcesses.js";
 import { only } from "../runner/runner.js";
 import { maxStepsFor, type RunSettings } from "../runner/settings.js";
-import { type ActionSpaces, callsOfAction, OSWORLD_ACTION_SPACES } from "./actionSpaces.js";
+import { type ActionSpaces, actionSpaceNames, callsOfAction, OSWORLD_ACTION_SPACES } from "./actionSpaces.js";
 import { observeEnvs, type WireObservation } from "./observe.js";
 import type { MachineAccess } from "./machineAccess.js";
 import { TaskCatalog } from "./catalog.js";
@@ -57,7 +57,6 @@ interface Episode {
   slot: MachineSlot;
   attempt: Attempt;
   own: OwnProcesses;
-  envs: Record<string, Env>;
   leaseMs: number;
   /** The lease's timer, once set. */
   timer?: NodeJS.Timeout;
@@ -101,8 +100,7 @@ export class EpisodeService {
     this.#o = opts;
     this.#spaces = opts.actionSpaces === undefined ? OSWORLD_ACTION_SPACES : opts.actionSpaces;
     this.#slots = new SlotQueue(opts.pool.slots);
-    const spaces = ["tool_call", "special", ...(this.#spaces ? ["pyautogui", "computer_13", "anthropic_computer", "openai_computer"] : [])];
-    this.#catalog = new TaskCatalog(opts, spaces);
+    this.#catalog = new TaskCatalog(opts, actionSpaceNames(this.#spaces));
   }
 
   /** Episodes open now. */
@@ -140,11 +138,14 @@ export class EpisodeService {
     const cancel = () => group.abort();
     signal?.addEventListener("abort", cancel, { once: true });
     let remaining = size;
-    const deliver = async (index: number, slot: MachineSlot) => {
-      const episode = await this.#startOn(slot, task, first);
-      if (group.signal.aborted || !send({ index, episode, remaining: --remaining })) {
-        await this.closeEpisode({ episodeId: episode.episodeId ?? "" }).catch(() => undefined);
-      }
+    // An episode the client will not get (the group failed, or its stream is gone) is closed.
+    const discard = (episode: Res<"StartEpisode">) =>
+      this.closeEpisode({ episodeId: episode.episodeId ?? "" }).then(
+        () => undefined,
+        () => undefined,
+      );
+    const hand = async (index: number, episode: Res<"StartEpisode">) => {
+      if (group.signal.aborted || !send({ index, episode, remaining: --remaining })) await discard(episode);
     };
     try {
       if (req.together || first.failFast) {
@@ -152,17 +153,20 @@ export class EpisodeService {
         const started = await Promise.allSettled(slots.map((slot, i) => this.#startOn(slot, task, first).then((e) => ({ i, e }))));
         const failed = started.find((s): s is PromiseRejectedResult => s.status === "rejected");
         const ok = started.flatMap((s) => (s.status === "fulfilled" ? [s.value] : []));
-        if (failed || signal?.aborted) {
+        if (failed || group.signal.aborted) {
           // All or none: the ones that started are closed.
-          await Promise.all(ok.map(({ e }) => this.closeEpisode({ episodeId: e.episodeId ?? "" }).catch(() => undefined)));
+          await Promise.all(ok.map(({ e }) => discard(e)));
           throw failed ? failed.reason : new CancelledError("the group's stream was cancelled");
         }
-        for (const { i, e } of ok) if (!send({ index: i, episode: e, remaining: --remaining })) await this.closeEpisode({ episodeId: e.episodeId ?? "" });
+        for (const { i, e } of ok) await hand(i, e);
         return;
       }
       // One slot each, asked for now so that the group keeps its place before later starts.
       const members = Array.from({ length: size }, (_, i) =>
-        this.#slots.acquire(1, { failFast: false, signal: group.signal }).then(([slot]) => deliver(i, slot!)),
+        this.#slots
+          .acquire(1, { failFast: false, signal: group.signal })
+          .then(([slot]) => this.#startOn(slot!, task, first))
+          .then((episode) => hand(i, episode)),
       );
       const settled = await Promise.allSettled(
         members.map((m) =>
@@ -228,7 +232,6 @@ export class EpisodeService {
         slot,
         attempt,
         own,
-        envs: own.envs,
         leaseMs: this.#leaseOf(req.leaseSeconds),
         queue: Promise.resolve(),
         done: first.done,
@@ -245,7 +248,7 @@ export class EpisodeService {
         episodeId: ep.id,
         taskId: task.id,
         instruction: task.instruction,
-        observation: first.done ? null : await observeEnvs(ep.envs, 0, req.observation, controller.signal, first.observation?.screenshots),
+        observation: first.done ? null : await observeEnvs(ep.own.envs, 0, req.observation, controller.signal, first.observation?.screenshots),
         maxSteps: maxStepsFor(task, this.#o.settings.maxSteps).maxSteps,
         tools: tools.map((t) => t.name),
         toolsJson: JSON.stringify(tools),
@@ -278,7 +281,9 @@ export class EpisodeService {
     clearTimeout(ep.timer);
     ep.timer = setTimeout(() => {
       this.#o.log?.(`episode ${ep.id}: lease of ${ms / 1000} s expired; closing it`);
-      this.#close(ep, `its lease of ${ms / 1000} s expired`).catch((err: unknown) => this.#o.log?.(`episode ${ep.id}: close failed: ${String(err)}`));
+      this.#close(ep, `its lease of ${ms / 1000} s expired`, "lease_expired").catch((err: unknown) =>
+        this.#o.log?.(`episode ${ep.id}: close failed: ${String(err)}`),
+      );
     }, ms);
     ep.timer.unref?.();
   }
@@ -327,7 +332,7 @@ export class EpisodeService {
   }
 
   #observe(ep: Episode, opts: Req<"Observe">["observation"], recorded?: Readonly<Record<string, Screenshot>>): Promise<WireObservation> {
-    return observeEnvs(ep.envs, ep.attempt.bench?.state().step ?? 0, opts, ep.controller.signal, recorded);
+    return observeEnvs(ep.own.envs, ep.attempt.bench?.state().step ?? 0, opts, ep.controller.signal, recorded);
   }
 
   async observe(req: Req<"Observe">): Promise<Res<"Observe">> {
@@ -387,8 +392,11 @@ export class EpisodeService {
     return this.#close(ep, "closed by the client");
   }
 
-  /** Ends the attempt (summary.json), stops what it started, frees the slot, rewrites the report. */
-  #close(ep: Episode, why: string): Promise<Res<"CloseEpisode">> {
+  /**
+   * Ends the attempt (summary.json), stops what it started, frees the slot, rewrites the report;
+   * `endReason` overrides the attempt's in the answer (a lease that lapsed).
+   */
+  #close(ep: Episode, why: string, endReason?: string): Promise<Res<"CloseEpisode">> {
     clearTimeout(ep.timer);
     // At once, before the final evaluation: the agent's direct calls stop here.
     this.#o.machineAccess?.revoke(ep.id, why);
@@ -407,12 +415,11 @@ export class EpisodeService {
       await ep.own.stop().catch(() => undefined);
       this.#episodes.delete(ep.id);
       this.#slots.release(ep.slot);
-      const lease = why.startsWith("its lease");
       const response: Res<"CloseEpisode"> = {
         state: summary?.results.state ?? "env_error",
         score: summary?.results.score ?? 0,
         attemptDir: ep.attempt.dir,
-        endReason: lease ? "lease_expired" : (summary?.results.end_reason ?? ep.reason ?? ""),
+        endReason: endReason ?? summary?.results.end_reason ?? ep.reason ?? "",
       };
       this.#closed.set(ep.id, { response, why, recording: ep.recording });
       this.#o.log?.(`episode ${ep.id}: closed (${why}): ${response.state}, score ${response.score}`);
