@@ -14,7 +14,7 @@ import { EpisodeTurns, runAgentLoop, type Turn } from "./agentLoop.js";
 import { type RecordingResults, startRecordings } from "./recording.js";
 import { maxStepsFor, observationFor, type RunSettings } from "./settings.js";
 import { attemptResults, endsInVerdict, summaryOf, type AttemptEnd, type AttemptRecord, type SummarySettings } from "./summary.js";
-import { buildBenchmark } from "./taskBuilder.js";
+import { buildBenchmark, only } from "./taskBuilder.js";
 import { AttemptUsage } from "./usage.js";
 
 export { environmentsOf } from "./taskBuilder.js";
@@ -206,7 +206,7 @@ export class Attempt {
     if (state) throw new FailedPreconditionError(`startRecording: the attempt is ${state}`);
     if (this.#recorder || this.#record.recordings) throw new FailedPreconditionError("startRecording: an attempt records once; this one records or did");
     const { envs, settings, signal } = this.#input;
-    const recorded = names ? Object.fromEntries(names.filter((n) => n in envs).map((n) => [n, envs[n]!])) : envs;
+    const recorded = names ? only(envs, names) : envs;
     this.#recorder = await startRecordings(recorded, this.dir, { lifetimeMs: settings.taskTimeoutMs + 60_000, signal });
   }
 

@@ -9,6 +9,7 @@ import type { DatasetTask } from "../datasets/loader.js";
 import type { Registries } from "../datasets/registries.js";
 import { DEFAULT_SETTLE } from "../benchmark/screenObservation.js";
 import { Attempt, environmentsOf } from "./attempt.js";
+import { only } from "./taskBuilder.js";
 import { runSettingsOf, runSettingsRecord, type RunSettings } from "./settings.js";
 import type { MachinePool, MachineSlot } from "../machines/provider.js";
 import { ProgressTracker, type RunProgress } from "./progress.js";
@@ -21,6 +22,7 @@ import { ownProcesses } from "./ownProcesses.js";
 
 export type { RunProgress } from "./progress.js";
 export { taskFields } from "./attempt.js";
+export { only } from "./taskBuilder.js";
 export { maxStepsFor } from "./settings.js";
 
 /**
@@ -78,11 +80,6 @@ export { DEFAULT_SETTLE };
 /** A new run's id: `run-<UTC time>`, e.g. run-20261126-025456. */
 export function newRunId(): string {
   return `run-${new Date().toISOString().replace(/[-:]/g, "").replace(/\..+/, "").replace("T", "-")}`;
-}
-
-/** The entries of `record` named in `names`, in that order. */
-export function only<T>(record: Readonly<Record<string, T>>, names: readonly string[]): Record<string, T> {
-  return Object.fromEntries(names.filter((n) => n in record).map((n) => [n, record[n]!]));
 }
 
 /** Resets the slot's machines (see MachineSlot.reset); a failure is returned, not thrown. */

@@ -8,6 +8,11 @@ import { screenObservation, type ScreenObservationOptions } from "../benchmark/s
 import type { DatasetTask } from "../datasets/format.js";
 import type { Registries } from "../datasets/registries.js";
 import type { Env } from "../env/index.js";
+
+/** The entries of `record` named in `names`, in that order. */
+export function only<T>(record: Readonly<Record<string, T>>, names: readonly string[]): Record<string, T> {
+  return Object.fromEntries(names.filter((n) => n in record).map((n) => [n, record[n]!]));
+}
 import type { Task } from "../tasks/task.js";
 
 /** The environment names a task needs; the first is where its unnamed setup and evaluators run. */
