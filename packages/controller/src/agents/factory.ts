@@ -5,6 +5,7 @@ import type { HistoryOptions } from "./history.js";
 import { OpenAIAgent } from "./openai.js";
 import { OpenAIResponsesAgent } from "./openaiResponses.js";
 import { parsePrice, type PriceTable } from "./pricing.js";
+import { checkProgramCommand, ProgramAgent } from "./program.js";
 import { ScriptedAgent } from "./scripted.js";
 import type { Agent } from "./types.js";
 import type { StepCall } from "../benchmark/types.js";
@@ -61,13 +62,26 @@ export function parseMaxHistory(spec: string): HistoryOptions {
  */
 export const SCRIPTED_AGENTS = ["scripted", "none"] as const;
 
+/** The agent kind that is a program speaking MCP (`pincer run --agent command -- PROGRAM ARGS…`). */
+export const PROGRAM_AGENT = "command";
+
+/** Which rollout and attempt of a task an agent is made for. */
+export interface AgentAttempt {
+  rollout: number;
+  attempt: number;
+}
+
 /**
- * Which agent a run uses: one of {@link SCRIPTED_AGENTS} or a model agent of
- * {@link PROVIDER_AGENTS}, with its model and how to reach it. Serializable, and holds no secret: a
+ * Which agent a run uses: one of {@link SCRIPTED_AGENTS}, a model agent of {@link PROVIDER_AGENTS}
+ * with its model and how to reach it, or an agent program ({@link PROGRAM_AGENT}). Serializable, and holds no secret: a
  * model agent's key comes from the environment of the process that creates it (a worker host's).
  */
 export interface AgentChoice {
   kind: string;
+  /** With kind "command": the agent program and its arguments (see {@link ProgramAgent}). */
+  command?: string[];
+  /** With kind "command": names of variables of this process's environment the program gets. */
+  agentEnv?: string[];
   model?: string;
   /** Model API endpoint; else OPENAI_BASE_URL / ANTHROPIC_BASE_URL, else the provider's. */
   baseUrl?: string;
@@ -88,7 +102,12 @@ export interface AgentChoice {
 export function portableAgentChoice(choice: AgentChoice): AgentChoice {
   const { kind } = choice;
   if ((SCRIPTED_AGENTS as readonly string[]).includes(kind)) return { kind };
-  if (!isProviderAgent(kind)) throw new InvalidArgumentError(`--agent ${kind}: use scripted, ${PROVIDER_AGENTS.join(", ")}, or none (takes no action)`);
+  if (kind === PROGRAM_AGENT) {
+    if (!choice.command?.length) throw new InvalidArgumentError("--agent command: give the agent program after --, e.g. --agent command -- python3 agent.py");
+    return { kind, command: [...choice.command], agentEnv: [...(choice.agentEnv ?? [])] };
+  }
+  if (!isProviderAgent(kind))
+    throw new InvalidArgumentError(`--agent ${kind}: use scripted, ${PROVIDER_AGENTS.join(", ")}, command (a program), or none (takes no action)`);
   if (!choice.model) throw new InvalidArgumentError(`--agent ${kind} needs --model (the model name the endpoint knows)`);
   return { ...choice, ...(typeof choice.price === "string" ? { price: parsePrice(choice.price) } : {}) };
 }
@@ -98,8 +117,14 @@ export function portableAgentChoice(choice: AgentChoice): AgentChoice {
  * start) that the choice is complete and the model agent's key is set; throws InvalidArgumentError
  * saying what is missing.
  */
-export function agentFactory(choice: AgentChoice): (task: { solution?: readonly StepCall[] | undefined }) => Agent {
+export function agentFactory(choice: AgentChoice): (task: { solution?: readonly StepCall[] | undefined }, at?: AgentAttempt) => Agent {
   const checked = portableAgentChoice(choice);
+  if (checked.kind === PROGRAM_AGENT) {
+    const command = checked.command!;
+    const passEnv = checked.agentEnv ?? [];
+    checkProgramCommand(command, passEnv);
+    return (_task, at) => new ProgramAgent({ command, passEnv, ...(at ? { rollout: at.rollout, attempt: at.attempt } : {}) });
+  }
   if (checked.kind === "scripted") return (task) => new ScriptedAgent([...(task.solution ?? [])]);
   if (checked.kind === "none") return () => new ScriptedAgent([]);
   const kind = checked.kind as ProviderAgentKind;

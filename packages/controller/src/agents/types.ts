@@ -1,5 +1,5 @@
 import type { AnyAction } from "../actions/action.js";
-import type { Observation, StepCall, StepResult } from "../benchmark/types.js";
+import type { EndReason, Observation, StepCall, StepResult } from "../benchmark/types.js";
 
 /** A tool the agent may call: `env__action` and its JSON schema. */
 export interface AgentTool {
@@ -16,6 +16,18 @@ export interface AgentTaskContext {
   tools: readonly AgentTool[];
   maxSteps: number;
   signal: AbortSignal;
+  /** The attempt's folder, where an agent keeps files of its own (an agent program's logs and MCP configuration). */
+  dir?: string;
+  /** The task's time limit for the agent's part, in milliseconds. */
+  timeLimitMs?: number;
+}
+
+/** How an attempt's agent part ended, for {@link Agent.finish}. */
+export interface AgentFinish {
+  /** Why the episode ended (null: it did not, the attempt was interrupted or failed). */
+  reason: EndReason | null;
+  /** Results of the calls of the last turn taken (the agent has not seen them yet). */
+  lastResults: readonly StepResult[];
 }
 
 /**
@@ -69,4 +81,11 @@ export interface Agent {
   readonly wantsScreenshots: boolean;
   /** Actions this agent needs in every environment beside the standard ones (e.g. a computer-use tool). */
   readonly actions?: readonly AnyAction[];
+  /**
+   * The agent acts on its own clock (an agent program: the task's time limit running out while it
+   * works is the task's `time_limit`, evaluated, not an agent failure).
+   */
+  readonly ownClock?: boolean;
+  /** Called once when the agent's part of the attempt is over, however it ended: release what `start` began. Must not throw. */
+  finish?(end: AgentFinish): Promise<void>;
 }

@@ -1,4 +1,4 @@
-import { Option, type Command } from "commander";
+import { InvalidArgumentError as CliArgumentError, Option, type Command } from "commander";
 import { connect } from "../env/index.js";
 import { UnauthenticatedError, UnavailableError } from "@pincer/shared";
 import { connectOptionsOf, machineSpecOf, type DefaultCredentials, type MachineSpec } from "../machines/credentials.js";
@@ -6,11 +6,14 @@ import { machineProblem } from "../machines/remoteProvider.js";
 import { addCredentialOptions, credentialFlags } from "./credentials.js";
 import { createMcpServer } from "../mcp/server.js";
 import { LineTransport } from "../mcp/stdioTransport.js";
+import { bridgeToHttp } from "../mcp/httpBridge.js";
 
 /** Options of `pincer mcp`. */
 export interface McpCommandOptions {
   /** "host:port" of the daemon, or "name=host:port" as `run` and `check` take it (the name is not used). */
-  env: string;
+  env?: string;
+  /** Instead of a machine: relay stdio to this streamable-HTTP MCP endpoint (an agent program's attempt), with PINCER_MCP_TOKEN. */
+  connect?: string;
   /** File holding the daemon's bearer token. */
   tokenFile?: string;
   localRoot?: string;
@@ -32,7 +35,7 @@ async function unusableMachine(err: Error, spec: MachineSpec, address: string): 
  * credentials does not stop the server: each call that needs the machine says what is wrong and
  * which option fixes it, and works once the daemon accepts.
  */
-export async function runMcpServer(o: McpCommandOptions & DefaultCredentials): Promise<void> {
+export async function runMcpServer(o: McpCommandOptions & DefaultCredentials & { env: string }): Promise<void> {
   // name=host:port, as run and check take --env; a bare host:port still works.
   const address = o.env.replace(/^[A-Za-z0-9-]+(?:_[A-Za-z0-9-]+)*=/, "");
   const spec = machineSpecOf(address, o);
@@ -70,11 +73,19 @@ export function registerMcpCommand(program: Command): void {
   const cmd = program
     .command("mcp")
     .description("serve one machine's actions (and a screenshot tool and resource) to an MCP client over stdio")
-    .requiredOption("--env <name=host:port>", "the machine's pincer-daemon, as run takes it (a bare host:port works too)")
+    .option("--env <name=host:port>", "the machine's pincer-daemon, as run takes it (a bare host:port works too)")
+    .option("--connect <url>", "instead of a machine: relay stdio to an agent program's attempt endpoint (PINCER_MCP_URL; token in PINCER_MCP_TOKEN)")
     .option("--local-root <dir>", "controller folder for upload_file and download_file (left out without it)")
     .addOption(new Option("--computer-use <vocabulary>", "add a computer tool in this computer-use vocabulary").choices(["anthropic", "openai"]))
     .action(async (o: McpCommandOptions & Record<string, unknown>) => {
-      await runMcpServer({ ...o, ...credentialFlags(o) });
+      if (o.connect !== undefined) {
+        if (o.env !== undefined) throw new CliArgumentError("pincer mcp: give --env (a machine) or --connect (an attempt's endpoint), not both");
+        await bridgeToHttp(o.connect, process.env.PINCER_MCP_TOKEN);
+        return;
+      }
+      if (o.env === undefined)
+        throw new CliArgumentError("pincer mcp: give the machine with --env name=host:port (or --connect URL for an attempt's endpoint)");
+      await runMcpServer({ ...o, env: o.env, ...credentialFlags(o) });
     });
   addCredentialOptions(cmd);
 }

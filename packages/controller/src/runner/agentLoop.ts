@@ -196,6 +196,22 @@ function agentTimeLimit(input: LoopRun) {
   };
 }
 
+/**
+ * The task's time ran out while an agent on its own clock (an agent program) worked: the episode is
+ * evaluated and ends with time_limit (or success), recorded as a "done" line saying so.
+ */
+async function timeRanOut(input: LoopRun, turn: number, seen: TurnScreens, seconds: number): Promise<{ error: string }> {
+  const { bench, signal } = input;
+  const at = sinceStart(input);
+  const e0 = performance.now();
+  const evaluation = await bench.evaluate({ signal });
+  input.usage.addEnvTime(performance.now() - e0);
+  if (!bench.state().ended) bench.end("time_limit");
+  const error = `the task's time limit of ${seconds} s ran out while the agent program worked; it was stopped with its whole process tree`;
+  await input.store.appendTrajectory(input.dir, { turn, ...seen, done: true, message: error, at_ms: at, evaluation: { ...evaluation } });
+  return { error };
+}
+
 /** Asks the agent for its turn; a failure of the agent ends the episode with agent_error and gives its message. */
 async function act(
   input: LoopRun,
@@ -211,6 +227,7 @@ async function act(
     agentTurn = await limit.bound(agent.act({ ...observation, signal: limit.signal }));
   } catch (err) {
     input.usage.addTurn(err instanceof ModelRequestError ? err.usage : undefined, performance.now() - m0);
+    if (limit.expired() && agent.ownClock) return timeRanOut(input, turn, seen, limit.seconds);
     const failure = limit.expired()
       ? new TimeoutError(`the task's time limit of ${limit.seconds} s ran out while the agent was thinking: ${(err as Error).message}`)
       : err;
@@ -352,6 +369,7 @@ export class EpisodeTurns {
 export async function runAgentLoop(loopInput: AgentLoopInput): Promise<string | null> {
   const { bench, signal, agent } = loopInput;
   const turns = new EpisodeTurns(loopInput);
+  const finish = once(() => agent.finish?.({ reason: bench.state().reason, lastResults: turns.lastResults }).catch(() => undefined));
   try {
     while (!bench.state().ended) {
       signal.throwIfAborted();
@@ -361,9 +379,19 @@ export async function runAgentLoop(loopInput: AgentLoopInput): Promise<string | 
       await turns.act(t, acted.turn.calls, acted.model, acted.turn.usage);
       if (acted.turn.calls.length === 0) break;
     }
+    // What the agent began (an agent program and its endpoint) ends before the final screen is taken.
+    await finish();
     await turns.close();
   } catch (err) {
     return turns.failed(err);
+  } finally {
+    await finish();
   }
   return null;
+}
+
+/** `f` run at most once: later calls get the first call's promise. */
+function once(f: () => Promise<unknown> | undefined): () => Promise<unknown> {
+  let done: Promise<unknown> | undefined;
+  return () => (done ??= f() ?? Promise.resolve());
 }

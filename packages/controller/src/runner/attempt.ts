@@ -23,7 +23,7 @@ export { environmentsOf } from "./taskBuilder.js";
  * Who acts in an attempt: an {@link Agent}, or (for an attempt driven from outside with
  * {@link Attempt.step}) what summary.json names and what the observation needs of one.
  */
-export type AttemptAgent = Pick<Agent, "name" | "model" | "wantsScreenshots" | "actions"> & Partial<Pick<Agent, "start" | "act">>;
+export type AttemptAgent = Pick<Agent, "name" | "model" | "wantsScreenshots" | "actions"> & Partial<Pick<Agent, "start" | "act" | "finish">>;
 
 /** One attempt of one task: the task, its machines, the run's settings, who acts and where the results go. */
 export interface AttemptInput {
@@ -255,8 +255,24 @@ export class Attempt {
       return this.#endEarly({ reason: start.reason ?? "setup_error", error: start.error?.message ?? "setup failed" });
     }
     const tools = bench.tools("mcp").map((t) => ({ name: t.name, description: t.description ?? "", parameters: t.inputSchema as Record<string, unknown> }));
-    await agent.start?.({ taskId: built.id, instruction: built.description, tools, maxSteps: built.maxSteps, signal });
     if (settings.record) this.#recorder = await startRecordings(this.#input.envs, this.dir, { lifetimeMs: settings.taskTimeoutMs + 60_000, signal });
+    const context = {
+      taskId: built.id,
+      instruction: built.description,
+      tools,
+      maxSteps: built.maxSteps,
+      signal,
+      dir: this.dir,
+      timeLimitMs: settings.taskTimeoutMs,
+    };
+    try {
+      await agent.start?.(context);
+    } catch (err) {
+      await agent.finish?.({ reason: null, lastResults: [] });
+      await this.endRecording();
+      await this.#closeEpisode();
+      return this.#endEarly({ reason: "agent_error", error: `starting the agent: ${(err as Error).message}` });
+    }
     this.#phase = "acting";
     return true;
   }
