@@ -1,9 +1,12 @@
 /**
  * `@pincer/controller/agents`: what decides the next action. The scripted agent replays a
- * solution; model agents call OpenAI-compatible or Anthropic APIs (their SDKs load with this entry).
+ * solution; model agents call OpenAI-compatible or Anthropic APIs (their SDKs load with this entry);
+ * an agent program is any MCP client, run per attempt.
  */
 export { ScriptedAgent } from "./agents/scripted.js";
-export type { Agent, AgentObservation, AgentTaskContext, AgentTool, AgentTurn, TokenUsage } from "./agents/types.js";
+export type { Agent, AgentFinish, AgentObservation, AgentTaskContext, AgentTool, AgentTurn, TokenUsage } from "./agents/types.js";
+export { ProgramAgent } from "./agents/program.js";
+export type { ProgramAgentOptions } from "./agents/program.js";
 export { OpenAIAgent } from "./agents/openai.js";
 export type { OpenAIAgentOptions } from "./agents/openai.js";
 export { OpenAIResponsesAgent } from "./agents/openaiResponses.js";
@@ -11,8 +14,8 @@ export type { OpenAIResponsesAgentOptions } from "./agents/openaiResponses.js";
 export { AnthropicAgent } from "./agents/anthropic.js";
 export type { AnthropicAgentOptions } from "./agents/anthropic.js";
 export type { ProviderAgentOptions } from "./agents/common.js";
-export { agentFactory, createProviderAgent, parseMaxHistory, PROVIDER_AGENTS } from "./agents/factory.js";
-export type { AgentChoice, ProviderAgentKind } from "./agents/factory.js";
+export { agentFactory, createProviderAgent, parseMaxHistory, PROGRAM_AGENT, PROVIDER_AGENTS } from "./agents/factory.js";
+export type { AgentAttempt, AgentChoice, ProviderAgentKind } from "./agents/factory.js";
 export type { HistoryOptions } from "./agents/history.js";
 export { costUsd, parsePrice, priceOf } from "./agents/pricing.js";
 export type { ModelPrice, PriceTable } from "./agents/pricing.js";
