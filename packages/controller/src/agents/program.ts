@@ -82,12 +82,12 @@ export function checkProgramCommand(command: readonly string[], passEnv: readonl
   }
 }
 
-/** How a CLI starts `pincer mcp --connect`: this Node.js, the CLI's entry (built, or the source through tsx). */
+/** How a CLI starts `pincer mcp --connect`: this Node.js and the CLI's entry as this code runs (built, or the source through tsx). */
 function bridgeCommand(url: string): { command: string; args: string[] } {
-  const built = fileURLToPath(new URL("../cli/main.js", import.meta.url));
-  if (existsSync(built)) return { command: process.execPath, args: [built, "mcp", "--connect", url] };
-  const source = fileURLToPath(new URL("../cli/main.ts", import.meta.url));
-  return { command: process.execPath, args: ["--conditions=@pincer/source", "--import", import.meta.resolve("tsx"), source, "mcp", "--connect", url] };
+  const fromSource = fileURLToPath(import.meta.url).endsWith(".ts");
+  const main = fileURLToPath(new URL(fromSource ? "../cli/main.ts" : "../cli/main.js", import.meta.url));
+  const loader = fromSource ? ["--conditions=@pincer/source", "--import", import.meta.resolve("tsx")] : [];
+  return { command: process.execPath, args: [...loader, main, "mcp", "--connect", url] };
 }
 
 /** A step's result as an MCP tool result: a screenshot as an image, other values as JSON text, an error as `isError`. */
