@@ -1,4 +1,4 @@
-import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
+import { mkdtemp, readdir, readFile, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { z } from "zod";
@@ -158,6 +158,15 @@ async function compareUnpacked(pred: string, gold: string, o: z.infer<typeof arc
   }
   if (predFiles.join("\0") !== goldFiles.join("\0")) return fail(`the archive holds ${show(predFiles)}, expected ${show(goldFiles)}`);
   if (predFiles.length === 0) return fail("the archives hold no files");
+  // compare_text_file and compare_images open each listed name: a folder raises IsADirectoryError
+  // (compare_pdfs catches it and counts the folder 0).
+  if (o.file_type !== "pdf") {
+    for (const name of predFiles) {
+      for (const dir of [pred, gold]) {
+        if ((await stat(join(dir, name))).isDirectory()) return fail(`${name} is a folder, which OSWorld opens as a file (it raises IsADirectoryError)`);
+      }
+    }
+  }
   let total = 0;
   const notes: string[] = [];
   for (const name of predFiles) {

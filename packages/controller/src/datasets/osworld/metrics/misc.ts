@@ -214,8 +214,9 @@ const compareZipFiles = defineMetric({
     if (n1.size !== n2.size || [...n1].some((n) => !n2.has(n)))
       return fail(`the archives hold different files: ${show([...n1], 300)} vs ${show([...n2], 300)}`);
     for (const name of n1) {
-      const a = Buffer.from(await z1.file(name)!.async("uint8array"));
-      const b = Buffer.from(await z2.file(name)!.async("uint8array"));
+      // z.files, not z.file(): a folder's own entry ("docs/") is read too, as Python reads its empty bytes.
+      const a = Buffer.from(await z1.files[name]!.async("uint8array"));
+      const b = Buffer.from(await z2.files[name]!.async("uint8array"));
       if (name.toLowerCase().endsWith(".pdf")) {
         const ratio = sequenceRatio(Array.from(await textOf(a)), Array.from(await textOf(b)));
         if (ratio < 0.95) return fail(`${name}: the PDFs' texts are ${(ratio * 100).toFixed(1)}% alike, under 95%`);

@@ -89,9 +89,13 @@ const checkQtSliderColours = defineMetric({
   options: z.strictObject({}),
   async run(result, expected): Promise<MetricResult> {
     const rule = rulesObject("check_qt_slider_colours", expected);
-    if (rule.type !== "match" && rule.type !== "blackish") throw new Error(`check_qt_slider_colours: rule type ${show(rule.type)} is not implemented`);
     const lines = await vlcrcLines(result);
     if (lines === null) return fail("no vlcrc file");
+    // rule['type'] is read inside OSWorld's try: without one, the KeyError scores 0.
+    if (!Object.hasOwn(rule, "type")) return fail("the rule has no type (OSWorld's KeyError scores 0)");
+    // Another type falls through OSWorld's if/elif: it returns None, no score, which counts as a fail.
+    if (rule.type !== "match" && rule.type !== "blackish")
+      return fail(`rule type ${show(rule.type)} is neither match nor blackish: OSWorld returns None (no score)`);
     const colours = lastSetting(lines, "qt-slider-colours", "153;210;153;20;210;20;255;199;15;245;39;29");
     if (rule.type === "match") {
       return colours === rule.expected_qt_slider_colours ? 1 : fail(`qt-slider-colours is ${show(colours)}, expected ${show(rule.expected_qt_slider_colours)}`);

@@ -6,6 +6,7 @@ import { urlparse } from "../../../pycompat/pyUrl.js";
 import { kids, leafText, parseXml, type XEl } from "../office/xml.js";
 import { fail } from "../../../../evaluators/verdict.js";
 import { filePath, rulesObject, show } from "../common/outcome.js";
+import { pyStr } from "../../../pycompat/pyValues.js";
 
 /**
  * OSWorld's VLC metrics on its web interface's status (`is_vlc_playing`) and on vlcrc's global
@@ -91,11 +92,14 @@ const isVlcPlaying = defineMetric({
 const checkGlobalKeyPlayPause = defineMetric({
   name: "check_global_key_play_pause",
   options: z.strictObject({}),
+  // isinstance(1.0, int) is False: the rule's 1.0 stays a float, which no "0" or "1" equals.
+  pythonFloats: true,
   async run(result, expected): Promise<MetricResult> {
     const rule = rulesObject("check_global_key_play_pause", expected);
     if (!Object.hasOwn(rule, "expected_global_key_play_pause")) throw new Error('check_global_key_play_pause: the rules need "expected_global_key_play_pause"');
     let want = rule.expected_global_key_play_pause;
-    if (typeof want === "number" && Number.isInteger(want)) want = String(want);
+    // An int (or bool: str(True) is "True") becomes its str(); a float (a PyFloat here) stays as it is.
+    if (typeof want === "number" || typeof want === "boolean") want = pyStr(want);
     const path = filePath(result);
     if (path === undefined) return fail("no vlcrc (OSWorld raises)");
     let text: string;

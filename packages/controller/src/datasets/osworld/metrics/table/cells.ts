@@ -1,7 +1,10 @@
-import { parseMultiRange } from "./match.js";
+import { parseMultiRange, XmlValue } from "./match.js";
 import { dataOnlyValue, numberFormatOf, openpyxlBool } from "./values.js";
 import type { PyVal } from "../../../pycompat/cellValues.js";
 import { attr, type Book, parseRef, type RawSheet, textOf, type XNode } from "./xlsx.js";
+import { pyStrip } from "../../../pycompat/pyStr.js";
+
+export { XmlValue };
 
 /**
  * A cell as OSWorld reads it two other ways: `read_cell_value` (its own raw-XML reader) and an
@@ -11,11 +14,46 @@ import { attr, type Book, parseRef, type RawSheet, textOf, type XNode } from "./
 /** What openpyxl raises where OSWorld does not catch it (an attribute of None, say). */
 export class PyError extends Error {}
 
+const XML_NS = "http://www.w3.org/XML/1998/namespace";
+
+/**
+ * `xmltodict.parse`'s value of an element parsed by fast-xml-parser (with its default
+ * strip_whitespace): the stripped text, None when there is none, or a dict of `@attributes`,
+ * children and `#text` when it has attributes or children.
+ */
+function xmltodictValue(node: XNode): unknown {
+  if (node === undefined || node === null) return null;
+  if (Array.isArray(node)) return node.map(xmltodictValue);
+  if (typeof node !== "object") return pyStrip(String(node)) || null;
+  const dict: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(node)) {
+    // xml:space is the only namespaced attribute a cell's text has; fast-xml-parser drops the prefix.
+    if (k.startsWith("@_")) dict[k === "@_space" ? `@${XML_NS}:space` : `@${k.slice(2)}`] = String(v);
+  }
+  for (const [k, v] of Object.entries(node)) if (!k.startsWith("@_") && k !== "#text") dict[k] = xmltodictValue(v);
+  const text = pyStrip(textOf(node) ?? "");
+  if (Object.keys(dict).length === 0) return text || null;
+  if (text) dict["#text"] = text;
+  return dict;
+}
+
+/** `cell["c"]["is"]["t"]` of xmltodict's cell: KeyError (None) without one, TypeError when `<is>` holds only text. */
+function inlineStringValue(is: XNode): PyVal | XmlValue {
+  if (is === undefined) return null;
+  if (typeof is !== "object" || is === null) throw new PyError("read_cell_value: <is> has no elements (TypeError: string indices must be integers)");
+  if (is.t === undefined) return null;
+  const v = xmltodictValue(is.t);
+  return v === null || typeof v === "string" ? v : new XmlValue(v as Record<string, unknown> | unknown[]);
+}
+
 /**
  * OSWorld's `read_cell_value(file, sheet, "B3")`: numbers as floats, shared/inline/formula text,
  * error codes as text, None for an empty or missing cell (and for booleans, which it does not read).
+ * The cell itself is read by xmltodict, which strips text: formula results, error codes and inline
+ * strings lose their surrounding blanks (shared strings, read by lxml, keep them), and an inline
+ * string with an attribute (`xml:space="preserve"`) is a dict; one of rich-text runs is None.
  */
-export async function readCellValue(book: Book, sheetName: string, coordinate: string): Promise<PyVal> {
+export async function readCellValue(book: Book, sheetName: string, coordinate: string): Promise<PyVal | XmlValue> {
   const ids = new Map(book.sheets.map((s) => [s.name, s.sheetId]));
   const id = ids.get(sheetName);
   if (id === undefined) return null;
@@ -34,8 +72,8 @@ export async function readCellValue(book: Book, sheetName: string, coordinate: s
     return Number(v.trim());
   }
   if (t === "s") return v === undefined ? null : ((book.sharedStringsAllT ?? [])[Number(v)] ?? null);
-  if (t === "str" || t === "e") return v === undefined || v === "" ? null : v;
-  if (t === "inlineStr") return cell.is?.t === undefined ? null : (textOf(cell.is.t) ?? null);
+  if (t === "str" || t === "e") return v === undefined ? null : pyStrip(v) || null;
+  if (t === "inlineStr") return inlineStringValue(cell.is);
   return null;
 }
 
@@ -170,7 +208,7 @@ export function readCellStyle(book: Book, prop: string, cell: PyCell, dxf?: XNod
     if (code === undefined) throw new PyError("'NoneType' object has no attribute 'formatCode'");
     return code;
   }
-  if (prop.startsWith("font_")) return cell.value === null ? null : fontProp(font, prop);
+  if (prop.startsWith("font_") && CELL_STYLE_PROPS.has(prop)) return cell.value === null ? null : fontProp(font, prop);
   if (prop === "fill_type") {
     if (!fill) return null;
     return fill.gradientFill !== undefined ? "gradientFill" : fill.patternFill !== undefined ? "patternFill" : null;
@@ -181,5 +219,10 @@ export function readCellStyle(book: Book, prop: string, cell: PyCell, dxf?: XNod
     return colorRgb(dxf ? pattern.bgColor : pattern.fgColor) ?? "00000000";
   }
   if (prop === "merge") return cell.merged;
-  throw new Error(`unsupported style ${prop}`);
+  if (prop === "hyperlink") throw new Error(`unsupported style ${prop}`);
+  // A name _read_cell_style does not know: it raises NotImplementedError (check_cell reads None).
+  throw new PyError(`NotImplementedError: Unsupported Style: ${prop}`);
 }
+
+/** Style names OSWorld's `_read_cell_style` knows but Pincer does not read. */
+export const UNPORTED_STYLE_PROPS = new Set(["hyperlink"]);

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { defineMetric } from "../../metric.js";
-import { CELL_STYLE_PROPS } from "./cells.js";
+import { UNPORTED_STYLE_PROPS } from "./cells.js";
 import { chartRule } from "./charts.js";
 import type { TableContext } from "./context.js";
 import { checkCellRule, type Rule, type RuleVerdict, sheetDataRule, sheetFuzzyRule, sheetNameRule, sheetPrintRule } from "./dataRules.js";
@@ -56,9 +56,9 @@ function unsupportedOf(rules: z.infer<typeof options>["rules"]): string[] {
   const out = new Set<string>();
   for (const r of rules) {
     if (UNSUPPORTED_TYPES.has(r.type)) out.add(`compare_table.rule ${r.type}`);
-    if (r.type === "style") for (const p of r.props) if (!CELL_STYLE_PROPS.has(p)) out.add(`compare_table.style ${p}`);
+    if (r.type === "style") for (const p of r.props) if (UNPORTED_STYLE_PROPS.has(p)) out.add(`compare_table.style ${p}`);
     if (r.type === "check_cell") {
-      for (const p of Object.keys(r.props)) if (p !== "value" && !CELL_STYLE_PROPS.has(p)) out.add(`compare_table.check_cell ${p}`);
+      for (const p of Object.keys(r.props)) if (UNPORTED_STYLE_PROPS.has(p)) out.add(`compare_table.check_cell ${p}`);
     }
     if (r.type === "row_props") for (const p of r.props) if (!ROW_PROPS.has(p)) out.add(`compare_table.row_props ${p}`);
     if (r.type === "data_validation") {

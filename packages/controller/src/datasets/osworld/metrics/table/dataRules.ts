@@ -1,4 +1,4 @@
-import { PyError, pyCellAt, readCellStyle, readCellValue } from "./cells.js";
+import { PyError, pyCellAt, readCellStyle, readCellValue, XmlValue } from "./cells.js";
 import { describeSheet, parseSheetIdx, type TableContext } from "./context.js";
 import { cellsOf, type Matchable, matchValueToRule, parseMultiRange } from "./match.js";
 import { readExcelLikePandas } from "./pandas.js";
@@ -6,6 +6,7 @@ import { frameDifference, roundFrame } from "../../../pycompat/pandasExcel.js";
 import { printedSheetLines } from "./textFiles.js";
 import { stripChars } from "../../../pycompat/pyStr.js";
 import { cellStr, type PyVal, showVal } from "../../../pycompat/cellValues.js";
+import { pyRepr } from "../../../pycompat/pyValues.js";
 import { colLetter } from "./xlsx.js";
 import { fuzzRatio } from "../../../pycompat/similarity.js";
 
@@ -72,6 +73,12 @@ function normalise(value: string, rl: Rule): string {
   return rl.ignore_case ? v.toLowerCase() : v;
 }
 
+/** Python's `str()` of what `read_cell_value` gave. */
+const valueStr = (v: PyVal | XmlValue): string => (v instanceof XmlValue ? pyRepr(v.value) : cellStr(v));
+
+/** A value for a reason. */
+const valueShown = (v: PyVal | XmlValue): string => (v instanceof XmlValue ? pyRepr(v.value) : showVal(v));
+
 /** `sheet_fuzzy`: cells of the given ranges compared as text, exactly, by inclusion or fuzzily. */
 export async function sheetFuzzyRule(r: Rule, ctx: TableContext): Promise<RuleVerdict> {
   const s1 = parseSheetIdx(r.sheet_idx0, ctx);
@@ -82,8 +89,8 @@ export async function sheetFuzzyRule(r: Rule, ctx: TableContext): Promise<RuleVe
     for (const range of parseMultiRange(rl.range)) {
       for (const [row, col] of cellsOf(range)) {
         const coord = `${colLetter(col)}${row}`;
-        const v1 = normalise(cellStr(await readCellValue(s1.book, s1.name, coord)), rl);
-        const v2 = normalise(cellStr(await readCellValue(s2.book, s2.name, coord)), rl);
+        const v1 = normalise(valueStr(await readCellValue(s1.book, s1.name, coord)), rl);
+        const v2 = normalise(valueStr(await readCellValue(s2.book, s2.name, coord)), rl);
         let ok: boolean;
         if (rl.type === "includes") ok = v1.includes(v2);
         else if (rl.type === "included_by") ok = v2.includes(v1);
@@ -111,8 +118,9 @@ export async function checkCellRule(r: Rule, ctx: TableContext): Promise<RuleVer
     if (!s.book || !sheet) return `${describeSheet(s)} is not there`;
     const cell = pyCellAt(s.book, sheet, coord);
     for (const [prop, rule] of Object.entries(r.props as Record<string, { method: string; ref?: unknown }>)) {
-      let val: PyVal;
-      if (prop === "value") val = await readCellValue(s.book, s.name, coord);
+      let val: PyVal | XmlValue;
+      // OSWorld reads the value in a try of its own: an exception there makes it None.
+      if (prop === "value") val = await readCellValue(s.book, s.name, coord).catch(() => null);
       else {
         try {
           val = readCellStyle(s.book, prop, cell);
@@ -121,7 +129,8 @@ export async function checkCellRule(r: Rule, ctx: TableContext): Promise<RuleVer
           val = null;
         }
       }
-      if (!matchValueToRule(val as Matchable, rule)) return `${s.name}!${coord} ${prop} is ${showVal(val)}, wanted ${rule.method} ${JSON.stringify(rule.ref)}`;
+      const matched = matchValueToRule(val as Matchable, rule);
+      if (!matched) return `${s.name}!${coord} ${prop} is ${valueShown(val)}, wanted ${rule.method} ${JSON.stringify(rule.ref)}`;
     }
   } catch (e) {
     return `${coord}: ${(e as Error).message} (OSWorld's check_cell scores 0 when it raises)`;

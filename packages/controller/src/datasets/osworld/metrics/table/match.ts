@@ -41,8 +41,17 @@ export function* cellsOf(r: CellRange): Generator<[number, number]> {
   for (let row = r.minRow; row <= r.maxRow; row++) for (let col = r.minCol; col <= r.maxCol; col++) yield [row, col];
 }
 
+/**
+ * What `xmltodict` made of a part of a cell that `read_cell_value` returns as it is (cells.ts): a
+ * dict (an inline string's `<t xml:space="preserve">` with its attribute) or a list (several
+ * `<t>`). Python compares and prints it as that dict or list (`str()` gives its repr).
+ */
+export class XmlValue {
+  constructor(readonly value: Record<string, unknown> | unknown[]) {}
+}
+
 /** A value a rule can be matched against. */
-export type Matchable = PyVal | CellRange[] | undefined;
+export type Matchable = PyVal | CellRange[] | XmlValue | undefined;
 
 /** Python's `a < b` (`op`) on cell values: numbers, bools and text compare; a range, a list or a date raises TypeError. */
 export function pyCompareOp(a: Matchable, b: unknown, op: "lt" | "le" | "gt" | "ge"): boolean {
@@ -52,6 +61,7 @@ export function pyCompareOp(a: Matchable, b: unknown, op: "lt" | "le" | "gt" | "
 }
 
 function eq(a: Matchable, b: unknown): boolean {
+  if (a instanceof XmlValue) return pyEqual(a.value, b);
   if (Array.isArray(a)) return false;
   if (Array.isArray(b) || (b !== null && typeof b === "object")) return false;
   return pyEqual(a ?? null, (b ?? null) as PyVal);

@@ -69,7 +69,8 @@ async function activeCells(book: Book, name: string, fmt: XNode, rule: XNode): P
         if (nothings > 50) break;
         continue;
       }
-      if (cfOperator(op, v, refs)) out.push([row, col]);
+      // An inline string read as a dict (XmlValue) compares with nothing, as a date does.
+      if (cfOperator(op, v as PyVal, refs)) out.push([row, col]);
     }
   }
   return out;
