@@ -76,9 +76,8 @@ export function checkProgramCommand(command: readonly string[], passEnv: readonl
   if (!program) throw new InvalidArgumentError("--agent command: give the agent program after --, e.g. pincer run tasks --agent command -- python3 agent.py");
   const path = passedEnvironment(passEnv).PATH ?? PROGRAM_DEFAULT_PATH;
   if (!findProgram(program, path, cwd)) {
-    throw new InvalidArgumentError(
-      `--agent command: no program ${program} ${program.includes("/") ? "exists" : `on the agent's PATH (${path})`}; give its full path or pass PATH with --agent-env PATH`,
-    );
+    const where = program.includes("/") ? "exists" : `on the agent's PATH (${path})`;
+    throw new InvalidArgumentError(`--agent command: no program ${program} ${where}; give its full path or pass PATH with --agent-env PATH`);
   }
 }
 
