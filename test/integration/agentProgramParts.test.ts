@@ -5,7 +5,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterEach, describe, expect, test } from "vitest";
 import { ProcessTree } from "../../packages/controller/src/agents/processTree.js";
-import { startAttemptEndpoint, type AttemptEndpoint } from "../../packages/controller/src/mcp/attemptEndpoint.js";
+import { startAttemptEndpoint, type AttemptEndpoint } from "../../packages/controller/src/agents/programEndpoint.js";
 
 const TOOLS = [{ name: "desktop__click", description: "Click", parameters: { type: "object", properties: { x: { type: "number" } } } }];
 

@@ -177,8 +177,9 @@ describe("package boundaries", () => {
     // The compare_images evaluation function decodes images on the controller, and set-of-marks draws
     // on screenshots there, and a replay compares two runs' screenshots; each loads sharp on first use.
     const drawers = ["/controller/src/datasets/evaluationFunctions/images.ts", "/controller/src/benchmark/marks.ts", "/controller/src/replay/screenDiff.ts"];
-    // Image builds and the container and qemu providers run host tools (mmdebstrap, tar, qemu-img, podman).
-    const hostTools = ["/controller/src/machines/images/", "/controller/src/machines/"];
+    // Image builds and the container and qemu providers run host tools (mmdebstrap, tar, qemu-img, podman);
+    // an agent program (pincer run --agent command) is a program of the controller's host.
+    const hostTools = ["/controller/src/machines/images/", "/controller/src/machines/", "/controller/src/agents/program.ts"];
     // The Python-compatibility code decodes images as Pillow does, for OSWorld's image metrics.
     const imageMetrics = "/controller/src/datasets/pycompat/";
     const allowed = (f: string, i: string) =>

@@ -43,3 +43,11 @@ export function imageFormatOfWire(value: string): ImageFormat | undefined {
 export function imageFormatOfMime(mimeType: string): ImageFormat | undefined {
   return BY_MIME.get(mimeType);
 }
+
+/** The MIME type the image bytes really are (by their signature), else `declared`. */
+export function imageMimeType(data: Buffer, declared: string): string {
+  if (data.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))) return IMAGE_FORMATS.png.mimeType;
+  if (data[0] === 0xff && data[1] === 0xd8 && data[2] === 0xff) return IMAGE_FORMATS.jpeg.mimeType;
+  if (data.subarray(0, 4).toString("latin1") === "RIFF" && data.subarray(8, 12).toString("latin1") === "WEBP") return IMAGE_FORMATS.webp.mimeType;
+  return declared;
+}

@@ -14,7 +14,7 @@ export { decodeIntoPool, pooledBytes } from "./receivePool.js";
 export type { FileSinkOptions } from "./fileSink.js";
 export { DAEMON_MALLOC_ENV, DAEMON_NODE_FLAGS, hasMallocEnv, hasNodeFlags } from "./nodeFlags.js";
 export { processAlive } from "./processes.js";
-export { ENCODED_IMAGE_FORMATS, IMAGE_FORMATS, imageFormatOfMime, imageFormatOfWire } from "./imageFormats.js";
+export { ENCODED_IMAGE_FORMATS, IMAGE_FORMATS, imageFormatOfMime, imageFormatOfWire, imageMimeType } from "./imageFormats.js";
 export type { ImageFormat, ImageFormatInfo } from "./imageFormats.js";
 export { pause, sleep } from "./sleep.js";
 export { ensureInsideRoot, FileRoot, fileRoot, unanchored } from "./fileRoot.js";

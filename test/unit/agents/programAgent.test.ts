@@ -22,7 +22,17 @@ describe("an agent program's command, checked before machines start", () => {
 });
 
 describe("a step's result as the program's tool result", () => {
-  const base = { step: 1, tool: "desktop__click", evaluation: {} as never, terminated: false, truncated: false, reason: null, durationMs: 1 };
+  const base = {
+    step: 1,
+    tool: "desktop__click",
+    env: "desktop",
+    action: "click",
+    evaluation: {} as never,
+    terminated: false,
+    truncated: false,
+    reason: null,
+    durationMs: 1,
+  };
   test("an error is isError with its type; the end of the attempt is said", () => {
     expect(stepToolResult({ ...base, ok: false, error: { type: "InvalidArgumentError", message: "x: expected a number" } })).toEqual({
       isError: true,

@@ -4,12 +4,11 @@ import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { InvalidArgumentError, TimeoutError } from "@pincer/shared";
+import { imageMimeType, InvalidArgumentError, TimeoutError } from "@pincer/shared";
 import { execa, type ResultPromise } from "execa";
 import type { EndReason, StepResult } from "../benchmark/types.js";
-import { startAttemptEndpoint, type AttemptEndpoint } from "../mcp/attemptEndpoint.js";
-import { imageMimeType } from "../mcp/tools.js";
-import { summarizeResult } from "../runner/agentLoop.js";
+import { summarizeResult } from "../benchmark/resultSummary.js";
+import { startAttemptEndpoint, type AttemptEndpoint } from "./programEndpoint.js";
 import { ProcessTree } from "./processTree.js";
 import type { Agent, AgentFinish, AgentObservation, AgentTaskContext, AgentTurn } from "./types.js";
 

@@ -1,6 +1,6 @@
 import type { StepResult } from "../benchmark/types.js";
 import type { EpisodeEvent, EvaluationState } from "../evaluators/metrics.js";
-import { summarizeResult } from "../runner/agentLoop.js";
+import { summarizeResult } from "../benchmark/resultSummary.js";
 import type { Res } from "./wire.js";
 
 /** The evaluator's nodes as NodeVerdicts: each node's status, and its latest check's score and reason. */

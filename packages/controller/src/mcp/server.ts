@@ -10,14 +10,14 @@ import {
   type ServerNotification,
   type ServerRequest,
 } from "@modelcontextprotocol/sdk/types.js";
-import { ENCODED_IMAGE_FORMATS, PINCER_VERSION } from "@pincer/shared";
+import { ENCODED_IMAGE_FORMATS, imageMimeType, PINCER_VERSION } from "@pincer/shared";
 import { z } from "zod";
 import type { AnyAction } from "../actions/action.js";
 import { createDesktopActions } from "../actions/desktop.js";
 import { createSystemActions } from "../actions/system.js";
 import { createComputerAction } from "../agents/computerUse.js";
 import type { Env, ImageFormat } from "../env/index.js";
-import { errorText, imageMimeType, toolError, toolHints, toolResult } from "./tools.js";
+import { errorText, toolError, toolHints, toolResult } from "./tools.js";
 
 /** The resource that reads as a fresh screenshot of the machine. */
 export const SCREENSHOT_RESOURCE_URI = "pincer://screen/screenshot";

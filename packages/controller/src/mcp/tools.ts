@@ -1,4 +1,4 @@
-import { IMAGE_FORMATS } from "@pincer/shared";
+import { imageMimeType } from "@pincer/shared";
 import type { CallToolResult, ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
 import type { AnyAction } from "../actions/action.js";
 import { toErrorInfo } from "../actions/errors.js";
@@ -32,14 +32,6 @@ const TOOL_HINTS: Record<string, { title: string; annotations: ToolAnnotations }
 export function toolHints(name: string): { title?: string; annotations: ToolAnnotations } {
   const hints = TOOL_HINTS[name];
   return hints ? { title: hints.title, annotations: { ...hints.annotations, openWorldHint: false } } : { annotations: { openWorldHint: false } };
-}
-
-/** The MIME type the image bytes really are (by their signature), else `declared`. */
-export function imageMimeType(data: Buffer, declared: string): string {
-  if (data.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))) return IMAGE_FORMATS.png.mimeType;
-  if (data[0] === 0xff && data[1] === 0xd8 && data[2] === 0xff) return IMAGE_FORMATS.jpeg.mimeType;
-  if (data.subarray(0, 4).toString("latin1") === "RIFF" && data.subarray(8, 12).toString("latin1") === "WEBP") return IMAGE_FORMATS.webp.mimeType;
-  return declared;
 }
 
 function isScreenshot(v: unknown): v is Screenshot {

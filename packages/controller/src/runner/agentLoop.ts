@@ -10,6 +10,7 @@ import type { Observation, StepCall, StepResult } from "../benchmark/types.js";
 import type { Screenshot } from "../env/index.js";
 import { settleObservedScreens } from "./finalScreen.js";
 import type { ResultStore } from "../runFolder/results.js";
+import { summarizeResult } from "../benchmark/resultSummary.js";
 import { screenshotGeometry, type TurnModelRecord, type TurnScreens } from "../runFolder/trajectory.js";
 import { turnTokens, turnUsageRecord, type AttemptUsage } from "./usage.js";
 
@@ -74,15 +75,6 @@ function seenIn(o: Observed): TurnScreens {
     ...(Object.keys(settle).length > 0 ? { settle } : {}),
     ...(o.treeFiles ? { accessibility: o.treeFiles } : {}),
   };
-}
-
-/** Keeps results readable in trajectories (and episodes' step answers): binary data (screenshots) becomes its size. */
-export function summarizeResult(value: unknown): unknown {
-  if (Buffer.isBuffer(value)) return `<${value.length} bytes>`;
-  if (value && typeof value === "object" && !Array.isArray(value)) {
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, Buffer.isBuffer(v) ? `<${v.length} bytes>` : v]));
-  }
-  return value;
 }
 
 /** The agent said it is done: a final evaluation decides between success and a plain agent_complete. */

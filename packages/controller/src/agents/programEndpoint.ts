@@ -5,7 +5,7 @@ import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { PINCER_VERSION, tokenChecker } from "@pincer/shared";
-import type { AgentTool } from "../agents/types.js";
+import type { AgentTool } from "./types.js";
 
 /** Options of {@link startAttemptEndpoint}. */
 export interface AttemptEndpointOptions {
