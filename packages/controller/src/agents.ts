@@ -4,7 +4,7 @@
  * an agent program is any MCP client, run per attempt.
  */
 export { ScriptedAgent } from "./agents/scripted.js";
-export type { Agent, AgentFinish, AgentObservation, AgentTaskContext, AgentTool, AgentTurn, TokenUsage } from "./agents/types.js";
+export type { Agent, AgentAttempt, AgentFinish, AgentObservation, AgentTaskContext, AgentTool, AgentTurn, TokenUsage } from "./agents/types.js";
 export { ProgramAgent } from "./agents/program.js";
 export type { ProgramAgentOptions } from "./agents/program.js";
 export { OpenAIAgent } from "./agents/openai.js";
@@ -15,7 +15,7 @@ export { AnthropicAgent } from "./agents/anthropic.js";
 export type { AnthropicAgentOptions } from "./agents/anthropic.js";
 export type { ProviderAgentOptions } from "./agents/common.js";
 export { agentFactory, createProviderAgent, parseMaxHistory, PROGRAM_AGENT, PROVIDER_AGENTS } from "./agents/factory.js";
-export type { AgentAttempt, AgentChoice, ProviderAgentKind } from "./agents/factory.js";
+export type { AgentChoice, ProviderAgentKind } from "./agents/factory.js";
 export type { HistoryOptions } from "./agents/history.js";
 export { costUsd, parsePrice, priceOf } from "./agents/pricing.js";
 export type { ModelPrice, PriceTable } from "./agents/pricing.js";

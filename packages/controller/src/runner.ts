@@ -36,6 +36,9 @@ export type {
 } from "./replay/stepDifferences.js";
 export { buildReport, reportMarkdown } from "./reports/report.js";
 export type { Report } from "./reports/report.js";
+/** The statistics of a run of several rollouts per task: pass@k by the unbiased estimator, best-of-N, the spread of the scores. */
+export { passAtK, rolloutStats, runRolloutStats } from "./reports/rollouts.js";
+export type { RolloutResult, RolloutStats, RunRolloutStats } from "./reports/rollouts.js";
 /** Rebuilds report.json, report.md and report.html of an existing run folder (what `pincer report RUN_DIR` does). */
 export { rebuildRunReport } from "./reports/writeReports.js";
 /** The comparison page of two runs of the same dataset (what `pincer report --compare RUN_A RUN_B` writes), and the comparison it shows. */

@@ -7,7 +7,7 @@ import { OpenAIResponsesAgent } from "./openaiResponses.js";
 import { parsePrice, type PriceTable } from "./pricing.js";
 import { checkProgramCommand, ProgramAgent } from "./program.js";
 import { ScriptedAgent } from "./scripted.js";
-import type { Agent } from "./types.js";
+import type { Agent, AgentAttempt } from "./types.js";
 import type { StepCall } from "../benchmark/types.js";
 
 /**
@@ -64,12 +64,6 @@ export const SCRIPTED_AGENTS = ["scripted", "none"] as const;
 
 /** The agent kind that is a program speaking MCP (`pincer run --agent command -- PROGRAM ARGS…`). */
 export const PROGRAM_AGENT = "command";
-
-/** Which rollout and attempt of a task an agent is made for. */
-export interface AgentAttempt {
-  rollout: number;
-  attempt: number;
-}
 
 /**
  * Which agent a run uses: one of {@link SCRIPTED_AGENTS}, a model agent of {@link PROVIDER_AGENTS}

@@ -22,6 +22,12 @@ export interface AgentTaskContext {
   timeLimitMs?: number;
 }
 
+/** Which attempt an agent is made for: the rollout (1 … `rollouts`, 1 in a run of one) and the attempt of that rollout (1 first). */
+export interface AgentAttempt {
+  rollout: number;
+  attempt: number;
+}
+
 /** How an attempt's agent part ended, for {@link Agent.finish}. */
 export interface AgentFinish {
   /** Why the episode ended (null: it did not, the attempt was interrupted or failed). */

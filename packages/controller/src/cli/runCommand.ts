@@ -1,9 +1,8 @@
 import { join, dirname, basename, resolve } from "node:path";
 import { type Command, InvalidArgumentError as CliArgumentError, Option } from "commander";
-import { agentFactory, type AgentChoice, parseMaxHistory, PROVIDER_AGENTS } from "../agents/factory.js";
+import { agentFactory, type AgentChoice, parseMaxHistory, PROGRAM_AGENT, PROVIDER_AGENTS } from "../agents/factory.js";
 import type { HistoryOptions } from "../agents/history.js";
-import type { Agent } from "../agents/types.js";
-import { coverageOf, formatProblems, shownPath, type Dataset, type DatasetTask } from "../datasets/loader.js";
+import { coverageOf, formatProblems, shownPath, type Dataset } from "../datasets/loader.js";
 import type { SettleOptions } from "../env/index.js";
 import { redacted } from "../queue/redis.js";
 import { reportMarkdown, type Report } from "../reports/report.js";
@@ -38,6 +37,7 @@ interface AgentCliOptions {
   price?: string;
   modelTimeout?: number;
   modelRetries?: number;
+  agentEnv?: string[];
 }
 
 /** The model settings of `pincer run`'s agent options. */
@@ -49,6 +49,7 @@ function agentChoiceOf(o: AgentCliOptions): Omit<AgentChoice, "kind"> {
     ...(o.price ? { price: o.price } : {}),
     ...(o.modelTimeout !== undefined ? { modelTimeoutMs: o.modelTimeout * 1000 } : {}),
     ...(o.modelRetries !== undefined ? { modelRetries: o.modelRetries } : {}),
+    ...(o.agentEnv?.length ? { agentEnv: o.agentEnv } : {}),
   };
 }
 
@@ -70,6 +71,7 @@ interface RunCliOptions extends AgentCliOptions, MachineCliOptions, DatasetCliOp
   runId?: string;
   resume: boolean;
   attempts: number;
+  rollouts: number;
   taskTimeout: number;
   screenshots: boolean;
   settle: SettleOptions | false | "auto";
@@ -88,6 +90,7 @@ function runSettingsFromFlags(o: RunCliOptions): RunSettings {
   if (maxSteps !== "auto" && (!Number.isInteger(maxSteps) || maxSteps < 1)) throw new CliArgumentError("--max-steps must be a whole number ≥ 1 or auto");
   return runSettings({
     attempts: o.attempts,
+    rollouts: o.rollouts,
     maxSteps,
     taskTimeoutMs: o.taskTimeout * 1000,
     screenshots: o.screenshots,
@@ -97,7 +100,8 @@ function runSettingsFromFlags(o: RunCliOptions): RunSettings {
   });
 }
 
-async function runCommand(dir: string, o: RunCliOptions): Promise<number> {
+async function runCommand(dir: string, program: string[], o: RunCliOptions): Promise<number> {
+  if (program.length > 0 && o.agent !== PROGRAM_AGENT) throw new CliArgumentError(`a program after -- is run with --agent command; --agent is ${o.agent}`);
   const { registries, dataset } = await loadCliDataset(dir, o);
   if (dataset.problems.length) process.stderr.write(`${formatProblems(dataset.problems)}\n`);
   reportLeftOut(dataset);
@@ -112,14 +116,17 @@ async function runCommand(dir: string, o: RunCliOptions): Promise<number> {
     const without = dataset.tasks.filter((t) => !t.solution).map((t) => t.id);
     if (without.length) process.stderr.write(`warning: no solution.json for ${without.join(", ")}: the scripted agent takes no action there\n`);
   }
+  if (o.queue && o.agent === PROGRAM_AGENT) {
+    throw new CliArgumentError("--agent command runs the program on this host; a queue's workers run only the agents they know: leave out --queue");
+  }
   if (o.queue) {
     const agent = { kind: o.agent, ...agentChoiceOf(o) };
     const done = await runQueueCommand(dir, { ...o, queue: o.queue }, { tasks: dataset.tasks, registries, agent, settings });
     return done === "interrupted" ? 130 : finishRun(done, o);
   }
-  let agentFor: (task: DatasetTask) => Agent;
+  let agentFor: ReturnType<typeof agentFactory>;
   try {
-    agentFor = agentFactory({ kind: o.agent, ...agentChoiceOf(o) });
+    agentFor = agentFactory({ kind: o.agent, ...agentChoiceOf(o), ...(program.length ? { command: program } : {}) });
   } catch (err) {
     throw new CliArgumentError((err as Error).message);
   }
@@ -193,14 +200,21 @@ export function registerRunCommand(program: Command): void {
     .command("run")
     .description("run a dataset of tasks and write results")
     .argument("<tasks>", "folder of tasks (<tool>/<id>/<id>.json, *.task.ts) or one task file")
+    .argument("[program...]", "with --agent command: the agent program and its arguments, after --")
     .addOption(envOption())
     .addOption(machinesOption())
     .addOption(
-      new Option("--agent <agent>", `who acts: scripted (replays solution.json), none (takes no action), or a model: ${PROVIDER_AGENTS.join(", ")}`).default(
-        "scripted",
-      ),
+      new Option(
+        "--agent <agent>",
+        `who acts: scripted (replays solution.json), none (takes no action), command (the MCP program after --), or a model: ${PROVIDER_AGENTS.join(", ")}`,
+      ).default("scripted"),
     )
     .option("--model <name>", "model name, for the model agents")
+    .option(
+      "--agent-env <name>",
+      "with --agent command: pass this variable of the runner's environment to the program (repeatable); it gets no other",
+      (v: string, prev: string[] = []) => [...prev, v],
+    )
     .option("--base-url <url>", "model API endpoint, e.g. http://localhost:8000/v1 (default: OPENAI_BASE_URL / ANTHROPIC_BASE_URL, else the provider's)")
     .option("--max-history <turns[:screenshots]>", "turns resent to the model, and how many of the newest screenshots (default 50:3)", (v: string) =>
       parseMaxHistory(v),
@@ -214,6 +228,7 @@ export function registerRunCommand(program: Command): void {
     .option("--run-id <id>", "name of the run folder (default: run-<UTC time>)")
     .option("--resume", "continue the run named by --run-id: finished tasks are kept, the rest run", false)
     .option("--attempts <k>", "attempts per task; only infrastructure errors are retried", positiveInt("--attempts"), 1)
+    .option("--rollouts <n>", "independent rollouts of every task, each on a clean machine (pass@k, best-of-N in the report)", positiveInt("--rollouts"), 1)
     .option("--task-timeout <seconds>", "wall-clock limit of the agent's part of a task, its model's time included", positiveInt("--task-timeout"), 600)
     .option("--no-screenshots", "do not save a screenshot before each turn")
     .option("--record", "record each machine's screen while the agent works (ffmpeg on the machine) into recording-<env>.mp4 per attempt", false)
@@ -236,8 +251,8 @@ export function registerRunCommand(program: Command): void {
     .addOption(screenOption())
     .option("--strict", "exit with 1 unless every task passed", false)
     .option("--print-report", "print report.md at the end", false)
-    .action(async (dir: string, o) => {
-      process.exitCode = await runCommand(dir, o);
+    .action(async (dir: string, program: string[], o) => {
+      process.exitCode = await runCommand(dir, program, o);
     });
   addDatasetOptions(cmd);
   addCredentialOptions(cmd);

@@ -10,11 +10,11 @@ import { ResultStore } from "../runFolder/results.js";
 import { finishManifest, startManifest } from "../runFolder/runFiles.js";
 import { runSettingsOf, runSettingsRecord } from "../runner/settings.js";
 import type { ManifestSettings } from "../runFolder/schemas.js";
-import { newRunId, openRunDir, taskFileHash } from "../runner/runner.js";
+import { checkResumedRollouts, newRunId, openRunDir, taskFileHash, type WorkUnit, workUnits } from "../runner/runner.js";
 import { writeRunReport } from "../reports/writeReports.js";
 import { MAX_ARTIFACT_BYTES, MAX_BUNDLE_BYTES, packFiles } from "./bundle.js";
 import { activeAttemptOf, type CoordinatorState, finalizeFailedJobs, type GatherContext, type QueueProgress, readResults } from "./gather.js";
-import { DEFAULT_QUEUE_NAME, jobIdOf, queueFor, RUN_TTL_SECONDS, runKeys, taskKeyOf, type QueuedSettings, type TaskJob } from "./protocol.js";
+import { DEFAULT_QUEUE_NAME, jobIdOf, queueFor, RUN_TTL_SECONDS, runKeys, taskKeyOf, type QueuedSettings, type TaskJob, unitKeyOf } from "./protocol.js";
 import { issuesOf, queuedSettingsSchema } from "./records.js";
 import { reopenInfraErrors } from "./resume.js";
 import { openRedis, redacted, type redisConnection } from "./redis.js";
@@ -93,11 +93,13 @@ export async function runOnQueue(opts: QueueRunOptions): Promise<{ runDir: strin
   }
   // The queue first: a Redis that cannot be reached leaves no run folder behind.
   const redis = await openRedis(opts.url);
-  const { runId, runDir } = await openRunDir({
-    ...(opts.outDir ? { outDir: opts.outDir } : {}),
-    runId: opts.runId ?? newRunId(),
-    resume: opts.resume ?? false,
-  }).catch((err: unknown) => {
+  const { rollouts: perTask } = runSettingsOf(opts.settings);
+  const opened = async () => {
+    const dir = await openRunDir({ ...(opts.outDir ? { outDir: opts.outDir } : {}), runId: opts.runId ?? newRunId(), resume: opts.resume ?? false });
+    if (opts.resume) await checkResumedRollouts(dir.runDir, perTask);
+    return dir;
+  };
+  const { runId, runDir } = await opened().catch((err: unknown) => {
     redis.disconnect();
     throw err;
   });
@@ -112,11 +114,14 @@ export async function runOnQueue(opts: QueueRunOptions): Promise<{ runDir: strin
   }
   const stateFile = join(runDir, "queue.json");
   const state: CoordinatorState = existsSync(stateFile) ? JSON.parse(await readFile(stateFile, "utf8")) : { cursor: 0, final: {} };
-  const byKey = new Map(opts.tasks.map((t) => [taskKeyOf(t), t]));
+  // One job per task, or with several rollouts per task one per rollout (each its own unit, under its own key).
+  const units = workUnits(opts.tasks, perTask);
+  const byKey = new Map(units.map((u) => [unitKeyOf(u.task, u.rollout), u.task]));
+  const rollouts = new Map(units.flatMap((u) => (u.rollout === undefined ? [] : [[unitKeyOf(u.task, u.rollout), u.rollout] as const])));
   const manifest = await startManifest(runDir, queueManifest(opts, { runId, queueId, queueName }), opts.resume ?? false);
   try {
     const progress: QueueProgress = {
-      total: opts.tasks.length,
+      total: units.length,
       done: Object.keys(state.final).length,
       running: [],
       byWorker: {},
@@ -136,12 +141,13 @@ export async function runOnQueue(opts: QueueRunOptions): Promise<{ runDir: strin
       state,
       stateFile,
       byKey,
+      rollouts,
       progress,
     };
     // A resumed run runs again the tasks that ended in infrastructure errors, as a local resume does.
     if (opts.resume) await reopenInfraErrors(ctx, queueName);
     progress.done = Object.keys(state.final).length;
-    await enqueue(opts, queues, redis, queueId, state);
+    await enqueue(opts, units, queues, redis, queueId, state);
     await gatherUntilDone(opts, ctx);
     const report = await writeRunReport(store, runId, opts.tasks);
     await finishManifest(runDir, manifest);
@@ -153,24 +159,25 @@ export async function runOnQueue(opts: QueueRunOptions): Promise<{ runDir: strin
   }
 }
 
-/** Reads results until every task has its final attempt; every 2 s, finds failed jobs and reports progress. */
+/** Reads results until every unit (task, or rollout of one) has its final attempt; every 2 s, finds failed jobs and reports progress. */
 async function gatherUntilDone(opts: QueueRunOptions, ctx: GatherContext): Promise<void> {
-  const { state, redis, keys, queues, progress } = ctx;
+  const { state, redis, keys, progress } = ctx;
   let lastFailureCheck = 0;
-  while (Object.keys(state.final).length < opts.tasks.length) {
+  const total = ctx.byKey.size;
+  while (Object.keys(state.final).length < total) {
     opts.signal?.throwIfAborted();
     await readResults(ctx);
     if (Date.now() - lastFailureCheck > 2_000) {
       lastFailureCheck = Date.now();
       await finalizeFailedJobs(ctx);
-      progress.unserved = await unservedQueues(opts, queues, state);
+      progress.unserved = await unservedQueues(opts, ctx);
       progress.running = Object.entries(await redis.hgetall(keys.active)).flatMap(([task, v]) => {
         const a = activeAttemptOf(v);
         return a ? [{ task, worker: a.worker, attempt: a.attempt }] : [];
       });
       opts.onProgress?.({ ...progress, done: Object.keys(state.final).length });
     }
-    if (Object.keys(state.final).length < opts.tasks.length) await pause(opts.pollMs ?? 250, opts.signal);
+    if (Object.keys(state.final).length < total) await pause(opts.pollMs ?? 250, opts.signal);
   }
 }
 
@@ -190,9 +197,13 @@ function queueManifest(opts: QueueRunOptions, run: { runId: string; queueId: str
   };
 }
 
-/** Sends each unfinished task's files and adds its job to its environments' queue (a job that exists already is left as it is). */
+/**
+ * Sends each unfinished unit's task files (once per task: its rollouts share them) and adds its job
+ * to its environments' queue (a job that exists already is left as it is).
+ */
 async function enqueue(
   opts: QueueRunOptions,
+  units: readonly WorkUnit[],
   queues: Map<string, Queue<TaskJob>>,
   redis: ReturnType<typeof redisConnection>,
   runId: string,
@@ -202,36 +213,44 @@ async function enqueue(
   const root = statSync(opts.datasetRoot).isDirectory() ? opts.datasetRoot : dirname(opts.datasetRoot);
   const moduleType = moduleTypeAt(root);
   const jobs = new Map<string, Parameters<Queue<TaskJob>["addBulk"]>[0]>();
-  for (const task of opts.tasks) {
+  const bundles = new Map<string, string>();
+  // A job names the rollout it runs, not how many the run has: a worker runs one (and workers without rollouts take it).
+  const { rollouts: _all, ...settings } = opts.settings;
+  for (const { task, rollout } of units) {
+    const unitKey = unitKeyOf(task, rollout);
+    if (state.final[unitKey] !== undefined) continue;
     const taskKey = taskKeyOf(task);
-    if (state.final[taskKey] !== undefined) continue;
-    const bundle = await packFiles(root, {
-      files: await expandDirs(root, taskFiles(task, opts.registries, root)),
-      maxBytes: opts.maxBundleBytes ?? MAX_BUNDLE_BYTES,
-      what: `the files of task ${taskKey}`,
-      limitFlag: "runOnQueue's maxBundleBytes",
-    });
-    await redis.set(keys.bundle(taskKey), bundle, "EX", RUN_TTL_SECONDS);
+    if (!bundles.has(taskKey)) {
+      const bundle = await packFiles(root, {
+        files: await expandDirs(root, taskFiles(task, opts.registries, root)),
+        maxBytes: opts.maxBundleBytes ?? MAX_BUNDLE_BYTES,
+        what: `the files of task ${taskKey}`,
+        limitFlag: "runOnQueue's maxBundleBytes",
+      });
+      await redis.set(keys.bundle(taskKey), bundle, "EX", RUN_TTL_SECONDS);
+      bundles.set(taskKey, sha256Hex(bundle));
+    }
     const environments = [...task.environments];
     const data: TaskJob = sign(opts.key, "job", {
       runId,
-      taskKey,
+      taskKey: unitKey,
+      ...(rollout === undefined ? {} : { rollout }),
       taskId: task.id,
       environments,
       format: task.kind,
       bundle: keys.bundle(taskKey),
-      bundleSha256: sha256Hex(bundle),
+      bundleSha256: bundles.get(taskKey)!,
       moduleType,
-      settings: opts.settings,
+      settings,
       issuedAt: Date.now(),
     });
     const queue = queueFor(opts.queueName ?? DEFAULT_QUEUE_NAME, environments);
     if (!jobs.has(queue)) jobs.set(queue, []);
     jobs.get(queue)!.push({
-      name: taskKey,
+      name: unitKey,
       data,
       opts: {
-        jobId: jobIdOf(runId, taskKey),
+        jobId: jobIdOf(runId, unitKey),
         attempts: opts.settings.attempts,
         backoff: { type: "exponential", delay: 1_000 },
         removeOnComplete: { age: RUN_TTL_SECONDS },
@@ -279,10 +298,11 @@ async function expandDirs(root: string, paths: readonly string[]): Promise<strin
 }
 
 /** The queues with tasks left that no worker takes from. */
-async function unservedQueues(opts: QueueRunOptions, queues: Map<string, Queue<TaskJob>>, state: CoordinatorState): Promise<QueueProgress["unserved"]> {
+async function unservedQueues(opts: QueueRunOptions, ctx: GatherContext): Promise<QueueProgress["unserved"]> {
   const out: QueueProgress["unserved"] = [];
-  for (const [name, queue] of queues) {
-    const left = opts.tasks.filter((t) => queueFor(opts.queueName ?? DEFAULT_QUEUE_NAME, t.environments) === name && state.final[taskKeyOf(t)] === undefined);
+  const unfinished = [...ctx.byKey].filter(([key]) => ctx.state.final[key] === undefined).map(([, task]) => task);
+  for (const [name, queue] of ctx.queues) {
+    const left = unfinished.filter((t) => queueFor(opts.queueName ?? DEFAULT_QUEUE_NAME, t.environments) === name);
     if (left.length > 0 && (await queue.getWorkersCount()) === 0) out.push({ queue: name, environments: [...left[0]!.environments].sort() });
   }
   return out;

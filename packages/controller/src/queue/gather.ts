@@ -57,12 +57,26 @@ export interface GatherContext {
   runId: string;
   state: CoordinatorState;
   stateFile: string;
+  /** Each unit's task by the unit's key (a task's key, or one rollout's: see unitKeyOf). */
   byKey: Map<string, DatasetTask>;
+  /** In a run of several rollouts per task: each unit's rollout by its key. */
+  rollouts: Map<string, number>;
   progress: QueueProgress;
 }
 
 /** A record refused at the boundary, with why. */
 class Refused extends Error {}
+
+/** Where a unit's attempts go in the run folder: its task's, or its rollout's (see ResultStore.forRollout). */
+export function storeOf(ctx: Pick<GatherContext, "store" | "rollouts">, unitKey: string): ResultStore {
+  return ctx.store.forRollout(ctx.rollouts.get(unitKey));
+}
+
+/** Writes the summary.json of a unit's attempt that the coordinator makes itself (lost, refused, failed), with its rollout. */
+async function writeOwnSummary(ctx: GatherContext, unitKey: string, dir: string, summary: Summary): Promise<void> {
+  const rollout = ctx.rollouts.get(unitKey);
+  await writeSummary(dir, rollout === undefined ? summary : { ...summary, results: { ...summary.results, rollout } });
+}
 
 /** Reads the results written since the last read, writes them into the run folder, and moves the cursor. */
 export async function readResults(ctx: GatherContext): Promise<void> {
@@ -100,8 +114,8 @@ async function takeRecord(ctx: GatherContext, raw: string): Promise<ResultRecord
     if (!ref.success || !task) return undefined;
     const worker = (ref.data.worker ?? "?").slice(0, 200);
     const { attempt } = ref.data;
-    const dir = ctx.store.attemptDir(task.tool, task.id, attempt);
-    if (!existsSync(join(dir, "summary.json"))) await writeSummary(dir, refusedSummary(task, { attempt, worker, reason: err.message }));
+    const dir = storeOf(ctx, ref.data.task).attemptDir(task.tool, task.id, attempt);
+    if (!existsSync(join(dir, "summary.json"))) await writeOwnSummary(ctx, ref.data.task, dir, refusedSummary(task, { attempt, worker, reason: err.message }));
     const expected = ctx.keys.artifacts(ref.data.task, attempt);
     await ctx.redis.del(expected);
     // A refused record counts as final unless it says otherwise: the task is not waited for forever.
@@ -144,6 +158,7 @@ function checkedRecord(ctx: GatherContext, data: unknown): ResultRecord | undefi
     if (rec.summary.id !== task.id || rec.summary.results.attempt !== rec.attempt || rec.summary.results.state !== rec.state) {
       throw new Refused(`its summary is of another task or attempt (${rec.summary.id.slice(0, 200)}, attempt ${rec.summary.results.attempt})`);
     }
+    if (rec.summary.results.rollout !== ctx.rollouts.get(rec.task)) throw new Refused(`its summary is of another rollout (${rec.summary.results.rollout})`);
   }
   return rec as ResultRecord;
 }
@@ -154,14 +169,14 @@ async function writeRecord(ctx: GatherContext, rec: ResultRecord): Promise<void>
   if (!task) return;
   if (rec.kind === "lost") {
     ctx.progress.lost++;
-    const dir = ctx.store.attemptDir(task.tool, task.id, rec.entry.attempt);
-    if (!existsSync(join(dir, "summary.json"))) await writeSummary(dir, lostSummary(task, rec.entry));
+    const dir = storeOf(ctx, rec.task).attemptDir(task.tool, task.id, rec.entry.attempt);
+    if (!existsSync(join(dir, "summary.json"))) await writeOwnSummary(ctx, rec.task, dir, lostSummary(task, rec.entry));
     return;
   }
   ctx.progress.byWorker[rec.worker] = (ctx.progress.byWorker[rec.worker] ?? 0) + 1;
-  const dir = ctx.store.attemptDir(task.tool, task.id, rec.attempt);
+  const dir = storeOf(ctx, rec.task).attemptDir(task.tool, task.id, rec.attempt);
   if (rec.kind === "error") {
-    if (!existsSync(join(dir, "summary.json"))) await writeSummary(dir, erroredSummary(task, rec));
+    if (!existsSync(join(dir, "summary.json"))) await writeOwnSummary(ctx, rec.task, dir, erroredSummary(task, rec));
   } else if (!existsSync(join(dir, "summary.json"))) {
     const limits = limitsFor(ctx.maxArtifactBytes, `the folder of attempt ${rec.attempt} of ${rec.task}`);
     // The size first: a blob past the limit is not even fetched.
@@ -209,14 +224,14 @@ export async function finalizeFailedJobs(ctx: GatherContext): Promise<void> {
     const entry = active ? activeAttemptOf(active) : undefined;
     if (entry) await writeRecord(ctx, { kind: "lost", task: taskKey, entry });
     if (active) await ctx.redis.hdel(ctx.keys.active, taskKey);
-    const done = await ctx.store.finishedAttempts(task.tool, task.id);
+    const done = await storeOf(ctx, taskKey).finishedAttempts(task.tool, task.id);
     const last = done.at(-1);
     if (last && isInfraState(last.summary.results.state)) {
       ctx.state.final[taskKey] = last.attempt;
     } else {
       const n = (last?.attempt ?? 0) + 1;
       const summary: Summary = failedSummary(task, n, (job.failedReason ?? "the job failed").slice(0, 2_000));
-      await writeSummary(ctx.store.attemptDir(task.tool, task.id, n), summary);
+      await writeOwnSummary(ctx, taskKey, storeOf(ctx, taskKey).attemptDir(task.tool, task.id, n), summary);
       ctx.state.final[taskKey] = n;
     }
     await ctx.store.writeJsonAtomic(ctx.stateFile, ctx.state);

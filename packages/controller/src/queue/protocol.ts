@@ -5,7 +5,7 @@ import type { Summary, TaskState } from "../runFolder/results.js";
 
 /**
  * What a run on a queue keeps in Redis, and how the coordinator and its workers talk: one BullMQ
- * job per task; the task's files as a bundle; per task an attempt counter and the attempt in
+ * job per task (per rollout of a task, with `--rollouts N`); the task's files as a bundle; per task an attempt counter and the attempt in
  * progress; and per run a list of results the coordinator reads in order. No secret travels: the
  * agent is named (its key and endpoint are the worker's), machines and credentials are the workers'
  * own. Jobs are signed by the coordinator and results by the workers with the queue's key
@@ -30,6 +30,15 @@ export const RUN_TTL_SECONDS = 7 * 24 * 3600;
 
 /** A task's key in a run: `<tool>/<id>`. */
 export const taskKeyOf = (t: { tool: string; id: string }) => `${t.tool}/${t.id}`;
+
+/**
+ * The key of a unit of a run's work, one job's: the task's key, or in a run of several rollouts per
+ * task, one rollout's, `<tool>/<id>/rollout-<r>` (the rollouts of a task share its bundle).
+ */
+export const unitKeyOf = (t: { tool: string; id: string }, rollout?: number) => `${taskKeyOf(t)}${rollout === undefined ? "" : `/rollout-${rollout}`}`;
+
+/** The task's key of a unit's key (see {@link unitKeyOf}): its bundle's. */
+export const taskKeyOfUnit = (unitKey: string, rollout?: number) => (rollout === undefined ? unitKey : unitKey.replace(/\/rollout-\d+$/, ""));
 
 /** A task's BullMQ job id: the run and the task, one job per task and run (BullMQ refuses `:` in ids). */
 export const jobIdOf = (runId: string, taskKey: string) => `${runId}/${taskKey}`.replace(/:/g, "_");
@@ -74,18 +83,21 @@ export interface QueuedAgent {
  * What a job carries of its run: the run's settings as `pincer run` took them ({@link RunSettings},
  * whole and unchanged: a setting added there travels here), and the agent the run names.
  */
-export type QueuedSettings = RunSettings & { agent: QueuedAgent };
+export type QueuedSettings = Omit<RunSettings, "rollouts"> & Partial<Pick<RunSettings, "rollouts">> & { agent: QueuedAgent };
 
 /** The data of a task's job, signed by the coordinator (the signature in `sig` covers every other field). */
 export interface TaskJob {
   runId: string;
+  /** The unit's key: the task's, or one rollout's ({@link unitKeyOf}). */
   taskKey: string;
+  /** The rollout this job runs, in a run of several rollouts per task; absent otherwise. */
+  rollout?: number;
   taskId: string;
   /** The environments the task needs (its queue is theirs: {@link queueFor}). */
   environments: string[];
   /** The format that reads the task (the worker must have it). */
   format: string;
-  /** Where the bundle of its files lies in Redis (the run's key for the task: a worker reads no other). */
+  /** Where the bundle of its files lies in Redis (the run's key for the task, shared by its rollouts: a worker reads no other). */
   bundle: string;
   /** sha256 of the bundle, hex: the worker unpacks only the bundle the coordinator signed. */
   bundleSha256: string;

@@ -40,6 +40,7 @@ export const queuedSettingsSchema = runSettingsSchema.extend({ agent: queuedAgen
 export const taskJobSchema = z.strictObject({
   runId: id,
   taskKey: id.regex(/\//, "<tool>/<id>"),
+  rollout: z.number().int().min(1).max(1_000).optional(),
   taskId: id,
   environments: z.array(z.string().min(1).max(100)).min(1).max(16),
   format: z.string().min(1).max(100),

@@ -1,5 +1,5 @@
 import { isInfraState } from "../runFolder/results.js";
-import { finalizeFailedJobs, type GatherContext, readResults } from "./gather.js";
+import { finalizeFailedJobs, type GatherContext, readResults, storeOf } from "./gather.js";
 import { jobIdOf, queueFor } from "./protocol.js";
 
 /**
@@ -16,7 +16,7 @@ export async function reopenInfraErrors(ctx: GatherContext, queueName: string): 
   for (const [taskKey, task] of ctx.byKey) {
     const final = ctx.state.final[taskKey];
     if (final === undefined) continue;
-    const last = (await ctx.store.finishedAttempts(task.tool, task.id)).at(-1);
+    const last = (await storeOf(ctx, taskKey).finishedAttempts(task.tool, task.id)).at(-1);
     if (!last || !isInfraState(last.summary.results.state)) continue;
     const queue = ctx.queues.get(queueFor(queueName, task.environments));
     const job = await queue?.getJob(jobIdOf(ctx.runId, taskKey));

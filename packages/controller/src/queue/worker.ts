@@ -27,6 +27,7 @@ import {
   queueFor,
   RUN_TTL_SECONDS,
   runKeys,
+  taskKeyOfUnit,
   type ResultRecord,
   type TaskJob,
 } from "./protocol.js";
@@ -320,7 +321,9 @@ function checkedJob(c: JobContext): TaskJob {
   if ([...data.environments].sort().join("+") !== [...c.environments].sort().join("+")) {
     throw new UnrecoverableError(`${data.taskKey} needs ${data.environments.join(", ")}; worker ${c.name} has ${c.environments.join(", ")}`);
   }
-  if (data.bundle !== runKeys(data.runId).bundle(data.taskKey))
+  if (data.rollout !== undefined && !data.taskKey.endsWith(`/rollout-${data.rollout}`))
+    throw new UnrecoverableError(`the job of ${data.taskKey} names rollout ${data.rollout}, not its own`);
+  if (data.bundle !== runKeys(data.runId).bundle(taskKeyOfUnit(data.taskKey, data.rollout)))
     throw new UnrecoverableError(`the job of ${data.taskKey} names another key than its run's for its files`);
   return data;
 }
@@ -378,8 +381,9 @@ async function attempt(c: JobContext, work: string, slot: MachineSlot, n: number
   if (!c.agents.has(agentKey)) c.agents.set(agentKey, agentFactory(choice));
   c.log(`${c.name}: ${data.taskKey} attempt ${n}`);
   const store = new ResultStore(join(work, "run"));
-  const summary = await runOneAttempt({ ...run, registries, agentFor: c.agents.get(agentKey)! }, store, slot, task, n, c.abort.signal);
-  const blob = await packFiles(store.attemptDir(task.tool, task.id, n), {
+  const agentFor = c.agents.get(agentKey)!;
+  const summary = await runOneAttempt({ ...run, registries, agentFor }, store, slot, task, n, c.abort.signal, data.rollout);
+  const blob = await packFiles(store.forRollout(data.rollout).attemptDir(task.tool, task.id, n), {
     // summary.json travels in the record: the coordinator writes it last, when the folder is whole.
     exclude: ["summary.json"],
     maxBytes: c.opts.maxArtifactBytes ?? MAX_ARTIFACT_BYTES,

@@ -54,7 +54,7 @@ export async function writeReplayComparison(source: ReplaySource, replayDir: str
   const perTask: TaskComparison[] = [];
   for (const t of source.tasks) {
     const { tool, id } = t.task;
-    const original = { attempt: t.attempt, summary: t.summary, trajectory: t.trajectory, dir: originals.attemptDir(tool, id, t.attempt) };
+    const original = { attempt: t.attempt, summary: t.summary, trajectory: t.trajectory, dir: originals.forRollout(t.rollout).attemptDir(tool, id, t.attempt) };
     const last = (await replays.finishedAttempts(tool, id)).at(-1);
     const replay = last && {
       ...last,

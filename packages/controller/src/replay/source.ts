@@ -42,6 +42,8 @@ export interface ReplayTask {
   task: DatasetTask;
   /** The last finished attempt of the recorded run (the one its report counts). */
   attempt: number;
+  /** In a run of several rollouts per task: the rollout replayed (the first with a finished attempt). */
+  rollout?: number;
   summary: Summary;
   trajectory: TrajectoryLine[];
   turns: RecordedTurn[];
@@ -141,6 +143,15 @@ function screenOf(tasks: readonly ReplayTask[]): { width: number; height: number
   return undefined;
 }
 
+/** The attempt a replay plays of a task: its last finished one, or in a run of several rollouts the last of its first rollout that finished. */
+async function lastAttemptToReplay(store: ResultStore, ref: { tool: string; id: string }) {
+  for (const rollout of await store.rolloutsOf(ref.tool, ref.id)) {
+    const last = (await store.forRollout(rollout).finishedAttempts(ref.tool, ref.id)).at(-1);
+    if (last) return { rollout, last };
+  }
+  return { rollout: undefined, last: (await store.finishedAttempts(ref.tool, ref.id)).at(-1) };
+}
+
 /**
  * Loads a finished run for a replay: its manifest, the tasks it ran as the dataset has them now
  * (from the folder the run recorded, or `opts.dataset`), and each task's last finished attempt with
@@ -167,7 +178,7 @@ export async function loadReplaySource(runDir: string, opts: ReplaySourceOptions
       missing.push(key);
       continue;
     }
-    const last = (await store.finishedAttempts(ref.tool, ref.id)).at(-1);
+    const { rollout, last } = await lastAttemptToReplay(store, ref);
     if (!last) {
       warnings.push(`${key} has no finished attempt in run ${manifest.run_id}: left out`);
       continue;
@@ -175,9 +186,13 @@ export async function loadReplaySource(runDir: string, opts: ReplaySourceOptions
     const hash = ref.sha256 ? await sha256Of(found.file) : undefined;
     const changed = hash !== undefined && hash !== ref.sha256;
     if (changed) warnings.push(`${key} changed since the run (${found.file} is not the file it ran): the replay runs the task as it is now`);
-    const trajectory = await store.readTrajectory(ref.tool, ref.id, last.attempt);
+    const trajectory = await store.forRollout(rollout).readTrajectory(ref.tool, ref.id, last.attempt);
     const turns = recordedTurns(trajectory);
-    tasks.push({ task: { ...found, tool: ref.tool }, attempt: last.attempt, summary: last.summary, trajectory, turns, timing: timingOf(turns), changed });
+    const task = { ...found, tool: ref.tool };
+    tasks.push({ task, attempt: last.attempt, ...(rollout ? { rollout } : {}), summary: last.summary, trajectory, turns, timing: timingOf(turns), changed });
+  }
+  if (tasks.some((t) => t.rollout !== undefined)) {
+    warnings.push(`run ${manifest.run_id} has several rollouts per task: the replay plays each task's first rollout that finished`);
   }
   if (missing.length > 0) {
     throw new InvalidArgumentError(

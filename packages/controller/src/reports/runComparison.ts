@@ -3,10 +3,11 @@ import { mkdir, writeFile } from "node:fs/promises";
 import { basename, dirname, join, relative, resolve, sep } from "node:path";
 import { InvalidArgumentError } from "@pincer/shared";
 import { buildReport, type PerTask, type Report } from "./report.js";
-import { ResultStore, type Summary } from "../runFolder/results.js";
+import { ResultStore } from "../runFolder/results.js";
 import { type RunConfig, runConfig } from "./viewerData.js";
 import { readManifest } from "../runFolder/runFiles.js";
 import { runComparisonHtml } from "./viewer/runCompare.js";
+import { collectTaskFinals } from "./writeReports.js";
 
 /** How a task's outcome moved from run A to run B. */
 export type TaskChange = "better" | "worse" | "changed" | "same" | "only_a" | "only_b";
@@ -57,17 +58,12 @@ async function loadRun(runDir: string): Promise<{ dir: string; report: Report; c
   }
   // Read as its schema says: a manifest that is not a run's is an error naming what is wrong.
   const manifest = await readManifest(dir);
-  const store = new ResultStore(dir);
-  const finals: Array<{ tool: string; summary: Summary; attempts: number }> = [];
-  for (const t of manifest.tasks) {
-    const finished = await store.finishedAttempts(t.tool, t.id);
-    const last = finished.at(-1);
-    if (last) finals.push({ tool: t.tool, summary: last.summary, attempts: finished.length });
-  }
+  // A task's last attempt, or with several rollouts each rollout's, as the run's own report counts them.
+  const { finals, planned } = await collectTaskFinals(new ResultStore(dir), manifest.tasks);
   const runId = manifest.run_id;
   return {
     dir,
-    report: buildReport(runId, finals),
+    report: buildReport(runId, finals, planned),
     config: runConfig(
       manifest,
       finals.map((f) => f.summary),

@@ -7,6 +7,8 @@ import type { RunManifest } from "../runFolder/schemas.js";
 /** One finished attempt of a task as report.html shows it: the report's figures for it, and more. */
 export interface ViewerAttempt extends Pick<PerTask, "state" | "score" | "steps" | "tokens" | "costUsd" | "seconds" | "error"> {
   attempt: number;
+  /** The rollout it belongs to, in a run of several rollouts per task; absent otherwise. */
+  rollout?: number;
   /** The attempt's folder relative to the run folder; screenshot paths of the trajectory are relative to it. */
   dir: string;
   agent: string;
@@ -35,6 +37,22 @@ export interface ViewerTask extends ReportRow, ViewerAttempt {
   environments: string[];
   /** The attempts before the last one, newest first (the last one is the task's own fields). */
   earlier: ViewerAttempt[];
+  /** With several rollouts: each rollout side by side, its last attempt's outcome and final screen. */
+  rolloutViews?: RolloutView[];
+}
+
+/** A rollout of a task as the viewer shows it beside the others. */
+export interface RolloutView {
+  rollout: number;
+  /** Its last attempt. */
+  attempt: number;
+  state: string;
+  score: number;
+  endReason: string | null;
+  error: string | null;
+  attempts: number;
+  /** The last screenshot of its last attempt, relative to the run folder; null when it saved none. */
+  screenshot: string | null;
 }
 
 /** What manifest.json says about how a run was made; fields an older run did not record are absent. */
@@ -49,6 +67,8 @@ export interface RunConfig {
   dataset: string | null;
   maxSteps: string | null;
   attempts: string | null;
+  /** Rollouts per task, when more than one. */
+  rollouts: string | null;
   taskTimeout: string | null;
   screenshots: string | null;
   settle: string | null;
@@ -92,6 +112,7 @@ export function runConfig(manifest: RunManifestFields, summaries: readonly Summa
     dataset: text(manifest.dataset?.root),
     maxSteps: text(manifest.max_steps),
     attempts: text(manifest.attempts),
+    rollouts: (manifest.rollouts ?? 1) > 1 ? text(manifest.rollouts) : null,
     taskTimeout: timeout,
     screenshots: onOff(manifest.screenshots),
     settle: settleText(manifest.settle),
@@ -110,11 +131,12 @@ export async function readTrajectoryLines(dir: string): Promise<TrajectoryLine[]
 const strings = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === "string") : []);
 
 /** One attempt of a task as the viewer shows it. */
-export function viewerAttempt(tool: string, summary: Summary, attempt: number, trajectory: TrajectoryLine[]): ViewerAttempt {
+export function viewerAttempt(tool: string, summary: Summary, attempt: number, trajectory: TrajectoryLine[], rollout?: number): ViewerAttempt {
   const r = summary.results;
   return {
     attempt,
-    dir: `${tool}/${summary.id}/attempt-${attempt}`,
+    ...(rollout === undefined ? {} : { rollout }),
+    dir: `${tool}/${summary.id}/${rollout === undefined ? "" : `rollout-${rollout}/`}attempt-${attempt}`,
     state: r.state,
     score: r.score,
     steps: r.steps,
@@ -136,17 +158,51 @@ export function viewerAttempt(tool: string, summary: Summary, attempt: number, t
   };
 }
 
-/** A task of the viewer: its report row, its last attempt and its earlier ones (`attempts` oldest first). */
+/** The last screenshot an attempt saved (the final screen, else the last turn's), relative to the run folder; null when none. */
+function lastScreenshot(a: ViewerAttempt): string | null {
+  for (let i = a.trajectory.length - 1; i >= 0; i--) {
+    const file = Object.values(a.trajectory[i]!.screenshots ?? {})[0];
+    if (file) return `${a.dir}/${file}`;
+  }
+  return null;
+}
+
+/** Each rollout of the report row with its last attempt among `attempts`, for the side-by-side view. */
+function rolloutViewsOf(row: ReportRow, attempts: readonly ViewerAttempt[]): RolloutView[] | undefined {
+  if (!row.rollouts) return undefined;
+  return row.rollouts.results.map((r) => {
+    const last = attempts
+      .filter((a) => a.rollout === r.rollout)
+      .sort((a, b) => a.attempt - b.attempt)
+      .at(-1);
+    return {
+      rollout: r.rollout,
+      attempt: last?.attempt ?? 0,
+      state: r.state,
+      score: r.score,
+      endReason: r.endReason,
+      error: r.error,
+      attempts: r.attempts,
+      screenshot: last ? lastScreenshot(last) : null,
+    };
+  });
+}
+
+/**
+ * A task of the viewer: its report row, its last attempt and its earlier ones (`attempts` oldest
+ * first). With several rollouts (the one to open on last) the task's own fields are its row's, which
+ * stands for all rollouts, and every attempt, that one first, is in `earlier`.
+ */
 export function viewerTask(row: ReportRow, summary: Summary, attempts: readonly ViewerAttempt[]): ViewerTask {
   const last = attempts.at(-1)!;
-  return {
-    ...row,
-    ...last,
+  const rolloutViews = rolloutViewsOf(row, attempts);
+  const task = {
     key: `${row.tool}/${row.id}`,
     instruction: typeof summary.instruction === "string" ? summary.instruction : "",
     tags: strings(summary.tags),
     apps: strings(summary.related_apps),
     environments: Object.keys(summary.results.environments ?? {}),
-    earlier: attempts.slice(0, -1).reverse(),
   };
+  if (rolloutViews) return { ...last, ...row, ...task, trajectory: [], earlier: [...attempts].reverse(), rolloutViews };
+  return { ...row, ...last, ...task, earlier: attempts.slice(0, -1).reverse() };
 }

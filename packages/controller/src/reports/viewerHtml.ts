@@ -4,6 +4,7 @@ import { VIEWER_GROUPS_SCRIPT } from "./viewer/groups.js";
 import { VIEWER_STYLE } from "./viewer/style.js";
 import { VIEWER_MARKS_SCRIPT } from "./viewer/marks.js";
 import { VIEWER_NODES_SCRIPT } from "./viewer/nodes.js";
+import { VIEWER_ROLLOUTS_SCRIPT, VIEWER_ROLLOUTS_STYLE } from "./viewer/rollouts.js";
 import { VIEWER_STEPS_SCRIPT } from "./viewer/steps.js";
 import { VIEWER_TABLE_SCRIPT } from "./viewer/table.js";
 import { escapeHtml, jsonForScript, viewerPage } from "./viewer/page.js";
@@ -71,8 +72,9 @@ const CSP = "default-src 'none'; img-src 'self' file: data:; media-src 'self' fi
  * report.html of a run: one self-contained page (no server, nothing from the network) with the
  * run's configuration, its table (filter by state, tag, app; sort by any column; why each task that
  * did not pass ended so), the tables per tag, per app and of counterpart pairs, and per task each
- * attempt's trajectory, step by step, over the screenshots the agent saw (files of the run folder,
- * by relative path). `config` is what {@link runConfig} reads; without it the header names none.
+ * attempt's trajectory (with several rollouts, the rollouts side by side and their pass@k first),
+ * step by step, over the screenshots the agent saw (files of the run folder, by relative path).
+ * `config` is what {@link runConfig} reads; without it the header names none.
  */
 export function reportHtml(report: Report, tasks: readonly ViewerTask[], config?: RunConfig): string {
   const { perTask: _perTask, ...run } = report;
@@ -86,6 +88,6 @@ export function reportHtml(report: Report, tasks: readonly ViewerTask[], config?
       earlier: t.earlier.map((a) => ({ ...a, trajectory: clipStrings(a.trajectory) })),
     })),
   };
-  const parts = [VIEWER_TABLE_SCRIPT, VIEWER_GROUPS_SCRIPT, VIEWER_STEPS_SCRIPT, VIEWER_NODES_SCRIPT, VIEWER_MARKS_SCRIPT];
-  return viewerPage({ title: `Pincer run ${report.runId}`, csp: CSP, style: VIEWER_STYLE, body: BODY, data, script: parts.join("\n") });
+  const parts = [VIEWER_TABLE_SCRIPT, VIEWER_GROUPS_SCRIPT, VIEWER_STEPS_SCRIPT, VIEWER_ROLLOUTS_SCRIPT, VIEWER_NODES_SCRIPT, VIEWER_MARKS_SCRIPT];
+  return viewerPage({ title: `Pincer run ${report.runId}`, csp: CSP, style: VIEWER_STYLE + VIEWER_ROLLOUTS_STYLE, body: BODY, data, script: parts.join("\n") });
 }

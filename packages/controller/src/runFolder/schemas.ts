@@ -96,6 +96,8 @@ export const taskResultsSchema = z.looseObject({
   /** How each machine was brought to its clean state before the attempt; empty when the pool does not reset. */
   machine_reset: z.record(z.string(), resetSchema),
   attempt: z.number().int(),
+  /** The rollout the attempt belongs to, in a run of several rollouts per task (`--rollouts N`, N > 1); absent otherwise. */
+  rollout: z.number().int().min(1).optional(),
   /** The evaluator graph's metrics; absent when no episode ran. */
   metrics: metricsField,
   started_at: z.string(),
@@ -252,6 +254,8 @@ export const manifestSettingsSchema = z.looseObject({
   /** The agent a queue run names (a local run's summaries name theirs). */
   agent: z.object({ kind: z.string(), model: z.string().optional() }).optional(),
   attempts: z.number().int().optional(),
+  /** Independent rollouts of every task (`--rollouts`); absent in runs written before Pincer had them (one). */
+  rollouts: z.number().int().optional(),
   max_steps: z.union([z.number(), z.literal("auto")]).optional(),
   task_timeout_ms: z.number().optional(),
   screenshots: z.boolean().optional(),

@@ -30,6 +30,8 @@ export interface AttemptInput {
   task: DatasetTask;
   /** The attempt's number (1 first), its folder `<tool>/<id>/attempt-<n>` in `store`. */
   attempt: number;
+  /** The rollout it belongs to in a run of several rollouts per task (`store` is then the rollout's); summary.json names it. */
+  rollout?: number;
   /** The task's machines, by environment name. */
   envs: Readonly<Record<string, Env>>;
   /** Each environment's address, for summary.json. */
@@ -329,7 +331,7 @@ export class Attempt {
       addresses,
       ...(reset ? { reset } : {}),
     };
-    const results = attemptResults(settings, this.#record, end);
+    const results = { ...attemptResults(settings, this.#record, end), ...(this.#input.rollout !== undefined ? { rollout: this.#input.rollout } : {}) };
     // An interrupted run leaves this attempt without a summary: --resume redoes it.
     signal.throwIfAborted();
     const summary = summaryOf(taskFields(task), task.id, results);

@@ -4,7 +4,7 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { InvalidArgumentError } from "@pincer/shared";
-import type { Agent } from "../agents/types.js";
+import type { Agent, AgentAttempt } from "../agents/types.js";
 import type { DatasetTask } from "../datasets/loader.js";
 import type { Registries } from "../datasets/registries.js";
 import { DEFAULT_SETTLE } from "../benchmark/screenObservation.js";
@@ -15,7 +15,7 @@ import type { MachinePool, MachineSlot } from "../machines/provider.js";
 import { ProgressTracker, type RunProgress } from "./progress.js";
 import type { Report } from "../reports/report.js";
 import { isInfraState, ResultStore, type Summary } from "../runFolder/results.js";
-import { finishManifest, startManifest } from "../runFolder/runFiles.js";
+import { finishManifest, readManifest, startManifest } from "../runFolder/runFiles.js";
 import type { ManifestSettings } from "../runFolder/schemas.js";
 import { writeRunReport } from "../reports/writeReports.js";
 import { ownProcesses } from "./ownProcesses.js";
@@ -34,8 +34,11 @@ export interface RunnerOptions extends Partial<RunSettings> {
   /** The dataset formats (each task is built by the one that loaded it) and the JSON task format's functions. */
   registries: Registries;
   pool: MachinePool;
-  /** A fresh agent for each attempt. */
-  agentFor(task: DatasetTask): Agent;
+  /**
+   * A fresh agent for each attempt; `at` says which rollout (1 … `rollouts`; 1 in a run of one) and
+   * which attempt of it the agent is made for (factories that make the same agent each time ignore it).
+   */
+  agentFor(task: DatasetTask, at: AgentAttempt): Agent;
   /** Folder that holds run folders. @default "results" */
   outDir?: string;
   /** Name of this run's folder. @default run-<UTC timestamp> */
@@ -145,6 +148,15 @@ function checkTasks(tasks: readonly DatasetTask[], pool: MachinePool): void {
   }
 }
 
+/** A resumed run keeps its rollouts: its folders are laid out by them. Throws InvalidArgumentError naming the run's. */
+export async function checkResumedRollouts(runDir: string, rollouts: number): Promise<void> {
+  if (!existsSync(join(runDir, "manifest.json"))) return;
+  const before = (await readManifest(runDir)).rollouts ?? 1;
+  if (before !== rollouts) {
+    throw new InvalidArgumentError(`resume: ${runDir} was run with --rollouts ${before}, not ${rollouts}; resume it with --rollouts ${before}`);
+  }
+}
+
 /** manifest.json's settings of a local run (see buildManifest for its times and the resume rule). */
 function manifestOf(opts: RunnerOptions, runId: string, attempts: number): ManifestSettings {
   return {
@@ -163,15 +175,32 @@ function manifestOf(opts: RunnerOptions, runId: string, attempts: number): Manif
 }
 
 /**
- * The tasks still to run: all but those an earlier run ended with a verdict. A task whose last
- * attempt ended in an infrastructure error runs again (see {@link lastAttemptOf}).
+ * A unit of a run's work: one rollout of a task. `rollout` is undefined in a run of one rollout per
+ * task (its attempts are the task's own, `<tool>/<id>/attempt-<n>/`), else 1 … N
+ * (`<tool>/<id>/rollout-<r>/attempt-<n>/`).
  */
-async function pendingTasks(opts: RunnerOptions, store: ResultStore, progress: ProgressTracker): Promise<DatasetTask[]> {
-  const queue: DatasetTask[] = [];
-  for (const task of opts.tasks) {
-    const last = (await store.finishedAttempts(task.tool, task.id)).at(-1)?.summary;
-    if (last && !isInfraState(last.results.state)) progress.skipped(last.results.state);
-    else queue.push(task);
+export interface WorkUnit {
+  task: DatasetTask;
+  rollout?: number;
+}
+
+/** Every rollout of every task, each task's rollouts one after another (so that slots take a task's rollouts at once); the tasks with one. */
+export function workUnits(tasks: readonly DatasetTask[], rollouts: number): WorkUnit[] {
+  if (rollouts <= 1) return tasks.map((task) => ({ task }));
+  return tasks.flatMap((task) => Array.from({ length: rollouts }, (_, i) => ({ task, rollout: i + 1 })));
+}
+
+/**
+ * The units still to run: all but those an earlier run ended with a verdict. A rollout whose last
+ * attempt ended in an infrastructure error runs again (see {@link lastAttemptOf}); `kept` hears of
+ * each one kept.
+ */
+export async function pendingUnits(units: readonly WorkUnit[], store: ResultStore, kept?: (state: Summary["results"]["state"]) => void): Promise<WorkUnit[]> {
+  const queue: WorkUnit[] = [];
+  for (const unit of units) {
+    const last = (await store.forRollout(unit.rollout).finishedAttempts(unit.task.tool, unit.task.id)).at(-1)?.summary;
+    if (last && !isInfraState(last.results.state)) kept?.(last.results.state);
+    else queue.push(unit);
   }
   return queue;
 }
@@ -195,21 +224,23 @@ interface RunContext {
 }
 
 /** What one attempt needs besides its task and slot: the run's settings, the dataset formats and the agent. */
-export type AttemptSettings = RunSettings & Pick<RunnerOptions, "registries" | "agentFor">;
+export type AttemptSettings = Omit<RunSettings, "rollouts"> & Partial<Pick<RunSettings, "rollouts">> & Pick<RunnerOptions, "registries" | "agentFor">;
 
 /**
- * Runs attempt `n` of `task` on `slot` (its machines reset first) and writes the attempt's folder
- * under `store` with its summary.json, which it returns. An interruption (the signal) throws and
- * leaves the attempt without a summary.
+ * Runs attempt `n` of `task` (of its rollout `rollout`, in a run of several) on `slot` (its machines
+ * reset first) and writes the attempt's folder under `store` with its summary.json, which it
+ * returns. An interruption (the signal) throws and leaves the attempt without a summary.
  */
 export async function runOneAttempt(
   settings: AttemptSettings,
-  store: ResultStore,
+  runStore: ResultStore,
   slot: MachineSlot,
   task: DatasetTask,
   n: number,
   signal: AbortSignal,
+  rollout?: number,
 ): Promise<Summary> {
+  const store = runStore.forRollout(rollout);
   // A clean machine for every attempt; a failed reset is the machine's failure (env_error, retried).
   const reset = await resetSlot(slot, environmentsOf(task), signal);
   const { registries, agentFor, ...run } = settings;
@@ -218,11 +249,12 @@ export async function runOneAttempt(
   const attempt = new Attempt({
     task,
     attempt: n,
+    ...(rollout !== undefined ? { rollout } : {}),
     envs: own.envs,
     addresses: only(slot.addresses, environmentsOf(task)),
     ...(reset.ok ? { reset: reset.machines } : { resetError: reset.error }),
     registries,
-    agent: agentFor(task),
+    agent: agentFor(task, { rollout: rollout ?? 1, attempt: n }),
     settings: runSettingsOf(run),
     store,
     signal,
@@ -234,16 +266,17 @@ export async function runOneAttempt(
 }
 
 /**
- * Runs the attempts of one task on a slot, after those an earlier run finished, until one ends
- * without an infrastructure error or none are left; writes each one's summary.json.
+ * Runs the attempts of one task (one rollout of it) on a slot, after those an earlier run finished,
+ * until one ends without an infrastructure error or none are left; writes each one's summary.json.
  */
-async function runTaskAttempts(ctx: RunContext, slot: MachineSlot, task: DatasetTask): Promise<Summary | undefined> {
+async function runTaskAttempts(ctx: RunContext, slot: MachineSlot, { task, rollout }: WorkUnit): Promise<Summary | undefined> {
   const { store, signal } = ctx;
   let final: Summary | undefined;
-  const previous = (await store.finishedAttempts(task.tool, task.id)).at(-1)?.attempt ?? 0;
+  const previous = (await store.forRollout(rollout).finishedAttempts(task.tool, task.id)).at(-1)?.attempt ?? 0;
   const last = lastAttemptOf(previous, ctx.settings.attempts);
+  const settings = { ...ctx.settings, registries: ctx.opts.registries, agentFor: ctx.opts.agentFor };
   for (let n = previous + 1; n <= last; n++) {
-    final = await runOneAttempt({ ...ctx.settings, registries: ctx.opts.registries, agentFor: ctx.opts.agentFor }, store, slot, task, n, signal);
+    final = await runOneAttempt(settings, store, slot, task, n, signal, rollout);
     if (!isInfraState(final.results.state)) break;
     // A machine that just failed often needs a moment (a link coming back, a daemon restarting).
     if (n < last) await backoff(n - previous, signal);
@@ -265,20 +298,22 @@ export function backoff(n: number, signal: AbortSignal, baseMs = 1_000): Promise
   });
 }
 
-/** One slot's worker: takes tasks from the queue until it is empty. */
-async function runSlot(ctx: RunContext, slot: MachineSlot, queue: DatasetTask[], progress: ProgressTracker): Promise<void> {
-  for (let task = queue.shift(); task; task = queue.shift()) {
+/** One slot's worker: takes units (tasks, or rollouts of tasks) from the queue until it is empty. */
+async function runSlot(ctx: RunContext, slot: MachineSlot, queue: WorkUnit[], progress: ProgressTracker): Promise<void> {
+  for (let unit = queue.shift(); unit; unit = queue.shift()) {
     ctx.signal.throwIfAborted();
     progress.started();
     const t0 = Date.now();
-    const final = await runTaskAttempts(ctx, slot, task);
-    progress.finished(task.id, final, Date.now() - t0, queue.length);
+    const final = await runTaskAttempts(ctx, slot, unit);
+    const name = unit.rollout === undefined ? unit.task.id : `${unit.task.id} rollout ${unit.rollout}`;
+    progress.finished(name, final, Date.now() - t0, queue.length);
   }
 }
 
 /**
- * Runs tasks over the pool's slots (one task per slot at a time), retrying infrastructure errors up
- * to `attempts`, writing one result folder per run, and a report at the end.
+ * Runs tasks over the pool's slots (one task per slot at a time; with `rollouts` N > 1, N rollouts
+ * of each, each its own unit of work), retrying infrastructure errors up to `attempts` (per
+ * rollout), writing one result folder per run, and a report at the end.
  */
 export async function runTasks(opts: RunnerOptions): Promise<{ runDir: string; report: Report }> {
   const { runId, runDir } = await openRunDir(opts);
@@ -289,10 +324,12 @@ export async function runTasks(opts: RunnerOptions): Promise<{ runDir: string; r
   // Every call of every attempt under way listens to it: many at once is its use, not a leak.
   setMaxListeners(0, signal);
   checkTasks(opts.tasks, opts.pool);
+  if (opts.resume) await checkResumedRollouts(runDir, settings.rollouts);
   const manifest = await startManifest(runDir, manifestOf(opts, runId, attempts), opts.resume ?? false);
 
-  const progress = new ProgressTracker(opts.tasks.length, opts.pool.slots.length, opts.onProgress);
-  const queue = await pendingTasks(opts, store, progress);
+  const units = workUnits(opts.tasks, settings.rollouts);
+  const progress = new ProgressTracker(units.length, opts.pool.slots.length, opts.onProgress);
+  const queue = await pendingUnits(units, store, (state) => progress.skipped(state));
   progress.report();
   const ctx: RunContext = { opts, settings, store, signal };
   await Promise.all(opts.pool.slots.map((slot) => runSlot(ctx, slot, queue, progress)));

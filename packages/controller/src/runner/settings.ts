@@ -11,8 +11,13 @@ import type { SettleOptions } from "../env/index.js";
  * {@link runSettingsSchema}), the flag that sets it, and the code that uses it.
  */
 export interface RunSettings {
-  /** Attempts per task; only infrastructure errors are retried. @default 1 */
+  /** Attempts per task (per rollout); only infrastructure errors are retried. @default 1 */
   attempts: number;
+  /**
+   * Independent rollouts of every task, each its own unit of work on a clean machine, for pass@k and
+   * best-of-N; with more than one, each rollout's attempts go to `<tool>/<id>/rollout-<r>/`. @default 1
+   */
+  rollouts: number;
   /** A number, or "auto": 2 × action_number + 5 (50 when the task has none), at most 200. @default "auto" */
   maxSteps: number | "auto";
   /** Wall-clock limit of the agent's part of a task (its model's time included), in ms. @default 600_000 */
@@ -34,6 +39,7 @@ export interface RunSettings {
 /** The defaults of {@link RunSettings}: the one place they are written. */
 export const DEFAULT_RUN_SETTINGS: Readonly<RunSettings> = {
   attempts: 1,
+  rollouts: 1,
   maxSteps: "auto",
   taskTimeoutMs: 600_000,
   screenshots: true,
@@ -90,6 +96,8 @@ const settleSchema = z.strictObject({
  */
 export const runSettingsSchema = z.strictObject({
   attempts: z.number().int().min(1).max(100),
+  // A job of a coordinator that names none: one rollout.
+  rollouts: z.number().int().min(1).max(1_000).default(1),
   maxSteps: z.union([z.number().int().min(1).max(100_000), z.literal("auto")]),
   taskTimeoutMs: z
     .number()

@@ -6,7 +6,7 @@
 export const VIEWER_GROUPS_SCRIPT = `
 var CONFIG_FIELDS = [
   ["agent", "agent"], ["model", "model"], ["provider", "machines"], ["image", "image"], ["dataset", "dataset"],
-  ["maxSteps", "max steps"], ["attempts", "attempts"], ["taskTimeout", "task timeout"], ["screenshots", "screenshots"],
+  ["maxSteps", "max steps"], ["attempts", "attempts"], ["rollouts", "rollouts"], ["taskTimeout", "task timeout"], ["screenshots", "screenshots"],
   ["settle", "settle"], ["accessibility", "a11y"], ["record", "record"], ["startedAt", "started"], ["finishedAt", "finished"],
 ];
 

@@ -22,13 +22,19 @@ function frameClass(f) {
   return typeof f.step === "number" ? "" : "other";
 }
 
-/** Attempt n of task t as a task of its own (the task's fields, that attempt's outcome and trajectory); the last one is t itself. */
-function attemptOf(t, n) {
-  var a = t.earlier.filter(function (x) { return x.attempt === n; })[0];
+/**
+ * Attempt n (of rollout r, in a run of several) of task t as a task of its own (the task's fields,
+ * that attempt's outcome and trajectory); the last one is t itself.
+ */
+function attemptOf(t, n, r) {
+  var a = t.earlier.filter(function (x) { return x.attempt === n && (x.rollout || 0) === (r || 0); })[0];
+  // A task with rollouts stands for all of them: its page shows one rollout's attempt, the first one's last by default.
+  if (!a && t.rolloutViews) a = t.earlier[0];
   if (!a) return t;
+  var id = (r || 0) + ":" + n;
   t.views = t.views || {};
-  if (!t.views[n]) t.views[n] = Object.assign({}, t, a);
-  return t.views[n];
+  if (!t.views[id]) t.views[id] = Object.assign({}, t, a);
+  return t.views[id];
 }
 
 /** The trajectory's last evaluation: its verdicts are final; a node that failed before it had not been reached yet. */
@@ -37,8 +43,8 @@ function lastEvaluation(t) {
   return null;
 }
 
-function openTask(t, step, attempt) {
-  var shown = attemptOf(t, attempt);
+function openTask(t, step, attempt, rollout) {
+  var shown = attemptOf(t, attempt, rollout);
   if (ui.task !== shown) {
     ui.base = t;
     ui.task = shown;
@@ -51,24 +57,31 @@ function openTask(t, step, attempt) {
   showStep(isFinite(step) && step > 0 ? step - 1 : 0, true);
 }
 
-/** Every attempt of the task, the last first; choosing one opens it at its first step. */
+/** Every attempt of the task, the last first (with rollouts, each rollout's in order); choosing one opens it at its first step. */
 function renderAttemptPicker(t, shown) {
-  var pick = $("f-attempt"), all = [t].concat(t.earlier);
+  var pick = $("f-attempt"), all = t.rolloutViews ? t.earlier.slice() : [t].concat(t.earlier);
+  if (t.rolloutViews) all.sort(function (a, b) { return a.rollout - b.rollout || a.attempt - b.attempt; });
+  // An option's value: the attempt's number, or with rollouts "<rollout>:<attempt>".
+  var idOf = function (a) { return a.rollout ? a.rollout + ":" + a.attempt : String(a.attempt); };
   clear(pick);
-  all.forEach(function (a, i) {
-    var label = "attempt " + a.attempt + " · " + a.state + (i === 0 ? " (last)" : "");
-    pick.appendChild(el("option", { value: a.attempt, text: label, selected: a.attempt === shown.attempt ? "selected" : null }));
+  all.forEach(function (a) {
+    var label = (a.rollout ? "rollout " + a.rollout + " · " : "") + "attempt " + a.attempt + " · " + a.state + (a === t && !t.rolloutViews ? " (last)" : "");
+    pick.appendChild(el("option", { value: idOf(a), text: label, selected: a === shown || idOf(a) === idOf(shown) ? "selected" : null }));
   });
-  pick.value = String(shown.attempt);
+  pick.value = idOf(shown);
   pick.onchange = function () {
-    var n = Number(pick.value);
-    location.hash = taskHref(t.key, 1, n === t.attempt ? null : n);
+    var parts = pick.value.split(":"), r = parts.length > 1 ? Number(parts[0]) : 0, n = Number(parts[parts.length - 1]);
+    var base = !t.rolloutViews && n === t.attempt && r === (t.rollout || 0);
+    location.hash = taskHref(t.key, 1, base ? null : n, base ? null : r);
   };
   $("attempt-pick").hidden = all.length < 2;
 }
 
 /** The shown attempt's number when it is not the last (the address of the last one names none). */
 function shownAttempt() { return ui.task === ui.base ? null : ui.task.attempt; }
+
+/** The shown attempt's rollout when it is not the task's own attempt (in a run of several rollouts). */
+function shownRollout() { return ui.task === ui.base ? null : ui.task.rollout || null; }
 
 function renderTaskHead(t) {
   var head = $("task-head");
@@ -82,7 +95,7 @@ function renderTaskHead(t) {
     t.inputTokens + " in / " + t.outputTokens + " out tokens",
     t.costUsd === null ? null : "$" + num(t.costUsd, 4),
     "agent " + t.agent + (t.model ? " (" + t.model + ")" : ""),
-    "attempt " + t.attempt + " of " + t.attempts,
+    t.rollout ? "rollout " + t.rollout + ", attempt " + t.attempt : "attempt " + t.attempt + " of " + t.attempts,
     t.endReason ? "ended: " + t.endReason : null,
   ].filter(Boolean);
   head.appendChild(el("p", { "class": "meta", text: meta.join(" · ") }));
@@ -93,6 +106,8 @@ function renderTaskHead(t) {
     el("a", { href: fileUrl(t.dir, "trajectory.jsonl"), "data-file": "trajectory", text: "trajectory.jsonl" }), " · ",
     el("span", { text: t.dir + "/" }),
   ]));
+  var rollouts = rolloutsBox(t);
+  if (rollouts) head.appendChild(rollouts);
   if (t.evalReason) head.appendChild(el("p", { text: "evaluation: " + t.evalReason }));
   if (t.error) head.appendChild(el("pre", { "class": "error", text: t.error }));
   Object.keys(t.recordings || {}).forEach(function (env) {
@@ -121,7 +136,8 @@ function showStep(i, fromRoute) {
   var n = ui.frames.length;
   ui.index = Math.max(0, Math.min(n - 1, i));
   if (!fromRoute) {
-    try { history.replaceState(null, "", taskHref(ui.task.key, ui.index + 1, shownAttempt())); } catch (e) { /* some browsers refuse it on file: pages */ }
+    var href = taskHref(ui.task.key, ui.index + 1, shownAttempt(), shownRollout());
+    try { history.replaceState(null, "", href); } catch (e) { /* some browsers refuse it on file: pages */ }
   }
   $("prev").disabled = ui.index <= 0;
   $("next").disabled = ui.index >= n - 1;

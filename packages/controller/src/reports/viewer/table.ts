@@ -1,7 +1,7 @@
 /**
  * report.html's script, part 1: the data, DOM helpers, the run's table (filters, sorting) and the
- * routing between the table and a task (`#task=<tool/id>&attempt=<a>&step=<n>`, n from 1; without
- * an attempt, the last). Plain ES2019 run by the
+ * routing between the table and a task (`#task=<tool/id>&rollout=<r>&attempt=<a>&step=<n>`, n from 1;
+ * without an attempt, the last; the rollout only in a run of several). Plain ES2019 run by the
  * browser, in one function scope with parts 2 and 3; all text goes in through textContent.
  */
 export const VIEWER_TABLE_SCRIPT = `
@@ -36,6 +36,7 @@ function renderSummary() {
     num(r.meanSecondsPerTask, 1) + " s per task",
   ];
   if (r.totalCostUsd !== null) parts.push("$" + num(r.totalCostUsd, 4));
+  if (r.rollouts) parts.push(runRolloutsText(r));
   parts.push("report written " + data.generatedAt);
   $("run-summary").textContent = parts.join(" · ");
   renderConfig();
@@ -84,8 +85,8 @@ function visibleTasks() {
     });
 }
 
-function taskHref(key, step, attempt) {
-  return "#task=" + encodeURIComponent(key) + (attempt ? "&attempt=" + attempt : "") + (step ? "&step=" + step : "");
+function taskHref(key, step, attempt, rollout) {
+  return "#task=" + encodeURIComponent(key) + (rollout ? "&rollout=" + rollout : "") + (attempt ? "&attempt=" + attempt : "") + (step ? "&step=" + step : "");
 }
 
 function taskRow(t) {
@@ -148,7 +149,7 @@ function route() {
   if (key !== null && byKey[key]) {
     $("view-table").hidden = true;
     $("view-task").hidden = false;
-    openTask(byKey[key], Number(params.get("step") || "1"), Number(params.get("attempt") || "0"));
+    openTask(byKey[key], Number(params.get("step") || "1"), Number(params.get("attempt") || "0"), Number(params.get("rollout") || "0"));
   } else {
     ui.task = null;
     $("view-task").hidden = true;
