@@ -12,8 +12,9 @@
 #   test    `npm test`: demo and images, and what the tests use as independent witnesses or peers:
 #           xdotool and x11-utils, Python with grpcio and protoc (a client that is not Pincer's),
 #           openssl, systemd (systemd-analyze), slirp4netns (`--network`), chromium (the viewer in a
-#           real browser), dbus, at-spi2-core and zenity (the accessibility tree), ffmpeg (--record),
-#           redis-server (the queue of `pincer run --queue`).
+#           real browser), dbus, at-spi2-core and zenity (the accessibility tree), ffmpeg (--record, and
+#           OSWorld's compare_videos), tesseract-ocr (OSWorld's compare_image_text), redis-server (the
+#           queue of `pincer run --queue`).
 #   bench   test, and what `npm run bench` compares against (sshd for ssh/scp, Flask and Pillow for the stand-in of OSWorld's server).
 #   all     every package above.
 # `--list` prints the packages of the job instead of installing them. Installs only what is missing;
@@ -34,7 +35,7 @@ done
 demo=(xvfb xauth x11-xserver-utils x11-apps xterm xclip python3 imagemagick gcc libc6-dev bubblewrap util-linux)
 images=(mmdebstrap e2fsprogs podman runc catatonit conmon netavark aardvark-dns iptables qemu-system-x86 qemu-utils dpkg gnupg dpkg-dev)
 test=(x11-utils xdotool python3-grpcio python3-protobuf python3-pytest python3-venv python3-pip python3-setuptools protobuf-compiler protobuf-compiler-grpc openssl systemd slirp4netns chromium dbus at-spi2-core zenity ffmpeg
-  redis-server)
+  tesseract-ocr redis-server)
 bench=(openssh-server openssh-client python3-flask python3-pil)
 case "$job" in
   demo) packages=("${demo[@]}") ;;

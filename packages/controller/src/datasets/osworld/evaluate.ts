@@ -45,7 +45,7 @@ async function judge(e: Evaluator, idx: number, ctx: OsworldContext): Promise<{ 
     Array.isArray(e.func) ? (Array.isArray(v) ? v[idx] : undefined) : Array.isArray(v) ? undefined : (v ?? undefined);
   const result = await fetchState(pick(e.result as GetterSpec | GetterSpec[]), ctx);
   const expected = await fetchState(pick(e.expected as GetterSpec | GetterSpec[]), ctx);
-  const r = await runMetric(metric, result === undefined ? null : result, expected, pick(e.options));
+  const r = await runMetric(metric, result === undefined ? null : result, expected, pick(e.options), ctx);
   return { score: r.score, reason: funcs.length > 1 ? `${name}: ${r.reason}` : r.reason };
 }
 

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { plainJson } from "../pycompat/pyJson.js";
+import type { OsworldContext } from "./context.js";
 
 /**
  * What a metric returns: a score in [0, 1] (OSWorld's metrics return floats; 1 is a pass), or the
@@ -35,7 +36,12 @@ export interface OsworldMetric<O extends z.ZodType = z.ZodType> {
    * is given keep the task's `5.0` as a `PyFloat` (datasets/pycompat/pyJson.ts). Other metrics get plain numbers.
    */
   pythonFloats?: boolean;
-  run(result: unknown, expected: unknown, options: z.infer<O>): Promise<MetricResult>;
+  /**
+   * `machine` is the attempt's context, for the few metrics that run something on the machine
+   * (check_python_file_by_test_suite runs the task's test file there); absent where there is no
+   * machine (recorded cases), where such a metric fails to run.
+   */
+  run(result: unknown, expected: unknown, options: z.infer<O>, machine?: OsworldContext): Promise<MetricResult>;
 }
 
 /** Defines a metric; helps TypeScript infer its options' type from the schema. */
@@ -65,7 +71,13 @@ export function ignoredOptionKeys(metric: OsworldMetric, raw: unknown): string[]
  * parsed with their defaults (keys the metric ignores dropped), the getters' values given as the
  * metric takes them (see {@link OsworldMetric.pythonFloats}); the result as a score and a reason.
  */
-export async function runMetric(metric: OsworldMetric, result: unknown, expected: unknown, options: unknown): Promise<{ score: number; reason: string }> {
+export async function runMetric(
+  metric: OsworldMetric,
+  result: unknown,
+  expected: unknown,
+  options: unknown,
+  machine?: OsworldContext,
+): Promise<{ score: number; reason: string }> {
   const values = <T>(v: T): T => (metric.pythonFloats ? v : plainJson(v));
-  return scoreOf(await metric.run(values(result), values(expected), metric.options.parse(plainJson(options ?? {}))));
+  return scoreOf(await metric.run(values(result), values(expected), metric.options.parse(plainJson(options ?? {})), machine));
 }

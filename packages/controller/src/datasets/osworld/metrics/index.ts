@@ -3,14 +3,19 @@ import { a11yMetrics } from "./a11y.js";
 import { appsMetrics } from "./apps.js";
 import { gimpCheckMetrics } from "./apps/gimpChecks.js";
 import { gimpCompareMetrics } from "./apps/gimpCompare.js";
+import { testSuiteMetrics } from "./apps/testSuite.js";
+import { videoMetrics } from "./apps/videos.js";
 import { vlcStatusMetrics } from "./apps/vlcStatus.js";
 import { chromeMetrics } from "./chrome/index.js";
 import { docsMetrics } from "./docs.js";
 import { docsFormatMetrics } from "./docsFormat.js";
 import { docsTextMetrics } from "./docsText.js";
+import { epubMetrics } from "./epub.js";
 import { filesMetrics } from "./files.js";
 import { generalMetrics } from "./general.js";
 import { miscMetrics } from "./misc.js";
+import { ocrMetrics } from "./ocr.js";
+import { odtHighlightMetrics } from "./odtHighlight.js";
 import { slidesMetrics } from "./slides.js";
 import { slidesMoreMetrics } from "./slidesMore.js";
 import { tableMetrics } from "./table.js";
@@ -32,6 +37,11 @@ export const OSWORLD_METRICS: ReadonlyMap<string, OsworldMetric> = new Map(
     ...gimpCheckMetrics,
     ...gimpCompareMetrics,
     ...vlcStatusMetrics,
+    ...videoMetrics,
+    ...odtHighlightMetrics,
+    ...epubMetrics,
+    ...testSuiteMetrics,
+    ...ocrMetrics,
     ...miscMetrics,
   ].map((m) => [m.name, m]),
 );
