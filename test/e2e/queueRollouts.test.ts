@@ -17,9 +17,11 @@ const dir = mkdtempSync(join(tmpdir(), "pincer-queue-rollouts-"));
 let server: TestRedis | undefined;
 let pool: MachinePool | undefined;
 let worker: QueueWorker | undefined;
+let programWorker: QueueWorker | undefined;
 
 afterAll(async () => {
   await worker?.close(true);
+  await programWorker?.close(true);
   await pool?.close();
   await server?.stop();
   rmSync(dir, { recursive: true, force: true });
@@ -71,4 +73,41 @@ test("--rollouts 2 over a queue: a job per rollout, both in the run folder's rol
   expect(again.report.perTask[0]!.rollouts).toMatchObject({ n: 2, c: 2 });
   expect(lines.slice(before).filter((l) => / attempt \d/.test(l))).toEqual([]);
   expect(readdirSync(join(taskDir, "rollout-1"))).toEqual(["attempt-1"]);
+}, 120_000);
+
+test("an agent program's rollouts over a queue, on a worker started with --allow-agent-programs: pass@1 0.5, pass@2 1", async () => {
+  const root = join(dir, "program-dataset");
+  writeQuickTasks(root, { count: 1, tool: "p", prefix: "p", waitSeconds: () => 0 });
+  const registries = createRegistries();
+  const { tasks } = await loadDataset(root, registries);
+  server ??= await startRedis(join(dir, "redis"));
+  pool ??= await openPool(localProvider({ width: 800, height: 600 }), ["desktop"], 2);
+  const key = randomBytes(32);
+  const lines: string[] = [];
+  programWorker = await startWorker({
+    url: server.url,
+    pool,
+    registries,
+    key,
+    name: "P",
+    queueName: "program-rollouts",
+    allowAgentPrograms: true,
+    log: (l) => lines.push(l),
+  });
+  const agent = { kind: "command", command: [process.execPath, join(import.meta.dirname, "../fixtures/agent-programs/rolloutAgent.mjs")] };
+  const { runDir, report } = await runOnQueue({
+    url: server.url,
+    key,
+    queueName: "program-rollouts",
+    tasks,
+    registries,
+    datasetRoot: root,
+    settings: { ...SCRIPTED_QUEUE_SETTINGS, agent, rollouts: 2 },
+    outDir: join(dir, "results"),
+    runId: "qp",
+    pollMs: 50,
+  });
+  expect(report.perTask[0]!.rollouts, lines.join("\n")).toMatchObject({ planned: 2, n: 2, c: 1, passAt: { "1": 0.5, "2": 1 }, bestOfN: 1 });
+  const log = (r: number) => readFileSync(join(runDir, "p", "p00", `rollout-${r}`, "attempt-1", "agent", "stdout.log"), "utf8");
+  expect([log(1), log(2)]).toEqual(["rollout 1 done\n", "rollout 2 done\n"]);
 }, 120_000);

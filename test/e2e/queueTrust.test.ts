@@ -212,6 +212,23 @@ describe("a worker runs only what its coordinator signed", () => {
     expect(rec).toMatchObject({ kind: "error", final: true, task: "t/signedmod" });
     expect(rec.error).toMatch(/task module.*code execution on the worker host.*--allow-task-modules/);
   });
+
+  test("a signed job naming an agent program, on a worker not started with --allow-agent-programs, is env_error naming the flag; the program never runs", async () => {
+    const marker = join(dir, "marker-program");
+    const command = ["sh", "-c", `touch ${marker}`];
+    await putJob(jsonDataset("program"), "program-run", "t/program", {
+      format: "json",
+      key: KEY,
+      settings: { ...SETTINGS, agent: { kind: "command", command } },
+    });
+    await ended("program-run/t/program");
+    expect(existsSync(marker), worker.log()).toBe(false);
+    const [rec] = await resultsOf("program-run");
+    expect(rec).toMatchObject({ kind: "error", final: true, task: "t/program" });
+    expect(rec.error).toMatch(
+      /its run's agent is a program \(sh -c touch .*\), which runs on the worker host outside any machine's sandbox.*--allow-agent-programs/,
+    );
+  });
 });
 
 describe("a worker checks what it needs before it starts machines", () => {

@@ -174,9 +174,11 @@ export async function runQueueCommand(
   let agent: QueuedAgent;
   try {
     // What a job may carry of the choice: names and numbers (its endpoint is refused above; a price file is read here, into a table).
-    const { kind, model, maxHistory, price, modelTimeoutMs, modelRetries } = portableAgentChoice(run.agent);
+    const { kind, model, maxHistory, price, modelTimeoutMs, modelRetries, command, agentEnv } = portableAgentChoice(run.agent);
     agent = {
       kind,
+      ...(command ? { command } : {}),
+      ...(agentEnv?.length ? { agentEnv } : {}),
       ...(model ? { model } : {}),
       ...(maxHistory ? { maxHistory } : {}),
       ...(price ? { price: price as PriceTable } : {}),
@@ -228,6 +230,7 @@ interface WorkerCliOptions extends MachineCliOptions {
   queueName: string;
   queueKeyFile?: string;
   allowTaskModules: boolean;
+  allowAgentPrograms: boolean;
   baseUrl?: string;
   environments: string[];
   concurrency: number;
@@ -249,6 +252,7 @@ async function workerCommand(o: WorkerCliOptions): Promise<number> {
   await checkRedis(o.queue);
   const registries = await cliRegistries(o.format);
   if (o.allowTaskModules) process.stderr.write("task modules allowed: a job's *.task.ts runs its code in this worker, on this host, outside any sandbox\n");
+  if (o.allowAgentPrograms) process.stderr.write("agent programs allowed: a job's --agent command program runs on this host, outside any sandbox\n");
   const pool = await openMachinePool(names, o, o.concurrency, { ...o.screen, ...(o.a11y ? { accessibilityBus: true } : {}) });
   const log = (line: string) => process.stderr.write(`${line}\n`);
   let worker: Awaited<ReturnType<typeof startWorker>> | undefined;
@@ -259,6 +263,7 @@ async function workerCommand(o: WorkerCliOptions): Promise<number> {
       pool,
       registries,
       allowTaskModules: o.allowTaskModules,
+      allowAgentPrograms: o.allowAgentPrograms,
       ...(o.baseUrl ? { baseUrl: o.baseUrl } : {}),
       queueName: o.queueName,
       ...(o.name ? { name: o.name } : {}),
@@ -303,6 +308,11 @@ export function registerWorkerCommand(program: Command): void {
     .option(
       "--allow-task-modules",
       "run task modules (*.task.ts) that jobs carry: this is code execution on this host, outside any machine's sandbox, by whoever holds the queue's key",
+      false,
+    )
+    .option(
+      "--allow-agent-programs",
+      "run the agent programs jobs name (pincer run --agent command): code execution on this host, outside any sandbox, by whoever holds the queue's key",
       false,
     )
     .option(

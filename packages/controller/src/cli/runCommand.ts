@@ -116,11 +116,8 @@ async function runCommand(dir: string, program: string[], o: RunCliOptions): Pro
     const without = dataset.tasks.filter((t) => !t.solution).map((t) => t.id);
     if (without.length) process.stderr.write(`warning: no solution.json for ${without.join(", ")}: the scripted agent takes no action there\n`);
   }
-  if (o.queue && o.agent === PROGRAM_AGENT) {
-    throw new CliArgumentError("--agent command runs the program on this host; a queue's workers run only the agents they know: leave out --queue");
-  }
   if (o.queue) {
-    const agent = { kind: o.agent, ...agentChoiceOf(o) };
+    const agent = { kind: o.agent, ...agentChoiceOf(o), ...(program.length ? { command: program } : {}) };
     const done = await runQueueCommand(dir, { ...o, queue: o.queue }, { tasks: dataset.tasks, registries, agent, settings });
     return done === "interrupted" ? 130 : finishRun(done, o);
   }

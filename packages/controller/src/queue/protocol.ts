@@ -69,6 +69,10 @@ export function runKeys(runId: string) {
  */
 export interface QueuedAgent {
   kind: string;
+  /** With kind "command": the agent program and its arguments, run on the worker host (only with `allowAgentPrograms`). */
+  command?: string[];
+  /** With kind "command": names of variables of the worker's environment the program gets. */
+  agentEnv?: string[];
   model?: string;
   maxHistory?: HistoryOptions;
   /** USD per million input and output tokens, by model (a table: a job never names a file). */

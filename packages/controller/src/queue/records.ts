@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { PROVIDER_AGENTS, SCRIPTED_AGENTS } from "../agents/factory.js";
+import { PROGRAM_AGENT, PROVIDER_AGENTS, SCRIPTED_AGENTS } from "../agents/factory.js";
 import { TASK_STATES } from "../runFolder/results.js";
 import { runSettingsSchema } from "../runner/settings.js";
 import { summarySchema as runFolderSummarySchema, taskResultsSchema } from "../runFolder/schemas.js";
@@ -22,7 +22,13 @@ const priceTable = z.record(z.string().max(200), z.strictObject({ input: z.numbe
 
 /** The agent a job names: its kind and model, how much history it keeps, its price table. */
 export const queuedAgentSchema = z.strictObject({
-  kind: z.enum([...SCRIPTED_AGENTS, ...PROVIDER_AGENTS]),
+  kind: z.enum([...SCRIPTED_AGENTS, ...PROVIDER_AGENTS, PROGRAM_AGENT]),
+  // An agent program and the variables of the worker's environment it gets (a worker runs it only with --allow-agent-programs).
+  command: z.array(z.string().min(1).max(4_096)).min(1).max(256).optional(),
+  agentEnv: z
+    .array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/))
+    .max(100)
+    .optional(),
   model: z.string().min(1).max(200).optional(),
   maxHistory: z
     .strictObject({ maxTurns: z.number().int().min(1).max(10_000).optional(), keepScreenshots: z.number().int().min(0).max(1_000).optional() })

@@ -5,7 +5,7 @@ import { join, sep } from "node:path";
 import { type Job, UnrecoverableError, Worker } from "bullmq";
 import type { Redis } from "ioredis";
 import { InvalidArgumentError } from "@pincer/shared";
-import { agentFactory } from "../agents/factory.js";
+import { agentFactory, PROGRAM_AGENT } from "../agents/factory.js";
 import { Registry } from "../datasets/taskFunctions.js";
 import { type LoadDatasetOptions, loadDataset } from "../datasets/loader.js";
 import { importTaskModule } from "../datasets/moduleImport.js";
@@ -51,6 +51,12 @@ export interface QueueWorkerOptions {
    * the queue's key may run code. Without it, such a job is that attempt's env_error. @default false
    */
   allowTaskModules?: boolean;
+  /**
+   * Run the agent programs jobs name (`pincer run --agent command -- PROGRAM`): each is a program
+   * started on this host, outside any machine's sandbox, with the variables of this process's
+   * environment the run names. Without it, such a job is that attempt's env_error. @default false
+   */
+  allowAgentPrograms?: boolean;
   /**
    * Imports a task module file (with `allowTaskModules`). @default the `pincer` CLI's loader: TypeScript
    * compiled on the fly (tsx, a dependency of this package), `@pincer/controller` and zod resolved to
@@ -377,8 +383,21 @@ async function attempt(c: JobContext, work: string, slot: MachineSlot, n: number
   const { agent, ...run } = data.settings;
   // The endpoint is this worker's (its option, else the provider's environment variable), never the job's.
   const choice = { ...agent, ...(c.opts.baseUrl ? { baseUrl: c.opts.baseUrl } : {}) };
+  if (choice.kind === PROGRAM_AGENT && !c.opts.allowAgentPrograms) {
+    throw new UnrecoverableError(
+      `${data.taskKey}: its run's agent is a program (${(choice.command ?? []).join(" ")}), which runs on the worker host outside any machine's sandbox; ` +
+        `worker ${c.name} runs agent programs only when started with --allow-agent-programs`,
+    );
+  }
   const agentKey = JSON.stringify(choice);
-  if (!c.agents.has(agentKey)) c.agents.set(agentKey, agentFactory(choice));
+  if (!c.agents.has(agentKey)) {
+    try {
+      c.agents.set(agentKey, agentFactory(choice));
+    } catch (err) {
+      // A missing key or program is this worker's to fix: trying the job again here cannot help.
+      throw new UnrecoverableError(`${data.taskKey}: worker ${c.name} cannot make the run's agent: ${(err as Error).message}`);
+    }
+  }
   c.log(`${c.name}: ${data.taskKey} attempt ${n}`);
   const store = new ResultStore(join(work, "run"));
   const agentFor = c.agents.get(agentKey)!;
