@@ -3,7 +3,8 @@ import { defineMetric, type OsworldMetric, scoreOf } from "../metric.js";
 import { fail } from "../../../evaluators/verdict.js";
 import { show } from "./common/outcome.js";
 import { docsMetrics } from "./docs.js";
-import { openPackage, PythonWouldRaise } from "./office/package.js";
+import { readOdtParts } from "./office/odt.js";
+import { PythonWouldRaise } from "./office/package.js";
 import { descendants, kids, type XEl } from "./office/xml.js";
 
 /**
@@ -25,27 +26,15 @@ const WITH_BACKGROUND = new Set(
 
 /** The spans and the automatic styles of an .odt, or undefined when odfpy cannot load it. */
 async function readSpansAndStyles(path: string): Promise<{ spans: XEl[]; styles: (XEl | string)[] } | undefined> {
-  const pkg = await openPackage(path);
-  if (!pkg) return undefined;
-  try {
-    const manifest = await pkg.xml("META-INF/manifest.xml");
-    if (!manifest) return undefined;
-    const listed = new Set(kids(manifest, "manifest:file-entry").map((e) => e.attrs["manifest:full-path"]));
-    const spans: XEl[] = [];
-    const styles: (XEl | string)[] = [];
-    for (const part of ["content.xml", "styles.xml"]) {
-      if (!listed.has(part)) continue;
-      const root = await pkg.xml(part);
-      if (!root) continue;
-      for (const top of kids(root)) {
-        if (top.tag === "office:automatic-styles") styles.push(...top.kids);
-        if (top.tag === "office:body" || top.tag === "office:master-styles") spans.push(...descendants(top, "text:span"));
-      }
-    }
-    return { spans, styles };
-  } catch {
-    return undefined;
+  const roots = await readOdtParts(path);
+  if (!roots) return undefined;
+  const spans: XEl[] = [];
+  const styles: (XEl | string)[] = [];
+  for (const top of roots.flatMap((root) => kids(root))) {
+    if (top.tag === "office:automatic-styles") styles.push(...top.kids);
+    if (top.tag === "office:body" || top.tag === "office:master-styles") spans.push(...descendants(top, "text:span"));
   }
+  return { spans, styles };
 }
 
 /** The first yellow (`#ffff00`) background an automatic style gives a span, as OSWorld's loops look for it. */

@@ -20,22 +20,31 @@ function paragraphText(p: XEl): string {
   return s;
 }
 
-/** The paragraph texts, or `undefined` when odfpy cannot load the file (not a zip, no manifest, XML that does not parse). */
-export async function readOdtParagraphs(path: string): Promise<string[] | undefined> {
+/**
+ * The root elements of content.xml then styles.xml, each when the manifest lists it, as odfpy loads
+ * an OpenDocument file; `undefined` when odfpy cannot load it (not a zip, no manifest, XML that does
+ * not parse).
+ */
+export async function readOdtParts(path: string): Promise<XEl[] | undefined> {
   const pkg = await openPackage(path);
   if (!pkg) return undefined;
   try {
     const manifest = await pkg.xml("META-INF/manifest.xml");
     if (!manifest) return undefined;
     const listed = new Set(kids(manifest, "manifest:file-entry").map((e) => e.attrs["manifest:full-path"]));
-    const out: string[] = [];
+    const roots: XEl[] = [];
     for (const part of ["content.xml", "styles.xml"]) {
       if (!listed.has(part)) continue;
       const root = await pkg.xml(part);
-      if (root) out.push(...descendants(root, "text:p").map(paragraphText));
+      if (root) roots.push(root);
     }
-    return out;
+    return roots;
   } catch {
     return undefined;
   }
+}
+
+/** The paragraph texts, or `undefined` when odfpy cannot load the file (see {@link readOdtParts}). */
+export async function readOdtParagraphs(path: string): Promise<string[] | undefined> {
+  return (await readOdtParts(path))?.flatMap((root) => descendants(root, "text:p").map(paragraphText));
 }
