@@ -84,9 +84,6 @@ export const OSWORLD_NOT_RUN: ReadonlyMap<string, string> = new Map([
   ["config type:googledrive", "needs a Google account"],
   ["config type:login", "needs a Google account"],
   ["getter:googledrive_file", "needs a Google account"],
-  // Its score is continuous (exp of the DTW distance): a port must reproduce librosa's decoding, soxr resampling and MFCCs and
-  // fastdtw's approximation to within 1e-6, and neither library can be run here to record OSWorld's verdicts (docs/osworld.md).
-  ["metric:compare_audios", "scores audio by librosa's decoding, resampling and MFCCs aligned with fastdtw, which Pincer does not reproduce"],
 ]);
 
 /**

@@ -1,6 +1,7 @@
 import type { OsworldMetric } from "../metric.js";
 import { a11yMetrics } from "./a11y.js";
 import { appsMetrics } from "./apps.js";
+import { audioMetrics } from "./apps/audios.js";
 import { gimpCheckMetrics } from "./apps/gimpChecks.js";
 import { gimpCompareMetrics } from "./apps/gimpCompare.js";
 import { testSuiteMetrics } from "./apps/testSuite.js";
@@ -38,6 +39,7 @@ export const OSWORLD_METRICS: ReadonlyMap<string, OsworldMetric> = new Map(
     ...gimpCompareMetrics,
     ...vlcStatusMetrics,
     ...videoMetrics,
+    ...audioMetrics,
     ...odtHighlightMetrics,
     ...epubMetrics,
     ...testSuiteMetrics,
