@@ -213,7 +213,7 @@ describe("a worker runs only what its coordinator signed", () => {
     expect(rec.error).toMatch(/task module.*code execution on the worker host.*--allow-task-modules/);
   });
 
-  test("a signed job naming an agent program, on a worker not started with --allow-agent-programs, is env_error naming the flag; the program never runs", async () => {
+  test("a signed job naming an agent program, on a worker without --allow-agent-programs, is env_error naming the flag; the program never runs", async () => {
     const marker = join(dir, "marker-program");
     const command = ["sh", "-c", `touch ${marker}`];
     await putJob(jsonDataset("program"), "program-run", "t/program", {
