@@ -40,7 +40,12 @@ describe("what a job may carry", () => {
     ["a model key", { agent: { ...settings.agent, apiKey: "sk-…" } }, /agent.*apiKey/],
     ["a price file (read on the worker)", { agent: { ...settings.agent, price: "/etc/shadow" } }, /agent\.price/],
     ["machines or credentials", { machines: "/root/machines.json" }, /machines/],
-    ["an agent the worker does not know", { agent: { kind: "command", model: "sh -c id" } }, /agent\.kind/],
+    ["an agent the worker does not know", { agent: { kind: "shell", model: "sh -c id" } }, /agent\.kind/],
+    [
+      "a variable's value for an agent program (names only: values are the worker's)",
+      { agent: { kind: "command", command: ["a"], agentEnv: ["K=v"] } },
+      /agent\.agentEnv/,
+    ],
     ["a settle option that is not a number", { settle: { quietMs: "300" } }, /settle/],
   ])("%s is refused", (_, change, issue) => {
     const r = queuedSettingsSchema.safeParse({ ...settings, ...change });
