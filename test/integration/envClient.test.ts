@@ -45,7 +45,12 @@ function everyCall(env: Env, dir: string): Record<string, Record<string, () => P
       up: () => env.keyboard.up("a"),
       type: () => env.keyboard.type("x"),
     },
-    screen: { screenshot: () => env.screen.screenshot(), size: () => env.screen.size(), waitForSettle: () => env.screen.waitForSettle() },
+    screen: {
+      screenshot: () => env.screen.screenshot(),
+      size: () => env.screen.size(),
+      waitForSettle: () => env.screen.waitForSettle(),
+      watch: () => drain(env.screen.watch()),
+    },
     accessibility: { tree: () => env.accessibility.tree() },
     system: { info: () => env.system.info() },
     files: {
@@ -92,7 +97,7 @@ test("after close(), every env call, unary and streaming, rejects with Unavailab
     }
   }
   expect(outcomes.filter((o) => !o.endsWith(": UnavailableError"))).toEqual([]);
-  expect(outcomes).toHaveLength(37);
+  expect(outcomes).toHaveLength(38);
   await expect(env.waitUntilReady({ timeoutMs: 1000 })).rejects.toBeInstanceOf(UnavailableError);
   // Nothing reached the daemon: the upload's and write's destinations were never made.
   expect(await daemon.env.files.exists("/tmp/pincer-closed-upload")).toBe(false);

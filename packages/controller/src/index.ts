@@ -19,7 +19,7 @@
 export type { Env } from "./env/env.js";
 export type { CallOptions, MouseButton, Point, Region, Size } from "./env/types.js";
 export { screenshotToScreen } from "./env/screen.js";
-export type { ImageFormat, Screenshot, ScreenshotOptions, SettleOptions, SettleResult } from "./env/screen.js";
+export type { ImageFormat, ScreenFrame, Screenshot, ScreenshotOptions, ScreenWatch, SettleOptions, SettleResult, WatchScreenOptions } from "./env/screen.js";
 export type { FileInfo } from "./env/files.js";
 export type { ExecResult, ProcessEvent, ProcessExit, ProcessHandle } from "./env/process.js";
 export type { WindowInfo } from "./env/windows.js";

@@ -237,6 +237,22 @@ class Machine:
         s = m.source
         return Screenshot(bytes(m.data), _FORMAT_NAMES.get(m.format, "png"), m.width, m.height, (s.x, s.y, s.width, s.height), m.scale)
 
+    def watch_screen(self, format: str = "jpeg", *, max_width: int = 0, max_fps: int = 0, quality: int = 0) -> Iterator[Tuple[int, float, Screenshot]]:
+        """The screen as a stream (Screen/Watch): ``(seq, captured_at_ms, frame)`` for the first frame at
+        once, then one per change, at most ``max_fps`` (default 10) a second; no timeout. Closing the
+        generator (or leaving the loop) cancels the stream."""
+        req = screen_pb2.WatchRequest(format=_FORMATS.get(format.lower(), 0), max_width=max_width, max_fps=max_fps, quality=quality)
+        call = self._screen.Watch(req, metadata=self._metadata)
+        try:
+            for m in call:
+                source = (0, 0, m.screen.width, m.screen.height)
+                frame = Screenshot(bytes(m.data), _FORMAT_NAMES.get(m.format, "jpeg"), m.width, m.height, source, m.width / max(1, m.screen.width))
+                yield (m.seq, m.captured_at_ms, frame)
+        except grpc.RpcError as e:
+            raise PincerError.from_rpc_error(e, "Screen/Watch") from None
+        finally:
+            call.cancel()
+
     def screen_size(self) -> Tuple[int, int]:
         m = self._call(self._screen, "GetScreenSize", screen_pb2.GetScreenSizeRequest())
         return (m.width, m.height)

@@ -86,6 +86,14 @@ def test_info_screen_and_screenshots(machine):
         machine.screenshot("gif")
 
 
+def test_the_screen_as_a_stream(machine):
+    frames = machine.watch_screen("jpeg", max_width=640, max_fps=10)
+    seq, captured_at_ms, frame = next(frames)
+    assert seq == 1 and abs(captured_at_ms - time.time() * 1000) < 60_000
+    assert frame.data[:2] == b"\xff\xd8" and (frame.width, frame.height) == (640, 400) and frame.scale == pytest.approx(0.5)
+    frames.close()  # cancels the stream
+
+
 def test_the_pointer_goes_where_it_is_sent(machine):
     assert machine.move(100, 200) == (100, 200)
     assert machine.cursor_position() == (100, 200)

@@ -4,7 +4,17 @@ export type { CallOptions, MouseButton, Point, Region, Size } from "./types.js";
 export type { ButtonOptions, ClickOptions, DragOptions, MouseApi, ScrollOptions } from "./mouse.js";
 export type { KeyboardApi, PressOptions, TypeOptions } from "./keyboard.js";
 export { screenshotToScreen } from "./screen.js";
-export type { ImageFormat, ScreenApi, Screenshot, ScreenshotOptions, SettleOptions, SettleResult } from "./screen.js";
+export type {
+  ImageFormat,
+  ScreenApi,
+  ScreenFrame,
+  Screenshot,
+  ScreenshotOptions,
+  ScreenWatch,
+  SettleOptions,
+  SettleResult,
+  WatchScreenOptions,
+} from "./screen.js";
 export type { DriverInfo, SystemApi, SystemInfo } from "./system.js";
 export type {
   DownloadOptions,

@@ -72,6 +72,13 @@ export function createMemoryEnv(opts: MemoryEnvOptions = {}): MemoryEnv {
       size: (o?: CallOptions) => m.op("size", o, () => ({ ...m.size })),
       // Nothing draws on the in-memory screen, so it is settled at once.
       waitForSettle: (o?: CallOptions) => m.op("waitForSettle", o, () => ({ settled: true, waitedMs: 0, frames: 1, changes: 0, lastChangeMs: 0 })),
+      watch: () => ({
+        cancel: () => undefined,
+        // biome-ignore lint/correctness/useYield: a stream that fails at its first read
+        async *[Symbol.asyncIterator]() {
+          throw new UnimplementedError(`${m.address}: the in-memory env has no screen stream; use a daemon`);
+        },
+      }),
     },
     system: { info: (o?: CallOptions) => m.op("info", o, () => info(m.address, m.size)) },
     waitUntilReady: (o?: CallOptions) => m.op("waitUntilReady", o, () => info(m.address, m.size)),

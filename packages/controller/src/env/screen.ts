@@ -1,5 +1,5 @@
-import { IMAGE_FORMATS, type ImageFormat, imageFormatOfWire, InvalidArgumentError, type wire } from "@pincer/shared";
-import type { PromiseClient } from "./rpc.js";
+import { IMAGE_FORMATS, type ImageFormat, imageFormatOfWire, InvalidArgumentError, type ResponseOutputOf, type wire } from "@pincer/shared";
+import type { PromiseClient, ServerStreamCall } from "./rpc.js";
 import type { CallOptions, Point, Region, Size } from "./types.js";
 
 /** Image encodings of a screenshot; `raw` is packed 8-bit RGB (the one table of them is in @pincer/shared). */
@@ -76,8 +76,51 @@ export interface SettleResult {
   changed?: Region;
 }
 
+/** Options of {@link ScreenApi.watch}. */
+export interface WatchScreenOptions extends CallOptions {
+  /** @default "jpeg" */
+  format?: "jpeg" | "webp";
+  /** JPEG/WebP quality 1-100. @default 70 */
+  quality?: number;
+  /** Downscale to at most this width (never upscale); 0 = the screen's width. @default 0 */
+  maxWidth?: number;
+  /** The most frames a second, 1-30; also how often the daemon looks for a change. @default 10 */
+  maxFps?: number;
+}
+
+/** One frame of a screen stream. */
+export interface ScreenFrame {
+  data: Buffer;
+  format: "jpeg" | "webp";
+  /** "image/jpeg" or "image/webp". */
+  mimeType: string;
+  width: number;
+  height: number;
+  /** 1 for the first frame, one more per frame the daemon sent. */
+  seq: number;
+  /** When the daemon began capturing it: Unix ms on the daemon's clock. */
+  capturedAtMs: number;
+  /** Size of the whole screen (the frame shows all of it, scaled by width / screen.width). */
+  screen: Size;
+}
+
+/**
+ * A screen stream: iterate it once. It ends without an error when `cancel()` is called, the
+ * signal aborts or the loop breaks; the daemon then stops capturing.
+ */
+export interface ScreenWatch extends AsyncIterable<ScreenFrame> {
+  cancel(): void;
+}
+
 /** The screen. */
 export interface ScreenApi {
+  /**
+   * Streams the screen: a frame at once, then one each time the screen changed, at most `maxFps`
+   * a second. A consumer that reads slowly gets the newest frame when it asks (at most one unread
+   * frame is kept; `seq` shows the ones skipped), and a slow link gets fewer frames (the daemon has
+   * at most one in flight). No deadline unless `timeoutMs` is given.
+   */
+  watch(opts?: WatchScreenOptions): ScreenWatch;
   /** Captures the screen (or a region), optionally scaled down, in the format asked for. */
   screenshot(opts?: ScreenshotOptions): Promise<Screenshot>;
   /** The screen's size in pixels. */
@@ -98,6 +141,64 @@ function toScreenshot(r: wire.ScreenshotResponse__Output): Screenshot {
     scale: r.scale,
     cursor: { x: r.cursor?.x ?? 0, y: r.cursor?.y ?? 0 },
     screen: { width: r.screen?.width ?? 0, height: r.screen?.height ?? 0 },
+  };
+}
+
+function toScreenFrame(r: ResponseOutputOf<"Screen", "Watch">): ScreenFrame {
+  const format = imageFormatOfWire(r.format) === "webp" ? "webp" : "jpeg";
+  const screen = { width: r.screen?.width ?? r.width, height: r.screen?.height ?? r.height };
+  const { data, width, height, seq, capturedAtMs } = r;
+  return { data, format, mimeType: IMAGE_FORMATS[format].mimeType, width, height, seq, capturedAtMs, screen };
+}
+
+/**
+ * A {@link ScreenWatch} over one Watch call; the signal and a broken loop cancel it on purpose.
+ * Frames are read as they arrive into a one-frame mailbox, the newest replacing one not yet taken:
+ * a consumer slower than the stream gets the newest screen (seq shows what it skipped), never a
+ * backlog, and no more than one unread frame is held here.
+ */
+function screenWatch(call: ServerStreamCall<ResponseOutputOf<"Screen", "Watch">>, signal: AbortSignal | undefined): ScreenWatch {
+  const cancel = () => call.cancel();
+  return {
+    cancel,
+    async *[Symbol.asyncIterator]() {
+      if (signal?.aborted) return cancel();
+      signal?.addEventListener("abort", cancel, { once: true });
+      let newest: ScreenFrame | undefined;
+      let ended: { error: unknown } | undefined;
+      let wake: (() => void) | undefined;
+      const pump = (async () => {
+        try {
+          for await (const r of call) {
+            newest = toScreenFrame(r);
+            wake?.();
+          }
+          ended = { error: undefined };
+        } catch (error) {
+          ended = { error };
+        }
+        wake?.();
+      })();
+      try {
+        for (;;) {
+          if (newest) {
+            const frame = newest;
+            newest = undefined;
+            yield frame;
+          } else if (ended) {
+            if (ended.error !== undefined) throw ended.error;
+            return;
+          } else {
+            await new Promise<void>((resolve) => (wake = resolve));
+            wake = undefined;
+          }
+        }
+      } finally {
+        signal?.removeEventListener("abort", cancel);
+        cancel();
+        await pump;
+      }
+    },
   };
 }
 
@@ -136,6 +237,21 @@ export function createScreenApi(screen: PromiseClient<"Screen">): ScreenApi {
         ...(o.pngCompressionLevel === undefined ? {} : { pngCompressionLevel: o.pngCompressionLevel }),
       };
       return toScreenshot(await screen.Screenshot(req, o));
+    },
+    watch: (o = {}) => {
+      const fields: [string, number | undefined][] = [
+        ["quality", o.quality],
+        ["maxWidth", o.maxWidth],
+        ["maxFps", o.maxFps],
+      ];
+      for (const [name, v] of fields) {
+        if (v !== undefined && !(Number.isInteger(v) && v >= 0 && v <= 0xffff_ffff))
+          throw new InvalidArgumentError(`Screen/Watch: ${name} must be a whole number ≥ 0, not ${v}`);
+      }
+      const req = { format: IMAGE_FORMATS[o.format ?? "jpeg"].wire, quality: o.quality ?? 0, maxWidth: o.maxWidth ?? 0, maxFps: o.maxFps ?? 0 };
+      // The signal cancels the call on purpose (the loop ends quietly) rather than failing it.
+      const { signal, ...rest } = o;
+      return screenWatch(screen.Watch(req, { ...rest, timeoutMs: o.timeoutMs ?? Number.POSITIVE_INFINITY }), signal);
     },
     size: async (o = {}) => {
       const r = await screen.GetScreenSize({}, o);

@@ -1,11 +1,12 @@
 import type { KeySpec } from "@pincer/shared";
 import { XClipboard } from "./clipboard.js";
 import { dragAlong, holdingModifiers } from "./inputSteps.js";
-import type { InputDriver, MouseButtonName, PointXY, ScreenDriver } from "./drivers.js";
+import type { InputDriver, MouseButtonName, PointXY, ScreenChanges, ScreenDriver } from "./drivers.js";
 
 export type { MouseButtonName, PointXY } from "./drivers.js";
 import { aligned, type CaptureMethod, type Frame, grabFrame, grabRgbaWithScreenshotDesktop } from "./screen.js";
 import type { Region } from "./settle.js";
+import { XDamage } from "./damage.js";
 import { XKeyboard } from "./keyboard.js";
 import { ShmCapture } from "./shmCapture.js";
 import { XWindows } from "./windows.js";
@@ -22,6 +23,8 @@ interface DisplayParts {
   clipboard: XClipboard;
   /** Shared-memory capture; undefined when MIT-SHM is not usable (then GetImage captures). */
   shm: ShmCapture | undefined;
+  /** X DAMAGE on the root window; undefined when the server lacks it. */
+  damage: XDamage | undefined;
 }
 
 /**
@@ -58,6 +61,7 @@ export class Desktop implements InputDriver, ScreenDriver {
       windows: new XWindows(x),
       clipboard: await XClipboard.create(x),
       shm: await ShmCapture.create(x),
+      damage: await XDamage.create(x),
     }));
     this.conn = next;
     // A failed attempt is not cached: the next call tries again (the X server may have started since).
@@ -194,6 +198,11 @@ export class Desktop implements InputDriver, ScreenDriver {
     const bytes = region.width * region.height * 4;
     if (img.data.length < bytes) throw new Error(`GetImage: ${img.data.length} bytes for ${region.width}x${region.height}`);
     return img.data.subarray(0, bytes);
+  }
+
+  /** The X DAMAGE notices of the current connection. */
+  async changes(): Promise<ScreenChanges | undefined> {
+    return (await this.connection()).damage;
   }
 
   async extraCapabilities(): Promise<string[]> {

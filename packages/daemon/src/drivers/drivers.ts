@@ -101,6 +101,16 @@ export interface InputDriver {
   heldKeys(): Promise<string[]>;
 }
 
+/** Notices that the screen may have changed, for screen streams (X DAMAGE on the native set). */
+export interface ScreenChanges {
+  /** False once the source is gone (the X connection closed): streams fall back to polling. */
+  readonly alive: boolean;
+  /** Calls `listener` when the screen changes after the last {@link rearm}; returns the unsubscribe. */
+  subscribe(listener: () => void): () => void;
+  /** Clears what was seen so far: called just before a capture, so a change during it is noticed again. */
+  rearm(): void;
+}
+
 /** The screen's pixels. */
 export interface ScreenDriver {
   screenSize(): Promise<ScreenSize>;
@@ -111,6 +121,8 @@ export interface ScreenDriver {
   raw(region: Region, into: Buffer | undefined): Promise<Buffer>;
   /** Capabilities beyond capture itself, for GetInfo (`screen.capture.shm`). */
   extraCapabilities(): Promise<string[]>;
+  /** Change notices, where the display gives them; screen streams poll without. */
+  changes?(): Promise<ScreenChanges | undefined>;
 }
 
 export interface WindowsDriver {

@@ -323,6 +323,29 @@ export async function capture(screen: ScreenDriver, opts: CaptureOptions): Promi
   }
 }
 
+/**
+ * Encodes a frame grabbed earlier (a {@link frameRgb} of it, `got`) as JPEG or WebP at `outWidth` x
+ * `outHeight`, without the pointer: the screen stream's encoder. `got.rgb` goes back to the kept
+ * buffers once encoded.
+ */
+export async function encodeRgb(
+  got: { rgb: Buffer; width: number; height: number },
+  o: { format: "jpeg" | "webp"; quality: number; sourceWidth: number; sourceHeight: number; outWidth: number; outHeight: number },
+): Promise<Buffer> {
+  try {
+    const region = { x: 0, y: 0, width: o.sourceWidth, height: o.sourceHeight };
+    const opts = { format: o.format, quality: o.quality, pngCompressionLevel: 1, region, maxWidth: 0, maxHeight: 0, includeCursor: false };
+    return await encode(got, { ...opts, outWidth: o.outWidth, outHeight: o.outHeight, cx: -1, cy: -1 });
+  } finally {
+    rgbBuffers.give(got.rgb);
+  }
+}
+
+/** {@link frameRgb} into a buffer kept between screenshots (give it back through {@link encodeRgb}). */
+export function frameRgbKept(f: Frame, width: number, height: number): { rgb: Buffer; width: number; height: number } {
+  return frameRgb(f, width, height, takeRgb);
+}
+
 /** Encodes packed RGB pixels at the asked size, with the pointer drawn at (cx, cy) of the region when asked. */
 async function encode(
   got: { rgb: Buffer; width: number; height: number },

@@ -1,10 +1,11 @@
-import { IMAGE_FORMATS, imageFormatOfWire, InvalidArgumentError, quoted, ResourceExhaustedError, type wire } from "@pincer/shared";
+import { IMAGE_FORMATS, imageFormatOfWire, InvalidArgumentError, quoted, ResourceExhaustedError, type ResponseOf, type wire } from "@pincer/shared";
 import type { ScreenDriver } from "../drivers/drivers.js";
 import { capture } from "../drivers/screen.js";
+import { watchScreen } from "../drivers/screenWatch.js";
 import { type Region, settleScreen } from "../drivers/settle.js";
 import type { Logger } from "../logger.js";
 import { LONG_CALL_LIMITS } from "./limits.js";
-import { defineService, type DefinedService } from "./rpc.js";
+import { defineService, type DefinedService, type ServerStreamHandler } from "./rpc.js";
 import { intInRange } from "./validate.js";
 
 /** The requested part of the screen, checked to lie inside it; the whole screen when unset. */
@@ -19,6 +20,43 @@ function regionOnScreen(r: wire.Region__Output | null, screen: { width: number; 
 
 /** Largest screenshot reply, in bytes; the controller accepts replies of this size. */
 export const MAX_SCREENSHOT_BYTES = 64 * 1024 * 1024;
+
+type WatchFrame = ResponseOf<"Screen", "Watch">;
+
+/** The most frames a second a screen stream may ask for. */
+export const MAX_WATCH_FPS = 30;
+
+/** Resolves once grpc-js has written `msg` out (its write callback), or rejects when the call is cancelled first. */
+function written(call: { write(msg: WatchFrame, cb: (err?: Error | null) => void): boolean }, msg: WatchFrame, signal: AbortSignal): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener("abort", onAbort, { once: true });
+    call.write(msg, (err) => {
+      signal.removeEventListener("abort", onAbort);
+      if (err) reject(err);
+      else resolve();
+    });
+  });
+}
+
+/** Screen/Watch: validates the request, then streams frames until the client cancels. */
+function watchHandler(desktop: ScreenDriver): ServerStreamHandler<"Screen", "Watch"> {
+  return async (call, ctx) => {
+    const req = call.request;
+    const format = req.format === "IMAGE_FORMAT_UNSPECIFIED" ? "jpeg" : imageFormatOfWire(req.format);
+    if (format !== "jpeg" && format !== "webp") throw InvalidArgumentError.forField("format", `${quoted(req.format)} cannot be streamed; use JPEG or WEBP`);
+    const quality = req.quality === 0 ? 70 : intInRange(req.quality, "quality", 1, 100);
+    const maxWidth = intInRange(req.maxWidth, "max_width", 0, 16384);
+    const maxFps = req.maxFps === 0 ? 10 : intInRange(req.maxFps, "max_fps", 1, MAX_WATCH_FPS);
+    const wireFormat = IMAGE_FORMATS[format].wire;
+    await watchScreen(desktop, { format, quality, maxWidth, maxFps, signal: ctx.signal }, (frame) => {
+      if (frame.data.length > MAX_SCREENSHOT_BYTES) {
+        throw new ResourceExhaustedError(`screen frame: ${frame.data.length} bytes is over the ${MAX_SCREENSHOT_BYTES}-byte limit; ask for a max_width`);
+      }
+      return written(call, { ...frame, format: wireFormat }, ctx.signal);
+    });
+  };
+}
 
 export function screenService(desktop: ScreenDriver, log: Logger): DefinedService<"Screen"> {
   return defineService(
@@ -71,7 +109,15 @@ export function screenService(desktop: ScreenDriver, log: Logger): DefinedServic
         const r = await settleScreen(desktop, { region, quietMs, timeoutMs, initialQuietMs, intervalMs, sinceLastWait: req.sinceLastWait, signal: ctx.signal });
         return { settled: r.settled, waitedMs: r.waitedMs, frames: r.frames, changes: r.changes, lastChangeMs: r.lastChangeMs, changed: r.changed ?? null };
       },
+
+      Watch: watchHandler(desktop),
     },
-    { concurrency: { Screenshot: LONG_CALL_LIMITS["Screen/Screenshot"], WaitForSettle: LONG_CALL_LIMITS["Screen/WaitForSettle"] } },
+    {
+      concurrency: {
+        Screenshot: LONG_CALL_LIMITS["Screen/Screenshot"],
+        WaitForSettle: LONG_CALL_LIMITS["Screen/WaitForSettle"],
+        Watch: LONG_CALL_LIMITS["Screen/Watch"],
+      },
+    },
   );
 }

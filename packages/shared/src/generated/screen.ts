@@ -11,6 +11,8 @@ import type { ScreenshotResponse as _pincer_v1_ScreenshotResponse, ScreenshotRes
 import type { Size as _pincer_v1_Size, Size__Output as _pincer_v1_Size__Output } from './pincer/v1/Size.js';
 import type { WaitForSettleRequest as _pincer_v1_WaitForSettleRequest, WaitForSettleRequest__Output as _pincer_v1_WaitForSettleRequest__Output } from './pincer/v1/WaitForSettleRequest.js';
 import type { WaitForSettleResponse as _pincer_v1_WaitForSettleResponse, WaitForSettleResponse__Output as _pincer_v1_WaitForSettleResponse__Output } from './pincer/v1/WaitForSettleResponse.js';
+import type { WatchRequest as _pincer_v1_WatchRequest, WatchRequest__Output as _pincer_v1_WatchRequest__Output } from './pincer/v1/WatchRequest.js';
+import type { WatchResponse as _pincer_v1_WatchResponse, WatchResponse__Output as _pincer_v1_WatchResponse__Output } from './pincer/v1/WatchResponse.js';
 
 type SubtypeConstructor<Constructor extends new (...args: any) => any, Subtype> = {
   new(...args: ConstructorParameters<Constructor>): Subtype;
@@ -33,6 +35,8 @@ export interface ProtoGrpcType {
       Size: MessageTypeDefinition<_pincer_v1_Size, _pincer_v1_Size__Output>
       WaitForSettleRequest: MessageTypeDefinition<_pincer_v1_WaitForSettleRequest, _pincer_v1_WaitForSettleRequest__Output>
       WaitForSettleResponse: MessageTypeDefinition<_pincer_v1_WaitForSettleResponse, _pincer_v1_WaitForSettleResponse__Output>
+      WatchRequest: MessageTypeDefinition<_pincer_v1_WatchRequest, _pincer_v1_WatchRequest__Output>
+      WatchResponse: MessageTypeDefinition<_pincer_v1_WatchResponse, _pincer_v1_WatchResponse__Output>
     }
   }
 }
