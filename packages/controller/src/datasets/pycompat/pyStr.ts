@@ -81,6 +81,24 @@ export function expandTabs(line: string, tabsize = 8): string {
 }
 
 /**
+ * Capital letters whose lower case Unicode 15-17 added (Cyrillic TJE, Latin ones in Latin
+ * Extended-D, Garay, Beria Erfe, ...): Python 3.11 (Unicode 14.0) leaves them as they are, as
+ * letters it does not know, where JavaScript's toLowerCase (Node's ICU) lowers them.
+ */
+const NEWER_CAPITALS = /([\u1C89\uA7CB\uA7CC\uA7CE\uA7D2\uA7D4\uA7DA\uA7DC\u{10D50}-\u{10D65}\u{16EA0}-\u{16EB8}])/u;
+
+/** Python 3.11's `str.lower()`: JavaScript's toLowerCase (final sigma too), but not for letters newer than Unicode 14. */
+export function pyLower(s: string): string {
+  if (!NEWER_CAPITALS.test(s)) return s.toLowerCase();
+  // The split keeps the capitals at odd places; to Python they are neither cased nor
+  // case-ignorable, so a sigma next to one lowers as it would at the string's edge.
+  return s
+    .split(NEWER_CAPITALS)
+    .map((part, i) => (i % 2 ? part : part.toLowerCase()))
+    .join("");
+}
+
+/**
  * Digits Python's `str.isdigit()` counts besides decimal ones (Numeric_Type Digit: superscripts,
  * subscripts, circled and parenthesised digits, Ethiopic, Kharoshthi, Rumi, Brahmi; CPython 3.11,
  * Unicode 14.0).

@@ -3,6 +3,8 @@
  * `SequenceMatcher.ratio()`, reproduced exactly.
  */
 
+import { pyNumber } from "./pyJson.js";
+
 /** The length of the longest common subsequence, by Hyyrö's bit-parallel algorithm (32-bit blocks over the shorter sequence). */
 function lcsLength(x: readonly number[], y: readonly number[]): number {
   const [a, b] = x.length <= y.length ? [x, y] : [y, x];
@@ -42,15 +44,33 @@ function indelRatio(a: readonly number[], b: readonly number[]): number {
 }
 
 /**
+ * The key rapidfuzz compares a list's element by: a one-character string by its code point, any other
+ * element by Python's `hash()`, so `97`, `97.0`, `"a"` and (for 1) `True` are the same element.
+ * Lists and objects (dicts) are unhashable: Python raises TypeError.
+ */
+function elementKey(v: unknown): string {
+  if (typeof v === "string") {
+    const cps = Array.from(v);
+    return cps.length === 1 ? `n${cps[0]!.codePointAt(0)}` : `s${v}`;
+  }
+  if (typeof v === "boolean") return `n${Number(v)}`;
+  const n = pyNumber(v);
+  if (n !== undefined) return Number.isInteger(n) ? `n${n}` : `f${n}`;
+  if (v === null || v === undefined) return "None";
+  throw new TypeError(`unhashable type: ${Array.isArray(v) ? "list" : "dict"}`);
+}
+
+/**
  * rapidfuzz's `fuzz.ratio(s1, s2)` (processor None): the normalised Indel similarity in [0, 100],
  * `100 * (1 - indel / (len1 + len2))` with `indel = len1 + len2 - 2 * LCS`, lengths in code points;
- * 100 for two empty strings. Lists are compared element by element (equal JSON, equal element).
+ * 100 for two empty strings. Lists are compared element by element, by {@link elementKey} (a string
+ * against a list, by its characters); an unhashable element throws TypeError, as rapidfuzz raises.
  */
 export function fuzzRatio(s1: string | readonly unknown[], s2: string | readonly unknown[]): number {
   if (typeof s1 === "string" && typeof s2 === "string") return indelRatio(codePoints(s1), codePoints(s2));
   const ids = new Map<string, number>();
   const id = (v: unknown) => {
-    const key = typeof v === "string" && v.length === 1 ? `c${v}` : `j${JSON.stringify(v)}`;
+    const key = elementKey(v);
     if (!ids.has(key)) ids.set(key, ids.size);
     return ids.get(key)!;
   };

@@ -10,6 +10,7 @@ import { defineMetric, type MetricResult, type OsworldMetric } from "../metric.j
 import { fail, pass } from "../../../evaluators/verdict.js";
 import { show } from "./common/outcome.js";
 import { fuzzRatio } from "../../pycompat/similarity.js";
+import { pyTruthy } from "../../pycompat/pyValues.js";
 
 /**
  * OSWorld's metrics on the accessibility tree's XML: `check_accessibility_tree` (general.py), with
@@ -38,7 +39,8 @@ const ruleSchema = z.looseObject({
   xpath: z.string().optional(),
   selectors: z.array(z.string()).optional(),
   text: z.string().optional(),
-  exact: z.boolean().optional(),
+  /** Read for its truth, as Python's `if r["exact"]`: 1 is exact, 0 and null are fuzzy. */
+  exact: z.unknown().optional(),
 });
 type Rule = z.infer<typeof ruleSchema>;
 
@@ -143,7 +145,7 @@ function ruleScore(xml: string, r: Rule, ns: Readonly<Record<string, string>>): 
   for (const f of found) {
     if (!("text" in f)) throw new Error(`check_accessibility_tree: ${what} selects ${show(f.other)}, which has no text (not an element)`);
     const text = f.text || null; // `elm.text or None`
-    const m = r.exact ? Number(text === r.text) : text === null ? 0 : fuzzRatio(r.text, text) / 100;
+    const m = pyTruthy(r.exact) ? Number(text === r.text) : text === null ? 0 : fuzzRatio(r.text, text) / 100;
     best = Math.max(best, m);
   }
   return { score: best, reason: best < 1 ? `${what}: best text match ${best.toFixed(3)} for ${show(r.text)}` : "" };

@@ -5,7 +5,7 @@ import { readOdtParagraphs } from "./office/odt.js";
 import { imagesDiffer } from "./office/images.js";
 import { PythonWouldRaise } from "./office/package.js";
 import { fuzzRatio } from "../../pycompat/similarity.js";
-import { collapseBlanks, pyStrip } from "../../pycompat/pyStr.js";
+import { collapseBlanks, pyLower, pyStrip } from "../../pycompat/pyStr.js";
 import { pySorted } from "../../pycompat/pyValues.js";
 import { fail, type Verdict } from "../../../evaluators/verdict.js";
 
@@ -46,7 +46,7 @@ async function openBoth(file1: unknown, file2: unknown, extensionCheck: boolean)
 }
 
 function compareParagraphs(ps1: string[], ps2: string[], o: CompareDocxOptions): MetricResult {
-  const lower = (s: string) => (o.ignore_case ? s.toLowerCase() : s);
+  const lower = (s: string) => (o.ignore_case ? pyLower(s) : s);
   if (o.content_only || o.ignore_blanks) {
     const t1 = lower(collapseBlanks(ps1.join("\n")));
     const t2 = lower(collapseBlanks(ps2.join("\n")));

@@ -22,18 +22,24 @@ import { compareTextFiles } from "./general.js";
 
 /** chrome.py's `compare_pdfs` on lists of paths: the mean, over the pairs, of rapidfuzz's ratio of their texts (a pair that fails to read scores 0). */
 async function comparePdfLists(results: unknown[], expected: unknown[]): Promise<MetricResult> {
-  if (expected.length === 0) return fail("no expected PDF");
+  // OSWorld divides by the number of expected PDFs: none raises ZeroDivisionError.
+  if (expected.length === 0) throw new Error("compare_pdfs: no expected PDF (OSWorld divides by zero)");
   let score = 0;
   const notes: string[] = [];
+  // fitz.open(None) is a new, empty document: a missing file (None) reads as no text at all, so it
+  // matches a PDF without text.
+  const text = async (p: unknown) => (p === null || p === undefined ? "" : pyStrip(await pdfText(p as string)));
   for (let i = 0; i < Math.min(results.length, expected.length); i++) {
     const [a, b] = [results[i], expected[i]];
     const name = typeof a === "string" ? a : `result ${i + 1}`;
-    if (typeof a !== "string" || typeof b !== "string") {
-      notes.push(`${name}: missing`);
+    const readable = (p: unknown) => typeof p === "string" || p === null || p === undefined;
+    if (!readable(a) || !readable(b)) {
+      notes.push(`${name}: not a path`);
       continue;
     }
+    if (a === null || a === undefined) notes.push(`${name}: missing (read as an empty document)`);
     try {
-      const [t1, t2] = [pyStrip(await pdfText(a)), pyStrip(await pdfText(b))];
+      const [t1, t2] = [await text(a), await text(b)];
       const r = fuzzRatio(t1, t2) / 100;
       score += r;
       if (r < 1) notes.push(`${name}: text similarity ${r.toFixed(4)}`);

@@ -9,6 +9,7 @@ import { pyInt } from "../../pycompat/pyNumbers.js";
 import { pyContains, pyEqual, pyStr } from "../../pycompat/pyValues.js";
 import { pyRegex } from "../../pycompat/pyRegex.js";
 import { fuzzRatio, sequenceRatio } from "../../pycompat/similarity.js";
+import { PyFloat } from "../../pycompat/pyJson.js";
 
 /**
  * OSWorld's general-purpose metrics (`metrics/general.py`) and VS Code's text ones
@@ -109,15 +110,21 @@ const literalMatch = defineMetric({
   },
 });
 
+/** A list element rapidfuzz can hash: not a list or an object (dict). */
+const hashable = (v: unknown) => v === null || typeof v !== "object" || v instanceof PyFloat;
+
 const fuzzyMatch = defineMetric({
   name: "fuzzy_match",
   options: noOptions,
   async run(result, rules) {
     const expected = ruleKey("fuzzy_match", rules, "expected");
     if (result === null || result === undefined || expected === null || expected === undefined) return fail("no result");
-    const seq = (v: unknown) => (typeof v === "string" || Array.isArray(v) ? v : undefined);
+    // rapidfuzz reads a string or a list of hashable elements, the result first: anything else
+    // raises TypeError (KeyError for a dict), the agent's fault in the result, the task's in `expected`.
+    const seq = (v: unknown) => (typeof v === "string" || (Array.isArray(v) && v.every(hashable)) ? v : undefined);
     const [a, b] = [seq(result), seq(expected)];
-    if (a === undefined || b === undefined) return fail(`cannot compare ${show(result)} with ${show(expected)}`);
+    if (a === undefined) return fail(`cannot compare ${show(result)} with ${show(expected)}: rapidfuzz raises`);
+    if (b === undefined) throw new Error(`fuzzy_match: rules.expected must be a string or a list of hashable values, got ${show(expected)}`);
     const score = fuzzRatio(a, b) / 100;
     return score >= 1 ? 1 : fail(`similarity ${score.toFixed(4)} between ${show(result)} and ${show(expected)}`, score);
   },

@@ -33,8 +33,23 @@ const fuzzyPlaceMath = defineMetric({
     const doc = typeof result === "string" ? await readDocx(result) : undefined;
     if (!doc) return fail(`${String(result)} is not a readable .docx (python-docx raises)`);
     const words = doc.paragraphs.flatMap((p) => pySplit(p.text));
+    // Every word is scored before the count is checked: an answer rapidfuzz cannot read (a number,
+    // an object) raises TypeError whenever there is a word; None scores 0; a list is compared
+    // element by element with the word's letters.
+    const ratio = (w: string, a: unknown) => {
+      if (a === null) return 0;
+      if (typeof a === "string") return fuzzRatio(w, a) / 100;
+      if (Array.isArray(a)) {
+        try {
+          return fuzzRatio(w, a) / 100;
+        } catch {
+          // an unhashable element: reported below
+        }
+      }
+      throw new Error(`fuzzy_place_math: rapidfuzz cannot compare a word with the answer ${show(a)} (Python raises)`);
+    };
+    const best = words.map((w) => Math.max(0, ...expected.map((a) => ratio(w, a))));
     if (words.length !== 3) return fail(`${words.length} words, expected 3: ${show(words, 300)}`);
-    const best = words.map((w) => Math.max(0, ...expected.map((a) => fuzzRatio(w, String(a)) / 100)));
     const score = best.reduce((s, x) => s + x, 0) / 3;
     return score >= 1 ? 1 : { score, reason: `the words match ${best.map((b) => b.toFixed(3)).join(", ")}` };
   },

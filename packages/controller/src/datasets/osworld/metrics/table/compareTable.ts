@@ -18,7 +18,8 @@ const matchRule = z.strictObject({ method: z.string(), ref: z.unknown() });
 const fuzzyRule = z.strictObject({
   range: z.union([z.string(), z.array(z.string())]),
   type: z.enum(["includes", "included_by", "fuzzy_match", "exact_match"]),
-  threshold: z.number().optional(),
+  // Python compares the ratio with it: a bool is 0 or 1, text or null raise TypeError.
+  threshold: z.union([z.number(), z.boolean()]).optional(),
   ignore_case: z.boolean().optional(),
   ignore_chars: z.string().optional(),
   trim_leadings: z.string().optional(),

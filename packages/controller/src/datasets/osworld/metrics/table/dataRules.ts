@@ -4,7 +4,7 @@ import { cellsOf, type Matchable, matchValueToRule, parseMultiRange } from "./ma
 import { readExcelLikePandas } from "./pandas.js";
 import { frameDifference, roundFrame } from "../../../pycompat/pandasExcel.js";
 import { printedSheetLines } from "./textFiles.js";
-import { stripChars } from "../../../pycompat/pyStr.js";
+import { pyLower, stripChars } from "../../../pycompat/pyStr.js";
 import { cellStr, type PyVal, showVal } from "../../../pycompat/cellValues.js";
 import { pyRepr } from "../../../pycompat/pyValues.js";
 import { colLetter } from "./xlsx.js";
@@ -45,8 +45,8 @@ export async function sheetPrintRule(r: Rule, ctx: TableContext): Promise<RuleVe
   let l2 = s2.file ? await printedSheetLines(s2.file, s2.name) : undefined;
   if (!l2) return `the CSV export of ${describeSheet(s2)} is not there`;
   if (r.ignore_case) {
-    l1 = l1.map((l) => l.toLowerCase());
-    l2 = l2.map((l) => l.toLowerCase());
+    l1 = l1.map(pyLower);
+    l2 = l2.map(pyLower);
   }
   const n1 = l1.length;
   const n2 = l2.length;
@@ -70,7 +70,7 @@ function normalise(value: string, rl: Rule): string {
       .filter((ch) => !ignore.has(ch))
       .join("");
   }
-  return rl.ignore_case ? v.toLowerCase() : v;
+  return rl.ignore_case ? pyLower(v) : v;
 }
 
 /** Python's `str()` of what `read_cell_value` gave. */
@@ -94,7 +94,8 @@ export async function sheetFuzzyRule(r: Rule, ctx: TableContext): Promise<RuleVe
         let ok: boolean;
         if (rl.type === "includes") ok = v1.includes(v2);
         else if (rl.type === "included_by") ok = v2.includes(v1);
-        else if (rl.type === "fuzzy_match") ok = fuzzRatio(v1, v2) >= (typeof rl.threshold === "number" ? rl.threshold : 85);
+        else if (rl.type === "fuzzy_match")
+          ok = fuzzRatio(v1, v2) >= (rl.threshold === undefined ? 85 : Number(rl.threshold)); // True is 1
         else if (rl.type === "exact_match") ok = v1 === v2;
         else throw new Error(`unknown sheet_fuzzy match type ${JSON.stringify(rl.type)}`);
         if (!ok) failures.push(`${coord}: ${JSON.stringify(v1)} vs ${JSON.stringify(v2)} (${rl.type})`);
