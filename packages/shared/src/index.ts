@@ -47,4 +47,4 @@ export type {
   ServiceName,
 } from "./services.js";
 export { loadTlsFiles, serverCredentials, type TlsFiles, type TlsOptions } from "./tls.js";
-export { authProblem, bearerToken, MIN_TOKEN_LENGTH, readTokenFile, tokenChecker, validToken } from "./tokens.js";
+export { authProblem, bearerOf, bearerToken, MIN_TOKEN_LENGTH, readTokenFile, tokenChecker, validToken } from "./tokens.js";

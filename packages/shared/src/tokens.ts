@@ -43,11 +43,16 @@ export function tokenChecker(token: string): (presented: string) => boolean {
   return (presented) => timingSafeEqual(digest(presented), want);
 }
 
+/** The token of an `Authorization: Bearer <token>` value (gRPC metadata or an HTTP header); undefined for another form. */
+export function bearerOf(value: string): string | undefined {
+  return /^Bearer[ \t]+(\S+)\s*$/i.exec(value)?.[1];
+}
+
 /** The token of a call's one `authorization: Bearer <token>` value; undefined when there is none, or several, or another form. */
 export function bearerToken(metadata: grpc.Metadata): string | undefined {
   const values = metadata.get("authorization");
   if (values.length !== 1) return undefined;
-  return /^Bearer[ \t]+(\S+)\s*$/i.exec(String(values[0]))?.[1];
+  return bearerOf(String(values[0]));
 }
 
 /** Why the call's metadata does not authenticate it to `holder` ("this daemon", "this server"), or undefined when it does. */

@@ -57,11 +57,14 @@ function findProgram(name: string, path: string, cwd: string): boolean {
   return path.split(delimiter).some((dir) => dir !== "" && existsSync(join(dir, name)));
 }
 
+/** What an environment variable's name looks like (the names `--agent-env` takes and a job may carry). */
+export const ENV_VAR_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
 /** The variables `names` of this process's environment; a name that is not set is an error saying so. */
 export function passedEnvironment(names: readonly string[]): Record<string, string> {
   const out: Record<string, string> = {};
   for (const name of names) {
-    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) throw new InvalidArgumentError(`--agent-env ${name}: not a variable name`);
+    if (!ENV_VAR_NAME.test(name)) throw new InvalidArgumentError(`--agent-env ${name}: not a variable name`);
     const value = process.env[name];
     if (value === undefined) throw new InvalidArgumentError(`--agent-env ${name}: ${name} is not set in this environment; set it or leave it out`);
     out[name] = value;
@@ -145,7 +148,6 @@ export class ProgramAgent implements Agent {
   #pending: QueuedCall | undefined;
   #wake: (() => void) | undefined;
   #ended: string | undefined;
-  #finished = false;
 
   constructor(opts: ProgramAgentOptions) {
     if (opts.command.length === 0) throw new InvalidArgumentError("ProgramAgent: give the program to run (command)");
@@ -184,7 +186,7 @@ export class ProgramAgent implements Agent {
       this.#wake?.();
       return this.#exit;
     });
-    ctx.signal.addEventListener("abort", () => void this.#stopProgram(), { once: true });
+    ctx.signal.addEventListener("abort", () => void this.#stopProgram("the run was interrupted"), { once: true });
   }
 
   /** The program's whole environment: PATH, HOME, the attempt's variables, and what `passEnv` names. */
@@ -244,9 +246,14 @@ export class ProgramAgent implements Agent {
         await this.#stopProgram(signal.reason instanceof TimeoutError ? endText("time_limit", 0) : "the run was interrupted");
         throw signal.reason;
       }
+      // Woken by a call, the program's exit or the signal; the listener goes with the wait.
       await new Promise<void>((resolve) => {
-        this.#wake = resolve;
-        signal.addEventListener("abort", () => resolve(), { once: true });
+        const woken = () => {
+          signal.removeEventListener("abort", woken);
+          resolve();
+        };
+        this.#wake = woken;
+        signal.addEventListener("abort", woken, { once: true });
       });
       this.#wake = undefined;
     }
@@ -266,22 +273,24 @@ export class ProgramAgent implements Agent {
     return lines ? `; the end of its stderr:\n${lines}` : " (its stderr is empty)";
   }
 
-  /** Refuses further calls and stops the program's whole process tree now. */
-  async #stopProgram(why = "the attempt was stopped"): Promise<void> {
+  /** The attempt ended (the first reason given stays): the calls waiting and any later one are refused. */
+  #refuseFrom(why: string): void {
     this.#ended ??= why;
     for (const c of this.#queue.splice(0)) c.answer(refusal(this.#ended));
+  }
+
+  /** Refuses further calls and stops the program's whole process tree now. */
+  async #stopProgram(why: string): Promise<void> {
+    this.#refuseFrom(why);
     await this.#tree?.stop();
   }
 
   async finish(end: AgentFinish): Promise<void> {
-    if (this.#finished) return;
-    this.#finished = true;
     const why = endText(end.reason, this.#ctx?.maxSteps ?? 0);
-    this.#ended ??= why;
     const last = end.lastResults.at(-1);
     this.#pending?.answer(last ? stepToolResult(last) : refusal(why));
     this.#pending = undefined;
-    for (const c of this.#queue.splice(0)) c.answer(refusal(this.#ended));
+    this.#refuseFrom(why);
     // The program may read its answer and exit by itself; what is left of it then is stopped.
     const grace = new Promise((r) => setTimeout(r, this.#opts.exitGraceMs ?? 5_000).unref());
     if (this.#child) await Promise.race([this.#exited, grace]);

@@ -4,7 +4,7 @@ import type { AddressInfo } from "node:net";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { PINCER_VERSION, tokenChecker } from "@pincer/shared";
+import { bearerOf, PINCER_VERSION, tokenChecker } from "@pincer/shared";
 import type { AgentTool } from "./types.js";
 
 /** Options of {@link startAttemptEndpoint}. */
@@ -92,7 +92,7 @@ export async function startAttemptEndpoint(opts: AttemptEndpointOptions): Promis
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     if (!loopbackHost(req.headers.host, port)) return refuse(res, 403, `this endpoint answers at 127.0.0.1:${port} only`);
     if (new URL(req.url ?? "/", "http://x").pathname !== ATTEMPT_MCP_PATH) return refuse(res, 404, `MCP is served at ${ATTEMPT_MCP_PATH}`);
-    const presented = /^Bearer[ \t]+(\S+)\s*$/i.exec(req.headers.authorization ?? "")?.[1];
+    const presented = bearerOf(req.headers.authorization ?? "");
     if (presented === undefined || !check(presented)) {
       return refuse(res, 401, "send the attempt's token as 'Authorization: Bearer <token>' (PINCER_MCP_TOKEN)", { "www-authenticate": "Bearer" });
     }

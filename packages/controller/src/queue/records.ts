@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { PROGRAM_AGENT, PROVIDER_AGENTS, SCRIPTED_AGENTS } from "../agents/factory.js";
+import { ENV_VAR_NAME } from "../agents/program.js";
 import { TASK_STATES } from "../runFolder/results.js";
 import { runSettingsSchema } from "../runner/settings.js";
 import { summarySchema as runFolderSummarySchema, taskResultsSchema } from "../runFolder/schemas.js";
@@ -25,10 +26,7 @@ export const queuedAgentSchema = z.strictObject({
   kind: z.enum([...SCRIPTED_AGENTS, ...PROVIDER_AGENTS, PROGRAM_AGENT]),
   // An agent program and the variables of the worker's environment it gets (a worker runs it only with --allow-agent-programs).
   command: z.array(z.string().min(1).max(4_096)).min(1).max(256).optional(),
-  agentEnv: z
-    .array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/))
-    .max(100)
-    .optional(),
+  agentEnv: z.array(z.string().regex(ENV_VAR_NAME)).max(100).optional(),
   model: z.string().min(1).max(200).optional(),
   maxHistory: z
     .strictObject({ maxTurns: z.number().int().min(1).max(10_000).optional(), keepScreenshots: z.number().int().min(0).max(1_000).optional() })

@@ -6,7 +6,7 @@ import { ModelRequestError } from "../agents/modelCall.js";
 import type { Agent, AgentObservation, AgentTurn } from "../agents/types.js";
 import type { Benchmark } from "../benchmark/benchmark.js";
 import { classifyFailure } from "../benchmark/failures.js";
-import type { Observation, StepCall, StepResult } from "../benchmark/types.js";
+import type { EndReason, Observation, StepCall, StepResult } from "../benchmark/types.js";
 import type { Screenshot } from "../env/index.js";
 import { settleObservedScreens } from "./finalScreen.js";
 import type { ResultStore } from "../runFolder/results.js";
@@ -77,15 +77,22 @@ function seenIn(o: Observed): TurnScreens {
   };
 }
 
-/** The agent said it is done: a final evaluation decides between success and a plain agent_complete. */
-async function finishByAgent(input: LoopRun, turn: number, seen: TurnScreens, model: TurnRecord, tokens: number): Promise<void> {
+/** The agent said it is done (or its own clock ran out: `end`): a final evaluation decides between success and `end`. */
+async function finishByAgent(
+  input: LoopRun,
+  turn: number,
+  seen: TurnScreens,
+  model: TurnRecord,
+  tokens: number,
+  end: EndReason = "agent_complete",
+): Promise<void> {
   const { bench, signal } = input;
   if (tokens > 0) bench.addTokens(tokens);
   const e0 = performance.now();
   const at = sinceStart(input, e0);
   const evaluation = await bench.evaluate({ signal });
   input.usage.addEnvTime(performance.now() - e0);
-  if (!bench.state().ended) bench.end("agent_complete");
+  if (!bench.state().ended) bench.end(end);
   // The graph's state after this last evaluation (its nodes, as a step's line has them).
   await input.store.appendTrajectory(input.dir, { turn, ...seen, ...model, done: true, at_ms: at, evaluation: { ...evaluation } });
 }
@@ -193,14 +200,8 @@ function agentTimeLimit(input: LoopRun) {
  * evaluated and ends with time_limit (or success), recorded as a "done" line saying so.
  */
 async function timeRanOut(input: LoopRun, turn: number, seen: TurnScreens, seconds: number): Promise<{ error: string }> {
-  const { bench, signal } = input;
-  const at = sinceStart(input);
-  const e0 = performance.now();
-  const evaluation = await bench.evaluate({ signal });
-  input.usage.addEnvTime(performance.now() - e0);
-  if (!bench.state().ended) bench.end("time_limit");
   const error = `the task's time limit of ${seconds} s ran out while the agent program worked; it was stopped with its whole process tree`;
-  await input.store.appendTrajectory(input.dir, { turn, ...seen, done: true, message: error, at_ms: at, evaluation: { ...evaluation } });
+  await finishByAgent(input, turn, seen, { message: error }, 0, "time_limit");
   return { error };
 }
 
