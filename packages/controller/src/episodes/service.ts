@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { CancelledError, FailedPreconditionError, InvalidArgumentError, NotFoundError, sleep } from "@pincer/shared";
+import { FailedPreconditionError, InvalidArgumentError, NotFoundError, sleep } from "@pincer/shared";
 import { isTerminal } from "../benchmark/types.js";
 import type { DatasetTask } from "../datasets/format.js";
 import type { Registries } from "../datasets/registries.js";
@@ -16,6 +16,7 @@ import { observeEnvs, type WireObservation } from "./observe.js";
 import type { MachineAccess } from "./machineAccess.js";
 import { TaskCatalog } from "./catalog.js";
 import { EpisodeRecording, sendVideo } from "./recordings.js";
+import { startGroup } from "./groups.js";
 import { SlotQueue } from "./slots.js";
 import { resultJsonOf, verdictsOf } from "./answers.js";
 import type { Req, Res } from "./wire.js";
@@ -124,9 +125,7 @@ export class EpisodeService {
 
   /**
    * Starts the group's episodes and hands each to `send` as it starts (false from `send`: the client
-   * is gone, and the episode is closed). Without `together` each takes a slot as one frees up, in
-   * order; with it (or fail_fast), all take their slots at once. A start that fails ends the group:
-   * the starts that wait are cancelled, the ones under way closed, and the error thrown.
+   * is gone, and the episode is closed); see {@link startGroup} for how they take slots.
    */
   async startGroup(req: Req<"StartGroup">, send: (res: Res<"StartGroup">) => boolean, signal?: AbortSignal): Promise<void> {
     if (!req.episode) throw InvalidArgumentError.forField("episode", "the episode to start is required");
@@ -134,54 +133,21 @@ export class EpisodeService {
     const size = req.size || 1;
     if (size > MAX_GROUP_SIZE) throw InvalidArgumentError.forField("size", `at most ${MAX_GROUP_SIZE} episodes in a group`);
     const task = await this.#catalog.taskOf(first);
-    const group = new AbortController();
-    const cancel = () => group.abort();
-    signal?.addEventListener("abort", cancel, { once: true });
-    let remaining = size;
-    // An episode the client will not get (the group failed, or its stream is gone) is closed.
-    const discard = (episode: Res<"StartEpisode">) =>
-      this.closeEpisode({ episodeId: episode.episodeId ?? "" }).then(
-        () => undefined,
-        () => undefined,
-      );
-    const hand = async (index: number, episode: Res<"StartEpisode">) => {
-      if (group.signal.aborted || !send({ index, episode, remaining: --remaining })) await discard(episode);
-    };
-    try {
-      if (req.together || first.failFast) {
-        const slots = await this.#slots.acquire(size, { failFast: first.failFast, signal: group.signal });
-        const started = await Promise.allSettled(slots.map((slot, i) => this.#startOn(slot, task, first).then((e) => ({ i, e }))));
-        const failed = started.find((s): s is PromiseRejectedResult => s.status === "rejected");
-        const ok = started.flatMap((s) => (s.status === "fulfilled" ? [s.value] : []));
-        if (failed || group.signal.aborted) {
-          // All or none: the ones that started are closed.
-          await Promise.all(ok.map(({ e }) => discard(e)));
-          throw failed ? failed.reason : new CancelledError("the group's stream was cancelled");
-        }
-        for (const { i, e } of ok) await hand(i, e);
-        return;
-      }
-      // One slot each, asked for now so that the group keeps its place before later starts.
-      const members = Array.from({ length: size }, (_, i) =>
-        this.#slots
-          .acquire(1, { failFast: false, signal: group.signal })
-          .then(([slot]) => this.#startOn(slot!, task, first))
-          .then((episode) => hand(i, episode)),
-      );
-      const settled = await Promise.allSettled(
-        members.map((m) =>
-          m.catch((err: unknown) => {
-            group.abort();
-            throw err;
-          }),
-        ),
-      );
-      const failed = settled.find((s): s is PromiseRejectedResult => s.status === "rejected" && !(s.reason instanceof CancelledError));
-      if (failed) throw failed.reason;
-      if (settled.some((s) => s.status === "rejected")) throw new CancelledError("the group's stream was cancelled");
-    } finally {
-      signal?.removeEventListener("abort", cancel);
-    }
+    await startGroup(
+      {
+        slots: this.#slots,
+        startOn: (slot) => this.#startOn(slot, task, first),
+        // An episode the client will not get (the group failed, or its stream is gone) is closed.
+        discard: (episode) =>
+          this.closeEpisode({ episodeId: episode.episodeId ?? "" }).then(
+            () => undefined,
+            () => undefined,
+          ),
+      },
+      { size, together: req.together || first.failFast, failFast: first.failFast },
+      send,
+      signal,
+    );
   }
 
   /** Resets the slot's machines for the task and starts an attempt on them; the slot goes back on failure. */
