@@ -75,7 +75,11 @@ export class ProcessTree {
   look(): void {
     const procs = allProcesses();
     const byParent = new Map<number, ProcStat[]>();
-    for (const p of procs) byParent.set(p.ppid, [...(byParent.get(p.ppid) ?? []), p]);
+    for (const p of procs) {
+      const siblings = byParent.get(p.ppid);
+      if (siblings) siblings.push(p);
+      else byParent.set(p.ppid, [p]);
+    }
     const parents = [this.#root, ...this.#known.keys()];
     const seen = new Set<number>();
     while (parents.length > 0) {
