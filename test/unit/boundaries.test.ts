@@ -51,6 +51,7 @@ const CONTROLLER_DEPS: Record<string, readonly string[]> = {
   health: ["env", "actions", "evaluators", "tasks", "benchmark", "agents", "datasets", "machines", "runFolder", "reports", "runner"],
   episodes: ["env", "actions", "evaluators", "tasks", "benchmark", "agents", "datasets", "machines", "runFolder", "reports", "runner"],
   mcp: ["env", "actions", "agents"],
+  live: ["env", "actions", "runFolder", "runner", "episodes"],
   queue: ["env", "actions", "evaluators", "tasks", "benchmark", "agents", "datasets", "machines", "runFolder", "reports", "runner", "health"],
 };
 

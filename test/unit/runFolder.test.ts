@@ -240,7 +240,7 @@ describe("a file that does not read is an error naming the file and where", () =
     writeFileSync(file, `${JSON.stringify({ turn: 1, step: 1, tool: "t", args: {}, ok: "yes" })}\n`);
     await expect(readTrajectory(dir)).rejects.toThrow(`${file} line 1 at $.ok: `);
     writeFileSync(file, `${JSON.stringify({ turn: 1 })}\n`);
-    await expect(readTrajectory(dir)).rejects.toThrow(/line 1 at \$: the line is none of a step, done, agent_error or final/);
+    await expect(readTrajectory(dir)).rejects.toThrow(/line 1 at \$: the line is none of a step, done, agent_error, final or human/);
     // The viewer shows what it can of a damaged attempt.
     expect(await readTrajectoryLines(dir)).toEqual([]);
   });

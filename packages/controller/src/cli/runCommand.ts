@@ -12,6 +12,7 @@ import { runSettings, type RunSettings } from "../runner/settings.js";
 import { addCredentialOptions } from "./credentials.js";
 import { addDatasetOptions, type DatasetCliOptions, loadCliDataset } from "./datasetOptions.js";
 import { onInterrupt } from "./interrupt.js";
+import { LIVE_OPTION_HELP, startCliLive } from "./liveOption.js";
 import { envOption, machinesOption, screenOption } from "./machineOptions.js";
 import { addProviderOptions, openCliPool, type MachineCliOptions } from "./pools.js";
 import { createProgressPrinter } from "./progress.js";
@@ -69,6 +70,8 @@ interface RunCliOptions extends AgentCliOptions, MachineCliOptions, DatasetCliOp
   maxSteps: string;
   out: string;
   runId?: string;
+  /** `--live [address]`: serve the live page (true: on loopback, a free port). */
+  live?: string | boolean;
   resume: boolean;
   attempts: number;
   rollouts: number;
@@ -134,6 +137,10 @@ async function runCommand(dir: string, program: string[], o: RunCliOptions): Pro
   const pool = await openCliPool(dataset.tasks, o, o.concurrency, { ...o.screen, needsScreen, ...(o.a11y ? { accessibilityBus: true } : {}) });
   const printer = createProgressPrinter();
   const runId = o.runId ?? newRunId();
+  const live = await startCliLive(o.live, pool.slots.length, { title: `pincer run ${runId}` }).catch(async (err: unknown) => {
+    await pool.close();
+    throw err;
+  });
   try {
     const opts: RunnerOptions = {
       tasks: dataset.tasks,
@@ -147,6 +154,7 @@ async function runCommand(dir: string, program: string[], o: RunCliOptions): Pro
       ...settings,
       signal: interrupt.signal,
       onProgress: (p) => printer.update(p),
+      ...(live ? { live: live.board } : {}),
     };
     const done = await runTasks(opts);
     printer.end();
@@ -160,6 +168,7 @@ async function runCommand(dir: string, program: string[], o: RunCliOptions): Pro
     throw err;
   } finally {
     interrupt.release();
+    await live?.server.close();
     await pool.close();
   }
 }
@@ -246,6 +255,7 @@ export function registerRunCommand(program: Command): void {
         .default("auto"),
     )
     .addOption(screenOption())
+    .option("--live [address]", LIVE_OPTION_HELP)
     .option("--strict", "exit with 1 unless every task passed", false)
     .option("--print-report", "print report.md at the end", false)
     .action(async (dir: string, program: string[], o) => {

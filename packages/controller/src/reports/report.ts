@@ -54,6 +54,15 @@ export interface PerTask {
   error: string | null;
   /** With several rollouts: each rollout's outcome, pass@k, best-of-N and the spread of the scores (the row's fields then stand for all of them). */
   rollouts?: RolloutStats;
+  /** A person took the task over (`--live`): their steps and takeovers (over all rollouts); the score is not the agent's alone. Absent when nobody did. */
+  human?: { steps: number; takeovers: number };
+}
+
+/** What people did in a task's final attempts (each rollout's), or undefined when nobody took it over. */
+function humanPart(f: TaskFinal): PerTask["human"] {
+  const all = (f.rollouts ?? [{ summary: f.summary }]).map((r) => r.summary.results.human).filter((h) => h !== undefined);
+  if (all.length === 0) return undefined;
+  return { steps: sum(all.map((h) => h.steps)), takeovers: sum(all.map((h) => h.takeovers)) };
 }
 
 /** A task's final outcome as the report reads it: its last attempt's summary, or with several rollouts each rollout's. */
@@ -203,6 +212,7 @@ export function buildReport(runId: string, taskFinals: readonly TaskFinal[], pla
       attempts: f.attempts,
       error: f.summary.results.error ?? f.summary.results.eval_error ?? null,
       ...(stats.has(taskFinals[i]!) ? { rollouts: stats.get(taskFinals[i]!)! } : {}),
+      ...(humanPart(taskFinals[i]!) ? { human: humanPart(taskFinals[i]!)! } : {}),
     })),
   };
 }
@@ -227,6 +237,15 @@ export function reportMarkdown(r: Report): string {
       (r.totalCostUsd === null ? "" : `; cost: $${r.totalCostUsd.toFixed(4)}`),
     "",
   ];
+  const touched = r.perTask.filter((t) => t.human);
+  if (touched.length) {
+    lines.splice(
+      lines.length - 1,
+      0,
+      `- taken over by a person: ${touched.length} task(s), their scores not the agent's alone: ` +
+        touched.map((t) => `${t.id} (${t.human!.steps} human steps)`).join(", "),
+    );
+  }
   const table = (title: string, groups: Record<string, Group>) => {
     if (Object.keys(groups).length === 0) return;
     lines.push(`## By ${title}`, "", `| ${title} | tasks | passed | failed | errors | success | mean score |`, "|---|---:|---:|---:|---:|---:|---:|");
@@ -246,8 +265,8 @@ export function reportMarkdown(r: Report): string {
   lines.push("## Tasks", "", "| task | tool | state | score | steps | tokens | cost USD | seconds | attempts |", "|---|---|---|---:|---:|---:|---:|---:|---:|");
   for (const t of r.perTask) {
     lines.push(
-      `| ${t.id} | ${t.tool} | ${t.state} | ${t.score.toFixed(2)} | ${t.steps} | ${t.tokens} | ${t.costUsd === null ? "" : t.costUsd.toFixed(4)} | ` +
-        `${t.seconds} | ${t.attempts} |`,
+      `| ${t.id} | ${t.tool} | ${t.state}${t.human ? " (human)" : ""} | ${t.score.toFixed(2)} | ${t.steps} | ${t.tokens} | ` +
+        `${t.costUsd === null ? "" : t.costUsd.toFixed(4)} | ${t.seconds} | ${t.attempts} |`,
     );
   }
   return `${lines.join("\n")}\n`;

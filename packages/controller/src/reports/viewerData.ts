@@ -11,6 +11,8 @@ export interface ViewerAttempt extends Pick<PerTask, "state" | "score" | "steps"
   rollout?: number;
   /** The attempt's folder relative to the run folder; screenshot paths of the trajectory are relative to it. */
   dir: string;
+  /** A person took the attempt over: their steps and takeovers (summary.json's `human`). */
+  human?: { steps: number; takeovers: number };
   agent: string;
   model: string;
   agentState: string | null;
@@ -154,6 +156,7 @@ export function viewerAttempt(tool: string, summary: Summary, attempt: number, t
     outputTokens: r.output_tokens,
     timing: r.total_timing,
     recordings: r.recordings ?? {},
+    ...(r.human ? { human: r.human } : {}),
     trajectory,
   };
 }

@@ -157,8 +157,8 @@ function parsedLine(line: string, where: string): unknown {
 /** A line of trajectory.jsonl checked against the schema of its kind (the field that marks it), so an error names the field. */
 function trajectoryLine(value: unknown, where: string): TrajectoryLine {
   const v = (value && typeof value === "object" ? value : {}) as Record<string, unknown>;
-  const kind = (["step", "done", "agent_error", "final"] as const).find((k) => v[k] !== undefined);
-  if (!kind) throw new RunFileError(where, "$", "the line is none of a step, done, agent_error or final (it has none of those fields)");
+  const kind = (["step", "done", "agent_error", "final", "human"] as const).find((k) => v[k] !== undefined);
+  if (!kind) throw new RunFileError(where, "$", "the line is none of a step, done, agent_error, final or human (it has none of those fields)");
   return validated(TRAJECTORY_LINE_KINDS[kind], value, where);
 }
 

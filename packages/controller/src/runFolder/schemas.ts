@@ -102,6 +102,12 @@ export const taskResultsSchema = z.looseObject({
   metrics: metricsField,
   started_at: z.string(),
   finished_at: z.string(),
+  /**
+   * A person took the attempt over (`pincer run --live`, `pincer record`): their actions (human
+   * lines of trajectory.jsonl) and how many times; absent when nobody did. The score is then not
+   * the agent's alone.
+   */
+  human: z.object({ steps: z.number().int(), takeovers: z.number().int() }).optional(),
   /** The queue's worker that ran the attempt (queue runs only; "" when none did). */
   worker: z.string().optional(),
 });
@@ -154,6 +160,8 @@ const lineBase = {
   message: z.string().optional(),
   model_ms: z.number().optional(),
   usage: usageSchema.optional(),
+  // Set only on a person's action (humanLineSchema, which overrides it).
+  human: z.undefined().optional(),
 };
 // A field of another kind of line is absent on this one: the union then types every field on every line.
 const none = z.undefined().optional();
@@ -216,15 +224,44 @@ export const finalLineSchema = z.looseObject({
   done: none,
   agent_error: none,
 });
+/**
+ * A person's action on a machine of a slot they took over (`pincer run --live`, `pincer record`):
+ * not one of the episode's steps. `screenshots` is the screen after it (not before, as on an
+ * agent's step), `settled_ms` how long the screen kept changing after it.
+ */
+export const humanLineSchema = z.looseObject({
+  ...lineBase,
+  human: z.literal(true),
+  tool: z.string(),
+  args: z.record(z.string(), z.unknown()),
+  ok: z.boolean(),
+  error: z.looseObject({ message: z.string().optional() }).optional(),
+  duration_ms: z.number(),
+  at_ms: z.number(),
+  settled_ms: z.number().optional(),
+  evaluation: none,
+  reason: none,
+  result: none,
+  step: none,
+  done: none,
+  agent_error: none,
+  final: none,
+});
 /** A step line of trajectory.jsonl. */
 export type StepLine = z.infer<typeof stepLineSchema>;
 /** The agent's "done" line of trajectory.jsonl. */
 export type DoneLine = z.infer<typeof doneLineSchema>;
 
 /** The kinds of trajectory line, by the field that marks each. */
-export const TRAJECTORY_LINE_KINDS = { step: stepLineSchema, done: doneLineSchema, agent_error: agentErrorLineSchema, final: finalLineSchema } as const;
-/** One line of trajectory.jsonl: a step, the agent's "done", the agent's error, or the final screens. */
-export const trajectoryLineSchema = z.union([stepLineSchema, doneLineSchema, agentErrorLineSchema, finalLineSchema]);
+export const TRAJECTORY_LINE_KINDS = {
+  step: stepLineSchema,
+  done: doneLineSchema,
+  agent_error: agentErrorLineSchema,
+  final: finalLineSchema,
+  human: humanLineSchema,
+} as const;
+/** One line of trajectory.jsonl: a step, the agent's "done", the agent's error, the final screens, or a person's action. */
+export const trajectoryLineSchema = z.union([stepLineSchema, doneLineSchema, agentErrorLineSchema, finalLineSchema, humanLineSchema]);
 /** One line of trajectory.jsonl (see {@link trajectoryLineSchema}). */
 export type TrajectoryLine = z.infer<typeof trajectoryLineSchema>;
 

@@ -13,6 +13,9 @@ import type { ResultStore } from "../runFolder/results.js";
 import { summarizeResult } from "../benchmark/resultSummary.js";
 import { screenshotGeometry, type TurnModelRecord, type TurnScreens } from "../runFolder/trajectory.js";
 import { turnTokens, turnUsageRecord, type AttemptUsage } from "./usage.js";
+import type { AttemptLive } from "./liveBoard.js";
+import { runHumanStep } from "./humanSteps.js";
+import type { Env } from "../env/index.js";
 
 /**
  * What the agent loop works with. What the agent sees is what `bench.observe()` returns: each
@@ -33,6 +36,10 @@ export interface TurnsInput {
   messages: unknown[];
   usage: AttemptUsage;
   signal: AbortSignal;
+  /** A live view of the attempt (`--live`): told of its turns, and where a person takes it over between turns. */
+  live?: AttemptLive;
+  /** The attempt's machines, by environment: a person's actions run on them. */
+  envs?: Readonly<Record<string, Env>>;
 }
 
 /** The turns' input and `performance.now()` when the agent's part began: lines carry `at_ms` from it. */
@@ -134,6 +141,7 @@ async function runCalls(
     const r = await input.bench.step({ ...call, tokens: i === 0 ? tokens : 0 }, { signal: input.signal, ...(last ? { onActed: onLastActed } : {}) });
     input.usage.addEnvTime(performance.now() - e0);
     results.push(r);
+    input.live?.acted({ tool: r.tool, args: ("args" in call ? (call.args ?? {}) : {}) as Record<string, unknown>, ok: r.ok, step: r.step });
     const recorded = r.ok ? await recordResult(input, r) : undefined;
     input.messages.push({ role: "tool", tool: r.tool, ok: r.ok, content: r.ok ? recorded : r.error });
     await input.store.appendTrajectory(input.dir, {
@@ -241,6 +249,7 @@ async function act(
     ...(usage ? { usage } : {}),
   });
   const model = { ...(agentTurn.message ? { message: agentTurn.message } : {}), model_ms: Math.round(modelMs), ...(usage ? { usage } : {}) };
+  if (agentTurn.message) input.live?.said(agentTurn.message);
   return { turn: agentTurn, model };
 }
 
@@ -286,6 +295,7 @@ export class EpisodeTurns {
   // share a round trip with the step's evaluation instead of following it.
   #next: Promise<Observed> | undefined;
   #lastObserved: Observed | undefined;
+  #humanSteps = 0;
   /** Results of the previous turn's calls, for the next observation of the agent. */
   lastResults: StepResult[] = [];
 
@@ -295,11 +305,31 @@ export class EpisodeTurns {
 
   /** Begins the next turn: its observation (the one started after the last action, if any), saved. */
   async begin(): Promise<Turn> {
+    if (this.#run.live) await this.#personFirst(this.#run.live);
     this.#turn += 1;
+    this.#run.live?.turn(this.#turn);
     const observed = await (this.#next ?? observe(this.#run, this.#turn));
     this.#lastObserved = observed;
     this.#next = undefined;
     return { turn: this.#turn, screens: observed.screens, seen: seenIn(observed) };
+  }
+
+  /**
+   * A person who took the attempt over acts first (see LiveBoard): their actions run and are
+   * recorded until they hand it back; the observation started after the agent's last action is
+   * then dropped, so that the agent sees the screen as the person left it.
+   */
+  async #personFirst(live: AttemptLive): Promise<void> {
+    const run = this.#run;
+    await live.beforeTurn(async (call) => {
+      await this.#next?.catch(() => undefined);
+      this.#next = undefined;
+      const ctx = { envs: run.envs ?? {}, dir: run.dir, store: run.store, signal: run.signal, turn: this.#turn, index: this.#humanSteps };
+      const step = await runHumanStep({ ...ctx, atMs: () => sinceStart(run) }, call);
+      this.#humanSteps += 1;
+      run.messages.push({ role: "human", tool: step.tool, args: step.args, ok: step.ok, ...(step.error ? { error: step.error } : {}) });
+      return step;
+    }, run.signal);
   }
 
   /** What the agent sees of a turn: the screens as observed, at the episode's current step, and the previous turn's results. */

@@ -16,6 +16,7 @@ import { maxStepsFor, observationFor, type RunSettings } from "./settings.js";
 import { attemptResults, endsInVerdict, summaryOf, type AttemptEnd, type AttemptRecord, type SummarySettings } from "./summary.js";
 import { buildBenchmark, only } from "./taskBuilder.js";
 import { AttemptUsage } from "./usage.js";
+import type { AttemptLive } from "./liveBoard.js";
 
 export { environmentsOf } from "./taskBuilder.js";
 
@@ -54,6 +55,8 @@ export interface AttemptInput {
    * step's observation can be the recorded one.
    */
   screenshotFormat?: "jpeg" | "png";
+  /** A live view of the attempt (`--live`): the page's slot, where a person may take it over between turns. */
+  live?: AttemptLive;
 }
 
 /** What {@link Attempt.start} and {@link Attempt.step} give back: what the agent sees next, the evaluation so far, and whether the attempt is done. */
@@ -285,8 +288,9 @@ export class Attempt {
   }
 
   #turnsInput() {
-    const { store, signal } = this.#input;
-    return { bench: this.#built!.bench, dir: this.dir, store, messages: this.#record.messages, usage: this.#record.usage, signal };
+    const { store, signal, live, envs } = this.#input;
+    const input = { bench: this.#built!.bench, dir: this.dir, store, messages: this.#record.messages, usage: this.#record.usage, signal, envs };
+    return live ? { ...input, live } : input;
   }
 
   /** Begins the next turn: its observation, with the evaluation after `results`. */
@@ -331,11 +335,18 @@ export class Attempt {
       addresses,
       ...(reset ? { reset } : {}),
     };
-    const results = { ...attemptResults(settings, this.#record, end), ...(this.#input.rollout !== undefined ? { rollout: this.#input.rollout } : {}) };
+    const human = this.#input.live?.human();
+    const results = {
+      ...attemptResults(settings, this.#record, end),
+      ...(this.#input.rollout !== undefined ? { rollout: this.#input.rollout } : {}),
+      // A person took part: the score is no longer the agent's alone.
+      ...(human && (human.steps > 0 || human.takeovers > 0) ? { human } : {}),
+    };
     // An interrupted run leaves this attempt without a summary: --resume redoes it.
     signal.throwIfAborted();
     const summary = summaryOf(taskFields(task), task.id, results);
     await writeSummary(this.dir, summary);
+    this.#input.live?.ended({ state: results.state, score: results.score });
     return summary;
   }
 

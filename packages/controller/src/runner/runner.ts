@@ -19,6 +19,7 @@ import { finishManifest, readManifest, startManifest } from "../runFolder/runFil
 import type { ManifestSettings } from "../runFolder/schemas.js";
 import { writeRunReport } from "../reports/writeReports.js";
 import { ownProcesses } from "./ownProcesses.js";
+import type { LiveBoard } from "./liveBoard.js";
 
 export type { RunProgress } from "./progress.js";
 export { taskFields } from "./attempt.js";
@@ -54,6 +55,8 @@ export interface RunnerOptions extends Partial<RunSettings> {
   replayOf?: { runId: string; runDir: string };
   signal?: AbortSignal;
   onProgress?(p: RunProgress): void;
+  /** The run's live view (`--live`): each slot's attempts are shown there, and a person may take a slot over. One slot of the board per slot of the pool. */
+  live?: LiveBoard;
 }
 
 /** Where a run's tasks came from (see {@link RunnerOptions.dataset}). */
@@ -226,10 +229,17 @@ interface RunContext {
 /** What one attempt needs besides its task and slot: the run's settings, the dataset formats and the agent. */
 export type AttemptSettings = Omit<RunSettings, "rollouts"> & Partial<Pick<RunSettings, "rollouts">> & Pick<RunnerOptions, "registries" | "agentFor">;
 
+/** Where a live view shows an attempt: the board and the slot's place on it. */
+export interface LiveSlot {
+  board: LiveBoard;
+  slot: number;
+}
+
 /**
  * Runs attempt `n` of `task` (of its rollout `rollout`, in a run of several) on `slot` (its machines
  * reset first) and writes the attempt's folder under `store` with its summary.json, which it
- * returns. An interruption (the signal) throws and leaves the attempt without a summary.
+ * returns; `live` shows it on a live view's slot. An interruption (the signal) throws and leaves
+ * the attempt without a summary.
  */
 export async function runOneAttempt(
   settings: AttemptSettings,
@@ -239,6 +249,7 @@ export async function runOneAttempt(
   n: number,
   signal: AbortSignal,
   rollout?: number,
+  live?: LiveSlot,
 ): Promise<Summary> {
   const store = runStore.forRollout(rollout);
   // A clean machine for every attempt; a failed reset is the machine's failure (env_error, retried).
@@ -246,6 +257,8 @@ export async function runOneAttempt(
   const { registries, agentFor, ...run } = settings;
   // Only the machines the task names: no tools, screenshots or version checks for the others.
   const own = ownProcesses(only(slot.envs, environmentsOf(task)));
+  const shown = { id: task.id, instruction: task.instruction, attempt: n, ...(rollout !== undefined ? { rollout } : {}) };
+  const onBoard = live?.board.attempt(live.slot, { task: shown, envs: own.envs });
   const attempt = new Attempt({
     task,
     attempt: n,
@@ -258,6 +271,7 @@ export async function runOneAttempt(
     settings: runSettingsOf(run),
     store,
     signal,
+    ...(onBoard ? { live: onBoard } : {}),
   });
   const summary = await attempt.run();
   // What the attempt started is stopped, so the next task on the slot starts clean; nothing else.
@@ -269,14 +283,14 @@ export async function runOneAttempt(
  * Runs the attempts of one task (one rollout of it) on a slot, after those an earlier run finished,
  * until one ends without an infrastructure error or none are left; writes each one's summary.json.
  */
-async function runTaskAttempts(ctx: RunContext, slot: MachineSlot, { task, rollout }: WorkUnit): Promise<Summary | undefined> {
+async function runTaskAttempts(ctx: RunContext, slot: MachineSlot, { task, rollout }: WorkUnit, live?: LiveSlot): Promise<Summary | undefined> {
   const { store, signal } = ctx;
   let final: Summary | undefined;
   const previous = (await store.forRollout(rollout).finishedAttempts(task.tool, task.id)).at(-1)?.attempt ?? 0;
   const last = lastAttemptOf(previous, ctx.settings.attempts);
   const settings = { ...ctx.settings, registries: ctx.opts.registries, agentFor: ctx.opts.agentFor };
   for (let n = previous + 1; n <= last; n++) {
-    final = await runOneAttempt(settings, store, slot, task, n, signal, rollout);
+    final = await runOneAttempt(settings, store, slot, task, n, signal, rollout, live);
     if (!isInfraState(final.results.state)) break;
     // A machine that just failed often needs a moment (a link coming back, a daemon restarting).
     if (n < last) await backoff(n - previous, signal);
@@ -299,12 +313,12 @@ export function backoff(n: number, signal: AbortSignal, baseMs = 1_000): Promise
 }
 
 /** One slot's worker: takes units (tasks, or rollouts of tasks) from the queue until it is empty. */
-async function runSlot(ctx: RunContext, slot: MachineSlot, queue: WorkUnit[], progress: ProgressTracker): Promise<void> {
+async function runSlot(ctx: RunContext, slot: MachineSlot, queue: WorkUnit[], progress: ProgressTracker, live?: LiveSlot): Promise<void> {
   for (let unit = queue.shift(); unit; unit = queue.shift()) {
     ctx.signal.throwIfAborted();
     progress.started();
     const t0 = Date.now();
-    const final = await runTaskAttempts(ctx, slot, unit);
+    const final = await runTaskAttempts(ctx, slot, unit, live);
     const name = unit.rollout === undefined ? unit.task.id : `${unit.task.id} rollout ${unit.rollout}`;
     progress.finished(name, final, Date.now() - t0, queue.length);
   }
@@ -332,7 +346,8 @@ export async function runTasks(opts: RunnerOptions): Promise<{ runDir: string; r
   const queue = await pendingUnits(units, store, (state) => progress.skipped(state));
   progress.report();
   const ctx: RunContext = { opts, settings, store, signal };
-  await Promise.all(opts.pool.slots.map((slot) => runSlot(ctx, slot, queue, progress)));
+  const { live } = opts;
+  await Promise.all(opts.pool.slots.map((slot, i) => runSlot(ctx, slot, queue, progress, live ? { board: live, slot: i } : undefined)));
 
   const report = await writeRunReport(store, runId, opts.tasks);
   await finishManifest(runDir, manifest);

@@ -155,7 +155,7 @@ function shotsOf(t, f) {
   if (envs.length === 0) {
     return el("p", { "class": "no-shot", text: "No screenshot was saved for this step (the run had --no-screenshots, or taking it failed)." });
   }
-  var actedOn = typeof f.step === "number" ? String(f.tool).split("__")[0] : null;
+  var actedOn = typeof f.step === "number" || f.human ? String(f.tool).split("__")[0] : null;
   return el("div", { "class": "shots" }, envs.map(function (env) { return shotFigure(t, f, env, env === actedOn ? actionMarks(f.tool, f.args) : []); }));
 }
 `;

@@ -7,11 +7,12 @@
 export const VIEWER_STEPS_SCRIPT = `
 /** The trajectory lines the viewer steps through. */
 function framesOf(t) {
-  return t.trajectory.filter(function (l) { return typeof l.step === "number" || l.done || l.agent_error || l.final; });
+  return t.trajectory.filter(function (l) { return typeof l.step === "number" || l.done || l.agent_error || l.final || l.human; });
 }
 
 function frameLabel(f) {
   if (typeof f.step === "number") return f.step + " " + String(f.tool || "").replace(/^[^_]*__/, "");
+  if (f.human) return "human " + String(f.tool || "").replace(/^[^_]*__/, "");
   if (f.done) return "done (agent)";
   if (f.agent_error) return "agent error";
   return "final screen";
@@ -19,6 +20,7 @@ function frameLabel(f) {
 
 function frameClass(f) {
   if (f.ok === false || f.agent_error) return "bad";
+  if (f.human) return "human";
   return typeof f.step === "number" ? "" : "other";
 }
 
@@ -99,6 +101,10 @@ function renderTaskHead(t) {
     t.endReason ? "ended: " + t.endReason : null,
   ].filter(Boolean);
   head.appendChild(el("p", { "class": "meta", text: meta.join(" · ") }));
+  if (t.human) {
+    head.appendChild(el("p", { "class": "human-note", text: "A person took this attempt over (" + t.human.takeovers + " time(s), " + t.human.steps +
+      " action(s), marked human in the steps): the score is not the agent's alone." }));
+  }
   if (t.tags.length || t.apps.length) head.appendChild(el("p", { "class": "meta", text: "tags: " + t.tags.join(", ") + " · apps: " + t.apps.join(", ") }));
   head.appendChild(el("p", { "class": "files meta" }, [
     "files of this attempt: ",
@@ -189,7 +195,19 @@ function errorText(e) {
   return typeof e === "string" ? e : json(e);
 }
 
+/** A person's action (they took the slot over): what they did, and the screen after it. */
+function humanSection(f) {
+  var facts = ["took " + num((f.duration_ms || 0) / 1000, 2) + " s"];
+  if (typeof f.settled_ms === "number") facts.push("the screen changed for " + num(f.settled_ms / 1000, 2) + " s after it");
+  return el("div", {}, [
+    section("A person's action (not the agent's)", [el("pre", { "class": "call", text: f.tool + " " + brief(f.args || {}) })]),
+    f.ok ? null : section("Error", [el("pre", { "class": "error", text: errorText(f.error) })]),
+    el("p", { "class": "meta", text: facts.join(" · ") + " · the screenshot shows the screen after it" }),
+  ]);
+}
+
 function callSection(t, f) {
+  if (f.human) return humanSection(f);
   if (typeof f.step !== "number") {
     if (f.agent_error) return section("Agent error", [el("pre", { "class": "error", text: f.agent_error })]);
     return null;
@@ -239,7 +257,9 @@ function renderStep(t, f) {
     view.appendChild(el("p", { "class": "empty", text: "This attempt recorded no steps." }));
     return;
   }
-  var title = typeof f.step === "number" ? "Step " + f.step + " · " + f.tool + " · turn " + f.turn + (f.ok ? "" : " · failed") : frameLabel(f);
+  var failed = f.ok === false ? " · failed" : "";
+  var title = f.human ? "Human · " + f.tool + " · after turn " + f.turn + failed
+    : typeof f.step === "number" ? "Step " + f.step + " · " + f.tool + " · turn " + f.turn + failed : frameLabel(f);
   view.appendChild(el("div", { "class": "step-title", text: title }));
   // The screenshots, and beside them what was done, what came of it and the evaluation, then the model's text.
   var details = el("div", { "class": "details" }, [callSection(t, f), evaluationSection(f), modelSection(t, f), observationSection(t, f)]);

@@ -47,6 +47,8 @@ tbody tr:hover { background: #f0f4ff; }
 #step-list button { width: 100%; text-align: left; margin-bottom: 2px; border-left: 4px solid var(--pass); }
 #step-list button.bad { border-left-color: var(--fail); }
 #step-list button.other { border-left-color: var(--pend); }
+#step-list button.human { border-left-color: #e6a100; background: #fff6dd; }
+.human-note { background: #fff6dd; border-left: 4px solid #e6a100; padding: .3em .6em; }
 #step-list button[aria-current="step"] { background: #dbe6ff; font-weight: 600; }
 #step-view { flex: 1; min-width: 0; }
 .step-title { font-weight: 600; margin-bottom: 6px; }
