@@ -7,7 +7,7 @@ import { taskFolder } from "./taskFunctions.js";
 import { jsonPath } from "./jsonFormat.js";
 import type { TaskModule } from "./taskModule.js";
 import { checkSolutionSteps } from "./solutionCheck.js";
-import { solutionSchema } from "./solutions.js";
+import { loadSolution, solutionFileOf, solutionSchema } from "./solutions.js";
 import { groupOf, MODULE_SUFFIXES } from "./taskFiles.js";
 
 /** A task from a `*.task.ts` module. */
@@ -25,11 +25,15 @@ async function loadModuleTask(file: TaskFile, ctx: FormatContext): Promise<Modul
     problems.push({ file: file.path, path: "", message: `cannot load: ${(err as Error).message}`, severity: "error" });
     return undefined;
   }
-  const m = mod.default;
+  let m = mod.default;
   if (!m || typeof m.id !== "string" || typeof m.instruction !== "string" || typeof m.build !== "function") {
     problems.push({ file: file.path, path: "", message: "the default export must be defineTask({ id, instruction, build, ... })", severity: "error" });
     return undefined;
   }
+  // A module without a `solution` of its own may have one beside it (`pincer record` writes it there).
+  const besideFile = m.solution ? undefined : solutionFileOf({ kind: "module", file: file.path });
+  const beside = besideFile ? await loadSolution(besideFile, problems) : undefined;
+  if (beside) m = { ...m, solution: beside };
   const solution = m.solution ? solutionSchema.safeParse(m.solution) : undefined;
   if (solution && !solution.success) {
     for (const issue of solution.error.issues) {

@@ -1,5 +1,7 @@
 import { existsSync } from "node:fs";
-import { join } from "node:path";
+import { mkdir, open, rename } from "node:fs/promises";
+import { randomBytes } from "node:crypto";
+import { dirname, join } from "node:path";
 import { z } from "zod";
 import type { StepCall } from "../benchmark/types.js";
 import { jsonPath } from "./jsonFormat.js";
@@ -32,4 +34,31 @@ export async function loadSolution(dirOrFile: string, problems: DatasetProblem[]
     return undefined;
   }
   return parsed.data;
+}
+
+/**
+ * Where a task's solution is kept, by the task's format: `solution.json` in a JSON task's folder,
+ * `<uuid>.solution.json` beside an OSWorld task, `<name>.solution.json` beside a task module (read
+ * when the module exports no `solution`); undefined for a format of someone else's.
+ */
+export function solutionFileOf(task: { kind: string; file: string }): string | undefined {
+  if (task.kind === "json") return join(dirname(task.file), "solution.json");
+  if (task.kind === "osworld") return task.file.replace(/\.json$/, ".solution.json");
+  if (task.kind === "module") return task.file.replace(/\.(task\.)?[mc]?[jt]s$/, ".solution.json");
+  return undefined;
+}
+
+/** Writes a solution atomically (a temporary file renamed over it): a reader sees the old file or the whole new one. */
+export async function writeSolution(file: string, calls: readonly StepCall[]): Promise<void> {
+  const checked = solutionSchema.parse(calls);
+  await mkdir(dirname(file), { recursive: true });
+  const tmp = `${file}.${randomBytes(4).toString("hex")}.tmp`;
+  const fh = await open(tmp, "wx");
+  try {
+    await fh.writeFile(`${JSON.stringify(checked, null, 2)}\n`);
+    await fh.sync();
+  } finally {
+    await fh.close();
+  }
+  await rename(tmp, file);
 }

@@ -47,6 +47,7 @@ function card(slot) {
   const task = $("span", "task", meta);
   const counts = $("span", "counts", meta);
   const take = $("button", "take", meta);
+  if (MODE === "record") take.hidden = true;
   const done = MODE === "record" ? $("button", "done", meta) : null;
   if (done) { done.textContent = "Done: evaluate"; done.onclick = () => post(slot, "done"); }
   const instruction = $("p", "instruction", el);
@@ -67,7 +68,7 @@ function update(v) {
   c.task.textContent = v.task ? v.task.id + (v.task.rollout ? " rollout " + v.task.rollout : "") + " attempt " + v.task.attempt : (v.last ? "last: " + v.last.task + " " + v.last.state : "waiting");
   c.counts.textContent = "turn " + v.turn + " · steps " + v.steps + (v.humanSteps ? " · human " + v.humanSteps : "");
   const mine = v.mode === "human" || v.mode === "requested";
-  c.take.textContent = MODE === "record" ? (mine ? "Pause recording" : "Resume recording") : mine ? "Hand back" : "Take over";
+  c.take.textContent = mine ? "Hand back" : "Take over";
   c.instruction.textContent = v.task ? v.task.instruction : "";
   c.message.textContent = v.lastMessage ? "agent: " + v.lastMessage : "";
   if (v.epoch !== c.epoch) restart(c, v);

@@ -40,6 +40,8 @@ export interface TurnsInput {
   live?: AttemptLive;
   /** The attempt's machines, by environment: a person's actions run on them. */
   envs?: Readonly<Record<string, Env>>;
+  /** Save the accessibility tree after each of a person's actions too (the run reads trees: `--a11y`). */
+  humanTrees?: boolean;
 }
 
 /** The turns' input and `performance.now()` when the agent's part began: lines carry `at_ms` from it. */
@@ -324,7 +326,15 @@ export class EpisodeTurns {
     await live.beforeTurn(async (call) => {
       await this.#next?.catch(() => undefined);
       this.#next = undefined;
-      const ctx = { envs: run.envs ?? {}, dir: run.dir, store: run.store, signal: run.signal, turn: this.#turn, index: this.#humanSteps };
+      const ctx = {
+        envs: run.envs ?? {},
+        dir: run.dir,
+        store: run.store,
+        signal: run.signal,
+        turn: this.#turn,
+        index: this.#humanSteps,
+        accessibility: run.humanTrees === true,
+      };
       const step = await runHumanStep({ ...ctx, atMs: () => sinceStart(run) }, call);
       this.#humanSteps += 1;
       run.messages.push({ role: "human", tool: step.tool, args: step.args, ok: step.ok, ...(step.error ? { error: step.error } : {}) });

@@ -289,7 +289,8 @@ export class Attempt {
 
   #turnsInput() {
     const { store, signal, live, envs } = this.#input;
-    const input = { bench: this.#built!.bench, dir: this.dir, store, messages: this.#record.messages, usage: this.#record.usage, signal, envs };
+    const humanTrees = this.#input.settings.accessibility !== undefined;
+    const input = { bench: this.#built!.bench, dir: this.dir, store, messages: this.#record.messages, usage: this.#record.usage, signal, envs, humanTrees };
     return live ? { ...input, live } : input;
   }
 

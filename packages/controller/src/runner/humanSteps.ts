@@ -25,6 +25,8 @@ export interface HumanStepContext {
   index: number;
   /** Milliseconds since the agent's part began, for the line's `at_ms`. */
   atMs(): number;
+  /** Also save the machine's accessibility tree (linearised) after each action (`--a11y`; a demonstration's training data). */
+  accessibility?: boolean;
 }
 
 /**
@@ -73,10 +75,20 @@ export async function runHumanStep(ctx: HumanStepContext, call: HumanCall): Prom
   return step;
 }
 
-/** The screen after a person's step, saved as `screenshots/human-NNN-<env>.jpg`, and its geometry. */
+/**
+ * The screen after a person's step, saved as `screenshots/human-NNN-<env>.jpg`, and its geometry;
+ * with `accessibility`, the linearised tree too (`human-NNN-<env>.a11y.txt`).
+ */
 async function screenAfter(ctx: HumanStepContext, env: Env, name: string) {
+  const prefix = join("screenshots", `human-${String(ctx.index + 1).padStart(3, "0")}-${name}`);
   const shot = await env.screen.screenshot({ format: "jpeg", quality: 80, signal: ctx.signal });
-  const file = join("screenshots", `human-${String(ctx.index + 1).padStart(3, "0")}-${name}.${IMAGE_FORMATS.jpeg.extension}`);
-  await writeFile(join(ctx.dir, file), shot.data);
-  return { screenshots: { [name]: file }, screenshot_geometry: screenshotGeometry({ [name]: shot }) };
+  await writeFile(join(ctx.dir, `${prefix}.${IMAGE_FORMATS.jpeg.extension}`), shot.data);
+  const seen = { screenshots: { [name]: `${prefix}.${IMAGE_FORMATS.jpeg.extension}` }, screenshot_geometry: screenshotGeometry({ [name]: shot }) };
+  if (!ctx.accessibility) return seen;
+  const tree = await env.accessibility.tree({ linearized: true, signal: ctx.signal }).then(
+    (t) => t.linearized ?? "",
+    (err: unknown) => `(accessibility tree unavailable: ${(err as Error).message})`,
+  );
+  await writeFile(join(ctx.dir, `${prefix}.a11y.txt`), tree);
+  return { ...seen, accessibility: { [name]: `${prefix}.a11y.txt` } };
 }
