@@ -1,8 +1,9 @@
-import { spawn } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import type { Browser, Page } from "playwright-core";
+import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { launchChromium } from "../fixtures/chromium.js";
 import { ROOT } from "../fixtures/cli.js";
@@ -61,6 +62,7 @@ function startRun(dataset: string, out: string): Promise<string> {
       "1280x800",
       "--task-timeout",
       "300",
+      "--vnc",
     ]),
     { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] },
   );
@@ -145,6 +147,35 @@ describe("pincer run --live", () => {
         .sort(),
     ).toEqual(["live-a", "live-b"]);
     expect(Object.values(v).every((x) => x.mode === "agent")).toBe(true);
+  }, 90_000);
+
+  test("a standard VNC client (vncsnapshot) sees a slot's machine through the controller, with that machine's password only", async () => {
+    const found = [...run.stderr().matchAll(/vnc: slot (\d) desktop at (\S+)::(\d+), password (\S+)/g)];
+    const vnc = found.map((m) => ({ slot: Number(m[1]), host: m[2]!, port: m[3]!, password: m[4]! }));
+    expect(vnc.map((v) => v.slot).sort()).toEqual([0, 1]);
+    expect(vnc[0]!.password).not.toBe(vnc[1]!.password);
+    const passwd = async (password: string) => {
+      const file = join(work, `passwd-${password}`);
+      const obfuscated = await new Promise<Buffer>((res, rej) => {
+        const child = execFile("vncpasswd", ["-f"], { encoding: "buffer" }, (e, out) => (e ? rej(e) : res(out)));
+        child.stdin!.end(`${password}\n${password}\n`);
+      });
+      writeFileSync(file, obfuscated);
+      return file;
+    };
+    const snapshot = (v: (typeof vnc)[number], file: string) =>
+      new Promise<number>((res) =>
+        execFile("vncsnapshot", ["-passwd", file, "-quality", "95", `${v.host}::${v.port}`, join(work, "snap.jpg")], { timeout: 30_000 }, (e) =>
+          res(e ? 1 : 0),
+        ),
+      );
+    expect(await snapshot(vnc[0]!, await passwd(vnc[0]!.password))).toBe(0);
+    // Away from the xterm and xev: the background the agent recolours once a second.
+    const { data } = await sharp(join(work, "snap.jpg")).extract({ left: 1100, top: 600, width: 1, height: 1 }).raw().toBuffer({ resolveWithObject: true });
+    const near = (hex: string) => [1, 3, 5].every((i, k) => Math.abs(Number.parseInt(hex.slice(i, i + 2), 16) - data[k]!) <= 12);
+    expect(["#203040", "#402030", "#304020"].some(near), `pixel ${[...data]}`).toBe(true);
+    // Slot 1's password does not open slot 0's machine.
+    expect(await snapshot(vnc[0]!, await passwd(vnc[1]!.password))).not.toBe(0);
   }, 90_000);
 
   test("a person takes a slot over, clicks into xev and types into the xterm of that machine, and hands it back", async () => {

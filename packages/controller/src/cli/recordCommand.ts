@@ -72,7 +72,7 @@ async function recordCommand(target: string, o: RecordCliOptions): Promise<numbe
       });
       return await writeDemonstration(join(runDir, task.tool, task.id, "attempt-1"), file, runDir);
     } finally {
-      await live?.server.close();
+      await live?.close();
     }
   } catch (err) {
     if (interrupt.signal.aborted) return 130;

@@ -12,7 +12,7 @@ import { runSettings, type RunSettings } from "../runner/settings.js";
 import { addCredentialOptions } from "./credentials.js";
 import { addDatasetOptions, type DatasetCliOptions, loadCliDataset } from "./datasetOptions.js";
 import { onInterrupt } from "./interrupt.js";
-import { LIVE_OPTION_HELP, startCliLive } from "./liveOption.js";
+import { LIVE_OPTION_HELP, startCliLive, VNC_OPTION_HELP } from "./liveOption.js";
 import { envOption, machinesOption, screenOption } from "./machineOptions.js";
 import { addProviderOptions, openCliPool, type MachineCliOptions } from "./pools.js";
 import { createProgressPrinter } from "./progress.js";
@@ -72,6 +72,8 @@ interface RunCliOptions extends AgentCliOptions, MachineCliOptions, DatasetCliOp
   runId?: string;
   /** `--live [address]`: serve the live page (true: on loopback, a free port). */
   live?: string | boolean;
+  /** `--vnc`: VNC servers for the slots' machines. */
+  vnc?: boolean;
   resume: boolean;
   attempts: number;
   rollouts: number;
@@ -137,7 +139,8 @@ async function runCommand(dir: string, program: string[], o: RunCliOptions): Pro
   const pool = await openCliPool(dataset.tasks, o, o.concurrency, { ...o.screen, needsScreen, ...(o.a11y ? { accessibilityBus: true } : {}) });
   const printer = createProgressPrinter();
   const runId = o.runId ?? newRunId();
-  const live = await startCliLive(o.live, pool.slots.length, { title: `pincer run ${runId}` }).catch(async (err: unknown) => {
+  const vnc = o.vnc ? { vnc: Object.keys(pool.slots[0]?.envs ?? {}) } : {};
+  const live = await startCliLive(o.live, pool.slots.length, { title: `pincer run ${runId}`, ...vnc }).catch(async (err: unknown) => {
     await pool.close();
     throw err;
   });
@@ -168,7 +171,7 @@ async function runCommand(dir: string, program: string[], o: RunCliOptions): Pro
     throw err;
   } finally {
     interrupt.release();
-    await live?.server.close();
+    await live?.close();
     await pool.close();
   }
 }
@@ -256,6 +259,7 @@ export function registerRunCommand(program: Command): void {
     )
     .addOption(screenOption())
     .option("--live [address]", LIVE_OPTION_HELP)
+    .option("--vnc", VNC_OPTION_HELP)
     .option("--strict", "exit with 1 unless every task passed", false)
     .option("--print-report", "print report.md at the end", false)
     .action(async (dir: string, program: string[], o) => {

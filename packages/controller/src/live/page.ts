@@ -33,7 +33,8 @@ const cards = new Map();
 const $ = (tag, cls, parent) => { const e = document.createElement(tag); if (cls) e.className = cls; if (parent) parent.append(e); return e; };
 
 function post(slot, what, body) {
-  return fetch("/api/slots/" + slot + "/" + what, { method: "POST", headers: { ...auth, "content-type": "application/json" }, body: JSON.stringify(body ?? {}) });
+  const headers = { ...auth, "content-type": "application/json" };
+  return fetch("/api/slots/" + slot + "/" + what, { method: "POST", headers, body: JSON.stringify(body ?? {}) });
 }
 
 function card(slot) {
@@ -65,7 +66,8 @@ function update(v) {
   c.view = v;
   c.el.className = "slot " + v.mode;
   c.mode.textContent = v.mode === "requested" ? "taking over…" : v.mode;
-  c.task.textContent = v.task ? v.task.id + (v.task.rollout ? " rollout " + v.task.rollout : "") + " attempt " + v.task.attempt : (v.last ? "last: " + v.last.task + " " + v.last.state : "waiting");
+  const idle = v.last ? "last: " + v.last.task + " " + v.last.state : "waiting";
+  c.task.textContent = v.task ? v.task.id + (v.task.rollout ? " rollout " + v.task.rollout : "") + " attempt " + v.task.attempt : idle;
   c.counts.textContent = "turn " + v.turn + " · steps " + v.steps + (v.humanSteps ? " · human " + v.humanSteps : "");
   const mine = v.mode === "human" || v.mode === "requested";
   c.take.textContent = mine ? "Hand back" : "Take over";
@@ -83,6 +85,8 @@ function restart(c, v) {
   for (const env of v.environments) {
     const el = $("div", "screen", c.screens);
     const label = $("div", "env", el); label.textContent = env;
+    const vnc = vncOf(v.slot, env);
+    if (vnc) label.textContent += " · VNC " + vnc.host + "::" + vnc.port + " (view only, password " + vnc.password + ")";
     const view = $("canvas", "view", el); view.tabIndex = 0;
     const overlay = $("canvas", "overlay", el);
     const s = { env, el, view, overlay, stop: new AbortController(), screen: null, slot: v.slot, epoch: v.epoch };
@@ -128,7 +132,8 @@ async function readFrames(s, reader) {
     s.view.getContext("2d").drawImage(bitmap, 0, 0);
     bitmap.close();
     s.screen = head.screen;
-    live.frames.push({ slot: s.slot, env: s.env, seq: head.seq, capturedAtMs: head.capturedAtMs, sentAt: head.sentAt, drawnAt: Date.now(), screen: head.screen });
+    const drawn = { slot: s.slot, env: s.env, seq: head.seq, capturedAtMs: head.capturedAtMs, sentAt: head.sentAt, drawnAt: Date.now() };
+    live.frames.push({ ...drawn, screen: head.screen });
     if (live.frames.length > 500) live.frames.splice(0, live.frames.length - 500);
     drawAction(s, live.views[s.slot] && live.views[s.slot].lastAction);
   }
@@ -177,7 +182,8 @@ function attachInput(s) {
   const at = (e) => {
     const r = s.view.getBoundingClientRect();
     const w = s.screen ? s.screen.width : s.view.width, h = s.screen ? s.screen.height : s.view.height;
-    return { x: Math.max(0, Math.min(w - 1, Math.round(((e.clientX - r.left) / r.width) * w))), y: Math.max(0, Math.min(h - 1, Math.round(((e.clientY - r.top) / r.height) * h))) };
+    const clamp = (v, most) => Math.max(0, Math.min(most - 1, Math.round(v)));
+    return { x: clamp(((e.clientX - r.left) / r.width) * w, w), y: clamp(((e.clientY - r.top) / r.height) * h, h) };
   };
   s.view.addEventListener("contextmenu", (e) => e.preventDefault());
   s.view.addEventListener("mousedown", (e) => { if (!ours()) return; e.preventDefault(); s.view.focus(); down = { ...at(e), button: e.button }; });
@@ -218,6 +224,13 @@ function attachInput(s) {
   s.flush = flush;
   s.pending = () => chain;
 }
+
+let vncList = [];
+const vncOf = (slot, env) => vncList.find((x) => x.slot === slot && x.env === env);
+fetch("/api/vnc", { headers: auth }).then((r) => r.json()).then((list) => {
+  vncList = list;
+  for (const c of cards.values()) if (c.view) { c.epoch = -1; update(c.view); }
+}).catch(() => undefined);
 
 const events = new EventSource("/api/events" + tq);
 events.addEventListener("slots", (e) => { for (const v of JSON.parse(e.data)) update(v); document.getElementById("conn").textContent = "live"; });

@@ -5,6 +5,7 @@ import { bearerOf, FailedPreconditionError, InvalidArgumentError, NotFoundError,
 import { isLoopback } from "../episodes/server.js";
 import type { HumanCall, LiveBoard } from "../runner/liveBoard.js";
 import { livePage, type LivePageMode } from "./page.js";
+import type { SlotVncEntry } from "./slotVnc.js";
 
 /** Options of {@link startLiveServer}. */
 export interface LiveServerOptions {
@@ -26,6 +27,8 @@ export interface LiveServerOptions {
   maxFps?: number;
   /** Called when the person asks to finish a demonstration (the page's "Done" in record mode). */
   onDone?(slot: number): void;
+  /** The slots' VNC servers (`--vnc`), listed on the page with their passwords. */
+  vnc?: readonly SlotVncEntry[];
 }
 
 /** A running live page. */
@@ -211,6 +214,7 @@ async function route(opts: LiveServerOptions, html: string, req: IncomingMessage
   if (parts[0] !== "api") return send(res, 404, { error: `no such page: ${url.pathname}` });
   if (req.method === "GET" && parts[1] === "slots" && parts.length === 2) return send(res, 200, opts.board.views());
   if (req.method === "GET" && parts[1] === "events") return streamEvents(opts.board, req, res);
+  if (req.method === "GET" && parts[1] === "vnc") return send(res, 200, opts.vnc ?? []);
   if (parts[1] === "slots" && parts.length >= 4) return slotRoute(opts, req, res, parts.slice(2));
   return send(res, 404, { error: `no such route: ${url.pathname}` });
 }
