@@ -12,6 +12,7 @@ import { openRunDir, runDirOf, taskFileHash } from "../runner/runner.js";
 import { runSettings, runSettingsRecord } from "../runner/settings.js";
 import { addDatasetOptions, type DatasetCliOptions, loadCliDataset } from "./datasetOptions.js";
 import { onInterrupt } from "./interrupt.js";
+import { type CliLive, LIVE_OPTION_HELP, startCliLive, VNC_OPTION_HELP } from "./liveOption.js";
 import { envOption, machinesOption, screenOption } from "./machineOptions.js";
 import { addProviderOptions, openMachinePool, type MachineCliOptions } from "./pools.js";
 import { parseSettle } from "./settleOption.js";
@@ -41,6 +42,8 @@ interface ServeCliOptions extends MachineCliOptions, DatasetCliOptions {
   screenshots: boolean;
   settle: SettleOptions | false | "auto";
   screen: { width: number; height: number };
+  live?: string | boolean;
+  vnc?: boolean;
 }
 
 /** The token of `--token-file` (its shape checked as the daemon checks its own); a file others can read is warned about. */
@@ -82,6 +85,7 @@ async function serveCommand(dir: string, o: ServeCliOptions): Promise<number> {
     needsScreen: true,
     ...(a11yBus ? { accessibilityBus: true } : {}),
   });
+  let live: CliLive | undefined;
   try {
     const { runId, runDir } = await openRunDir({ outDir: o.out, ...(o.runId ? { runId: o.runId } : {}) });
     const manifest = await startManifest(
@@ -103,7 +107,9 @@ async function serveCommand(dir: string, o: ServeCliOptions): Promise<number> {
     const store = new ResultStore(runDir);
     const log = (line: string) => process.stderr.write(`${line}\n`);
     const machineAccess = grantMachines ? new MachineAccess({ log }) : undefined;
+    live = await startCliLive(o.live, pool.slots.length, { title: `pincer serve ${runId}`, ...(o.vnc ? { vnc: names } : {}) });
     const service = new EpisodeService({
+      ...(live ? { live: live.board } : {}),
       tasks: dataset.tasks,
       registries,
       pool,
@@ -131,6 +137,7 @@ async function serveCommand(dir: string, o: ServeCliOptions): Promise<number> {
     return 0;
   } finally {
     interrupt.release();
+    await live?.close();
     await pool.close();
   }
 }
@@ -154,6 +161,8 @@ export function registerServeCommand(program: Command): void {
     )
     .addOption(envOption())
     .addOption(machinesOption())
+    .option("--live [address]", LIVE_OPTION_HELP)
+    .option("--vnc", VNC_OPTION_HELP)
     .option("--concurrency <n>", "episodes at once (local: slots started); further starts wait", positiveInt("--concurrency"), 1)
     .option("--max-steps <n|auto>", "step limit of each episode: a number, or auto = 2 × action_number + 5 (50 without one)", "auto")
     .option("--out <dir>", "folder for run folders", "results")

@@ -7,6 +7,7 @@ import type { Screenshot } from "../env/index.js";
 import type { MachinePool, MachineSlot } from "../machines/provider.js";
 import { writeRunReport } from "../reports/writeReports.js";
 import type { ResultStore, Summary } from "../runFolder/results.js";
+import type { LiveBoard } from "../runner/liveBoard.js";
 import { Attempt, environmentsOf, type AttemptStep } from "../runner/attempt.js";
 import { ownProcesses, type OwnProcesses } from "../runner/ownProcesses.js";
 import { only } from "../runner/runner.js";
@@ -50,6 +51,11 @@ export interface EpisodeServiceOptions {
   machineAccess?: MachineAccess;
   /** Lines for the server's log. */
   log?(line: string): void;
+  /**
+   * The live page's board (`pincer serve --live`), one slot per slot of the pool: each episode is
+   * shown on its slot, and a person who takes the slot over acts before the client's next step.
+   */
+  live?: LiveBoard;
 }
 
 interface Episode {
@@ -175,7 +181,10 @@ export class EpisodeService {
       const n = (this.#attempts.get(key) ?? 0) + 1;
       this.#attempts.set(key, n);
       this.#ran.set(key, { id: task.id, tool: task.tool });
+      const index = this.#o.pool.slots.indexOf(slot);
+      const live = this.#o.live?.attempt(index, { task: { id: task.id, instruction: task.instruction, attempt: n }, envs: own.envs });
       const attempt = new Attempt({
+        ...(live ? { live } : {}),
         task,
         attempt: n,
         envs: own.envs,

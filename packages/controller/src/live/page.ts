@@ -34,7 +34,7 @@ const $ = (tag, cls, parent) => { const e = document.createElement(tag); if (cls
 
 function post(slot, what, body) {
   const headers = { ...auth, "content-type": "application/json" };
-  return fetch("/api/slots/" + slot + "/" + what, { method: "POST", headers, body: JSON.stringify(body ?? {}) });
+  return fetch("api/slots/" + slot + "/" + what, { method: "POST", headers, body: JSON.stringify(body ?? {}) });
 }
 
 function card(slot) {
@@ -99,7 +99,7 @@ function restart(c, v) {
 async function stream(s) {
   while (!s.stop.signal.aborted) {
     try {
-      const res = await fetch("/api/slots/" + s.slot + "/screen/" + encodeURIComponent(s.env), { headers: auth, signal: s.stop.signal });
+      const res = await fetch("api/slots/" + s.slot + "/screen/" + encodeURIComponent(s.env), { headers: auth, signal: s.stop.signal });
       if (res.ok) await readFrames(s, res.body.getReader());
     } catch (e) { if (s.stop.signal.aborted) return; }
     await new Promise((r) => setTimeout(r, 500));
@@ -227,12 +227,12 @@ function attachInput(s) {
 
 let vncList = [];
 const vncOf = (slot, env) => vncList.find((x) => x.slot === slot && x.env === env);
-fetch("/api/vnc", { headers: auth }).then((r) => r.json()).then((list) => {
+fetch("api/vnc", { headers: auth }).then((r) => r.json()).then((list) => {
   vncList = list;
   for (const c of cards.values()) if (c.view) { c.epoch = -1; update(c.view); }
 }).catch(() => undefined);
 
-const events = new EventSource("/api/events" + tq);
+const events = new EventSource("api/events" + tq);
 events.addEventListener("slots", (e) => { for (const v of JSON.parse(e.data)) update(v); document.getElementById("conn").textContent = "live"; });
 events.addEventListener("slot", (e) => update(JSON.parse(e.data)));
 events.onerror = () => { document.getElementById("conn").textContent = "reconnecting…"; };
