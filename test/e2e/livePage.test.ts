@@ -7,6 +7,7 @@ import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { launchChromium } from "../fixtures/chromium.js";
 import { ROOT } from "../fixtures/cli.js";
+import { writeLiveTask } from "../fixtures/liveTasks.js";
 
 /**
  * `pincer run --live` on two local slots: a page in Chromium sees each slot's screen change as the
@@ -21,33 +22,6 @@ let work: string;
 let browser: Browser;
 let page: Page;
 let run: { done: Promise<number | null>; stderr: () => string; kill(): void };
-
-/** A task whose agent recolours the screen's background once a second for 30 s and never does the task itself. */
-function writeTask(dataset: string, id: string): void {
-  const dir = join(dataset, "live", id);
-  mkdirSync(dir, { recursive: true });
-  const base = `/tmp/pincer-live/${id}`;
-  const task = {
-    id,
-    instruction: `Type into the terminal a command that writes typed-by-person into ${base}/typed.txt.`,
-    related_apps: ["xterm"],
-    config: [
-      { func: "execute", arguments: { command: `rm -rf ${base} && mkdir -p ${base}` } },
-      { func: "launch", arguments: { command: ["xterm", "-geometry", "80x20+0+0", "-T", "live-terminal", "-e", "/bin/sh"], wait_for_title: "live-terminal" } },
-      { func: "launch", arguments: { command: ["sh", "-c", `exec stdbuf -oL xev -geometry 240x160+700+100 -name live-xev > ${base}/xev.log`] } },
-      { func: "sleep", arguments: { seconds: 1 } },
-    ],
-    evaluation: { func: "compare_text_file", arguments: { local_expected: "expected.txt", vm_result: `${base}/typed.txt` } },
-  };
-  writeFileSync(join(dir, `${id}.json`), JSON.stringify(task, null, 2));
-  writeFileSync(join(dir, "expected.txt"), "typed-by-person\n");
-  const colours = ["#203040", "#402030", "#304020"];
-  const solution = Array.from({ length: 30 }, (_, i) => [
-    { tool: "desktop__run_command", args: { command: `xsetroot -solid '${colours[i % 3]}'` } },
-    { tool: "desktop__wait", args: { seconds: 1 } },
-  ]).flat();
-  writeFileSync(join(dir, "solution.json"), JSON.stringify(solution, null, 2));
-}
 
 /** Starts `pincer run --live`; resolves with the page's address once it is printed. */
 function startRun(dataset: string, out: string): Promise<string> {
@@ -116,7 +90,7 @@ let takenId = "";
 beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), "pincer-live-"));
   const dataset = join(work, "tasks");
-  for (const id of ["live-a", "live-b"]) writeTask(dataset, id);
+  for (const id of ["live-a", "live-b"]) writeLiveTask(dataset, id);
   runDir = join(work, "out", "live");
   const url = await startRun(dataset, join(work, "out"));
   browser = await launchChromium("the live page test");

@@ -27,12 +27,12 @@ export const VNC_OPTION_HELP =
 export async function startCliLive(
   live: string | boolean | undefined,
   slots: number,
-  opts: { title: string; mode?: LivePageMode; startTakenOver?: boolean; onDone?(slot: number): void; vnc?: readonly string[] },
+  opts: { title: string; mode?: LivePageMode; startTakenOver?: boolean; onDone?(slot: number): void; vnc?: readonly string[]; token?: string },
 ): Promise<CliLive | undefined> {
   if ((live === undefined || live === false) && !opts.vnc) return undefined;
   const listen = live === undefined || live === false || live === true ? "127.0.0.1:0" : live;
   const board = new LiveBoard({ slots, ...(opts.startTakenOver ? { startTakenOver: true } : {}) });
-  const token = process.env.PINCER_LIVE_TOKEN;
+  const token = opts.token ?? process.env.PINCER_LIVE_TOKEN;
   const vnc: SlotVnc | undefined = opts.vnc ? await startSlotVnc(board, opts.vnc, listen.replace(/:\d+$/, "").replace(/^\[|\]$/g, "")) : undefined;
   const server = await startLiveServer({
     board,

@@ -1,3 +1,4 @@
+import { hostname } from "node:os";
 import { type Command, InvalidArgumentError as CliArgumentError, Option } from "commander";
 import { portableAgentChoice, type AgentChoice } from "../agents/factory.js";
 import type { DatasetTask } from "../datasets/format.js";
@@ -12,6 +13,7 @@ import type { HealthRunsVia } from "./healthCommand.js";
 import { cliRegistries } from "./datasetOptions.js";
 import { addProviderOptions, openMachinePool, type MachineCliOptions } from "./pools.js";
 import { onInterrupt } from "./interrupt.js";
+import { startCliLive } from "./liveOption.js";
 
 const positiveInt = (name: string) => (v: string) => {
   const n = Number(v);
@@ -62,6 +64,8 @@ export interface QueueRunCliOptions extends MachineCliOptions {
   resume: boolean;
   strict: boolean;
   printReport: boolean;
+  /** `--live [address]`: the coordinator's page of the workers' live pages. */
+  live?: string | boolean;
 }
 
 /** Refuses `pincer run --queue` (or `check --queue`) options that choose machines: a queue's workers have their own. */
@@ -193,6 +197,7 @@ export async function runQueueCommand(
   // Redis (its password, its TLS) before a word about the run: a queue that cannot be used says so at once.
   await checkRedis(o.queue);
   const runId = o.runId ?? newRunId();
+  const relay = o.live === undefined || o.live === false ? undefined : await startQueueRelay(o, key, runId);
   const interrupt = onInterrupt();
   process.stderr.write(`run ${runId}: ${run.tasks.length} task(s) to the queue ${o.queueName} (workers take them)\n`);
   try {
@@ -220,7 +225,39 @@ export async function runQueueCommand(
     return "interrupted";
   } finally {
     interrupt.release();
+    await relay?.close();
   }
+}
+
+/** The coordinator's live page (`--live`): the workers' own pages, found in Redis (signed with the queue's key) and relayed. */
+async function startQueueRelay(o: QueueRunCliOptions, key: Buffer, runId: string): Promise<{ close(): Promise<void> }> {
+  const { openRedis } = await import("../queue/redis.js");
+  const { liveWorkers } = await import("../queue/liveWorkers.js");
+  const { startRelayServer } = await import("../live/relay.js");
+  const redis = await openRedis(o.queue);
+  const warned = new Set<string>();
+  const refused = (why: string) => {
+    if (!warned.has(why)) process.stderr.write(`live: left out ${why}\n`);
+    warned.add(why);
+  };
+  const listen = o.live === true ? "127.0.0.1:0" : String(o.live);
+  const token = process.env.PINCER_LIVE_TOKEN;
+  const server = await startRelayServer({
+    listen,
+    ...(token ? { token } : {}),
+    title: `pincer run ${runId}: workers`,
+    workers: () => liveWorkers(redis, key, o.queueName, refused),
+  }).catch((err: unknown) => {
+    redis.disconnect();
+    throw err;
+  });
+  process.stderr.write(`live: ${server.url} (the workers started with --live)\n`);
+  return {
+    close: async () => {
+      await server.close();
+      redis.disconnect();
+    },
+  };
 }
 
 /** The options of `pincer worker`. */
@@ -232,6 +269,9 @@ interface WorkerCliOptions extends MachineCliOptions {
   allowTaskModules: boolean;
   allowAgentPrograms: boolean;
   baseUrl?: string;
+  live?: string | boolean;
+  liveUrl?: string;
+  vnc?: boolean;
   environments: string[];
   concurrency: number;
   name?: string;
@@ -256,8 +296,15 @@ async function workerCommand(o: WorkerCliOptions): Promise<number> {
   const pool = await openMachinePool(names, o, o.concurrency, { ...o.screen, ...(o.a11y ? { accessibilityBus: true } : {}) });
   const log = (line: string) => process.stderr.write(`${line}\n`);
   let worker: Awaited<ReturnType<typeof startWorker>> | undefined;
+  const name = o.name ?? `${hostname()}:${process.pid}`;
+  const { liveToken } = await import("../queue/signing.js");
+  // The page's token comes from the queue's key: the coordinator derives it; it never passes through Redis.
+  const vnc = o.vnc ? { vnc: Object.keys(pool.slots[0]?.envs ?? {}) } : {};
+  const live = await startCliLive(o.live, pool.slots.length, { title: `pincer worker ${name}`, token: liveToken(key, name), ...vnc });
   try {
     worker = await startWorker({
+      ...(live ? { live: { board: live.board, url: o.liveUrl ?? advertisedUrl(live.server) } } : {}),
+      name,
       url: o.queue,
       key,
       pool,
@@ -266,7 +313,6 @@ async function workerCommand(o: WorkerCliOptions): Promise<number> {
       allowAgentPrograms: o.allowAgentPrograms,
       ...(o.baseUrl ? { baseUrl: o.baseUrl } : {}),
       queueName: o.queueName,
-      ...(o.name ? { name: o.name } : {}),
       lockMs: o.lockSeconds * 1000,
       maxArtifactBytes: o.maxArtifactMib * 1024 * 1024,
       log,
@@ -289,8 +335,16 @@ async function workerCommand(o: WorkerCliOptions): Promise<number> {
     });
     return 0;
   } finally {
+    await live?.close();
     await pool.close();
   }
+}
+
+/** The address a worker's live page is advertised at: where it listens, this host's name when that is every address. */
+function advertisedUrl(server: { host: string; port: number }): string {
+  const any = server.host === "0.0.0.0" || server.host === "::";
+  const host = any ? hostname() : server.host.includes(":") ? `[${server.host}]` : server.host;
+  return `http://${host}:${server.port}/`;
 }
 
 /** Registers `pincer worker`. */
@@ -332,6 +386,13 @@ export function registerWorkerCommand(program: Command): void {
     .option("--machines <file>", "remote machines by environment name, with their token and TLS files and reset commands")
     .option("--concurrency <n>", "tasks at once (slots)", positiveInt("--concurrency"), 1)
     .option("--name <name>", "the worker's name in progress and results (default: host:pid)")
+    .option(
+      "--live [address]",
+      "serve this worker's live page (its slots' screens, takeover) on ADDRESS; its token derives from the queue key, " +
+        "and the coordinator's --live page shows it",
+    )
+    .option("--vnc", "also serve this worker's machines to VNC viewers (view only, a password each; its live page lists them)")
+    .option("--live-url <url>", "the address the coordinator reaches this worker's live page at (default: where it listens, this host's name for 0.0.0.0)")
     .option("--lock-seconds <s>", "a task whose worker is silent this long goes to another worker", positiveInt("--lock-seconds"), 30)
     .option("--max-artifact-mib <n>", "largest attempt folder sent back", positiveInt("--max-artifact-mib"), 256)
     .addOption(

@@ -122,6 +122,7 @@ async function runCommand(dir: string, program: string[], o: RunCliOptions): Pro
     if (without.length) process.stderr.write(`warning: no solution.json for ${without.join(", ")}: the scripted agent takes no action there\n`);
   }
   if (o.queue) {
+    if (o.vnc) throw new CliArgumentError("--vnc serves this host's machines; with --queue the workers have them: give --vnc to pincer worker");
     const agent = { kind: o.agent, ...agentChoiceOf(o), ...(program.length ? { command: program } : {}) };
     const done = await runQueueCommand(dir, { ...o, queue: o.queue }, { tasks: dataset.tasks, registries, agent, settings });
     return done === "interrupted" ? 130 : finishRun(done, o);

@@ -177,12 +177,8 @@ export class EpisodeService {
         if (!slot.envs[n]) throw new FailedPreconditionError(`task ${task.id} needs an environment named ${n}, which this server's machines lack`);
       }
       own = ownProcesses(only(slot.envs, names));
-      const key = `${task.tool}/${task.id}`;
-      const n = (this.#attempts.get(key) ?? 0) + 1;
-      this.#attempts.set(key, n);
-      this.#ran.set(key, { id: task.id, tool: task.tool });
-      const index = this.#o.pool.slots.indexOf(slot);
-      const live = this.#o.live?.attempt(index, { task: { id: task.id, instruction: task.instruction, attempt: n }, envs: own.envs });
+      const n = this.#nextAttempt(task);
+      const live = this.#o.live?.attempt(slot.index, { task: { id: task.id, instruction: task.instruction, attempt: n }, envs: own.envs });
       const attempt = new Attempt({
         ...(live ? { live } : {}),
         task,
@@ -238,6 +234,15 @@ export class EpisodeService {
       this.#slots.release(slot);
       throw err;
     }
+  }
+
+  /** The number of the task's next attempt in this run (1 first); the task joins those that ran. */
+  #nextAttempt(task: DatasetTask): number {
+    const key = `${task.tool}/${task.id}`;
+    const n = (this.#attempts.get(key) ?? 0) + 1;
+    this.#attempts.set(key, n);
+    this.#ran.set(key, { id: task.id, tool: task.tool });
+    return n;
   }
 
   /** The open episode, its lease renewed; a closed or unknown one is refused with why. */

@@ -49,7 +49,8 @@ function statusOf(err: unknown): number {
   return 500;
 }
 
-function send(res: ServerResponse, status: number, body: unknown): void {
+/** Answers with JSON. */
+export function send(res: ServerResponse, status: number, body: unknown): void {
   const text = JSON.stringify(body);
   res.writeHead(status, { "content-type": "application/json; charset=utf-8", "cache-control": "no-store", "content-length": Buffer.byteLength(text) });
   res.end(text);
@@ -150,22 +151,22 @@ async function slotRoute(opts: LiveServerOptions, req: IncomingMessage, res: Ser
   return send(res, 404, { error: `no such route: ${req.url}` });
 }
 
+/** Handles a request that passed the guard (see {@link serveGuarded}). */
+export type GuardedHandler = (req: IncomingMessage, res: ServerResponse, url: URL) => Promise<void>;
+
 /**
- * Serves the live page of a run (or of a demonstration being recorded): every slot's machines'
- * screens as they change, its task, turn, the agent's last action drawn on the screen and its last
- * message; a person takes a slot over, drives its machines with mouse and keyboard and hands it back.
- * On loopback no token is needed but the Host header must name the loopback address (no DNS
- * rebinding); beyond it every request needs the token.
+ * An HTTP server for a live page on `listen` (host:port): on loopback no token is needed but the
+ * Host header must name the loopback address (no DNS rebinding); beyond it every request needs the
+ * token (`Authorization: Bearer`, or `?token=`), one made when none is given. A handler's error is
+ * answered with its status.
  */
-export async function startLiveServer(opts: LiveServerOptions): Promise<LiveServer> {
-  const listen = opts.listen ?? "127.0.0.1:0";
+export async function serveGuarded(listen: string, givenToken: string | undefined, handle: GuardedHandler): Promise<LiveServer> {
   const m = /^(.*):(\d+)$/.exec(listen);
   if (!m) throw new InvalidArgumentError(`--live: ${JSON.stringify(listen)} is not host:port (e.g. 127.0.0.1:8080, or 0.0.0.0:8080 with a token)`);
   const host = m[1]!.replace(/^\[|\]$/g, "");
   const loopback = isLoopback(listen);
-  const token = opts.token ?? (loopback ? undefined : randomBytes(18).toString("base64url"));
+  const token = givenToken ?? (loopback ? undefined : randomBytes(18).toString("base64url"));
   const accepts = token ? tokenChecker(token) : undefined;
-  const html = livePage({ mode: opts.mode ?? "run", title: opts.title ?? "Pincer live" });
   let port = 0;
   const server: Server = createServer((req, res) => {
     const url = new URL(req.url ?? "/", "http://x");
@@ -176,7 +177,7 @@ export async function startLiveServer(opts: LiveServerOptions): Promise<LiveServ
       const presented = bearerOf(req.headers.authorization ?? "") ?? url.searchParams.get("token") ?? "";
       if (!accepts(presented)) return send(res, 401, { error: "a token is needed: open the address with ?token=… as pincer printed it" });
     }
-    route(opts, html, req, res, url).catch((err: unknown) => {
+    handle(req, res, url).catch((err: unknown) => {
       const status = (err as { status?: number }).status ?? statusOf(err);
       if (!res.headersSent) send(res, status, { error: (err as Error).message });
       else res.end();
@@ -199,6 +200,17 @@ export async function startLiveServer(opts: LiveServerOptions): Promise<LiveServ
         server.closeAllConnections();
       }),
   };
+}
+
+/**
+ * Serves the live page of a run (or of a demonstration being recorded): every slot's machines'
+ * screens as they change, its task, turn, the agent's last action drawn on the screen and its last
+ * message; a person takes a slot over, drives its machines with mouse and keyboard and hands it back.
+ * Guarded as {@link serveGuarded} says.
+ */
+export function startLiveServer(opts: LiveServerOptions): Promise<LiveServer> {
+  const html = livePage({ mode: opts.mode ?? "run", title: opts.title ?? "Pincer live" });
+  return serveGuarded(opts.listen ?? "127.0.0.1:0", opts.token, (req, res, url) => route(opts, html, req, res, url));
 }
 
 async function route(opts: LiveServerOptions, html: string, req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {

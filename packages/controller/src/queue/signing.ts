@@ -76,8 +76,8 @@ export function canonicalJson(value: unknown): string {
   return `{${members.join(",")}}`;
 }
 
-/** What a signature covers: a job, or a worker's result in a run. */
-export type SignedKind = "job" | "result";
+/** What a signature covers: a job, a worker's result in a run, or a worker's live page (where it is). */
+export type SignedKind = "job" | "result" | "live";
 
 function mac(key: Uint8Array, kind: SignedKind, payload: unknown): Buffer {
   return createHmac("sha256", key).update(`pincer-queue-${kind}-v1\n`).update(canonicalJson(payload)).digest();
@@ -107,4 +107,12 @@ export function signatureProblem(key: Uint8Array, kind: SignedKind, data: unknow
 /** sha256 of `data` in hex: how a job names its bundle and a result its attempt's folder. */
 export function sha256Hex(data: Uint8Array): string {
   return createHash("sha256").update(data).digest("hex");
+}
+
+/**
+ * The token of worker `worker`'s live page (`pincer worker --live`): derived from the queue's key,
+ * so the coordinator's page reaches it without a secret ever passing through Redis.
+ */
+export function liveToken(key: Uint8Array, worker: string): string {
+  return createHmac("sha256", key).update("pincer-queue-live-token-v1\n").update(worker).digest("base64url");
 }

@@ -33,6 +33,8 @@ import {
 } from "./protocol.js";
 import { issuesOf, taskJobSchema } from "./records.js";
 import { openRedis, redisConnection } from "./redis.js";
+import type { LiveBoard } from "../runner/liveBoard.js";
+import { advertiseLive } from "./liveWorkers.js";
 import { checkQueueKey, sha256Hex, sign, signatureProblem } from "./signing.js";
 
 /** Options of {@link startWorker}. */
@@ -79,6 +81,12 @@ export interface QueueWorkerOptions {
   /** Largest bundle of a task's files taken, in bytes (packed, and unpacked). @default 64 MiB */
   maxBundleBytes?: number;
   log?: (line: string) => void;
+  /**
+   * This worker's live page (`pincer worker --live`): its board (one slot per slot of the pool),
+   * and the address the coordinator reaches the page at, advertised in Redis signed with the queue's
+   * key (the page's token is derived from that key: see liveToken).
+   */
+  live?: { board: LiveBoard; url: string };
 }
 
 /** A running worker. */
@@ -174,6 +182,7 @@ export async function startWorker(opts: QueueWorkerOptions): Promise<QueueWorker
   worker.on("error", (err) => log(`worker: ${err.message}`));
   await worker.waitUntilReady();
   log(`worker ${name}: taking tasks from ${queueName} with ${opts.pool.slots.length} slot(s)`);
+  const advertised = opts.live ? advertiseLive(redis, opts.key, opts.queueName ?? DEFAULT_QUEUE_NAME, name, opts.live.url) : undefined;
   return {
     name,
     queue: queueName,
@@ -182,6 +191,7 @@ export async function startWorker(opts: QueueWorkerOptions): Promise<QueueWorker
     },
     async close(force = false) {
       if (force) abort.abort(new Error("the worker was stopped"));
+      await advertised?.stop();
       await worker.close(force);
       connection.disconnect();
       redis.disconnect();
@@ -401,7 +411,8 @@ async function attempt(c: JobContext, work: string, slot: MachineSlot, n: number
   c.log(`${c.name}: ${data.taskKey} attempt ${n}`);
   const store = new ResultStore(join(work, "run"));
   const agentFor = c.agents.get(agentKey)!;
-  const summary = await runOneAttempt({ ...run, registries, agentFor }, store, slot, task, n, c.abort.signal, data.rollout);
+  const live = c.opts.live ? { board: c.opts.live.board, slot: slot.index } : undefined;
+  const summary = await runOneAttempt({ ...run, registries, agentFor }, store, slot, task, n, c.abort.signal, data.rollout, live);
   const blob = await packFiles(store.forRollout(data.rollout).attemptDir(task.tool, task.id, n), {
     // summary.json travels in the record: the coordinator writes it last, when the folder is whole.
     exclude: ["summary.json"],
