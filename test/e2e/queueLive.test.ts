@@ -5,6 +5,8 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import type { Browser, FrameLocator, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { Redis } from "ioredis";
+import { sign } from "../../packages/controller/src/queue/signing.js";
 import { launchChromium } from "../fixtures/chromium.js";
 import { ROOT } from "../fixtures/cli.js";
 import { writeLiveTask } from "../fixtures/liveTasks.js";
@@ -91,6 +93,14 @@ describe("pincer run --queue --live", () => {
       const l = await live();
       return l.views[0]?.task?.id === "live-q" && new Set(l.frames.map((f) => f.seq)).size >= 3;
     });
+    // An advertisement not signed with the queue's key (anyone who can write to Redis) is not relayed.
+    const forged = new Redis(redis.url);
+    await forged.set("pincer-live:live:EVIL", JSON.stringify(sign(randomBytes(32), "live", { worker: "EVIL", url: "http://127.0.0.1:9/" })), "EX", 60);
+    forged.disconnect();
+    await new Promise((r) => setTimeout(r, 2_500));
+    const listed = await page.evaluate(async () => (await (await fetch("api/workers")).json()) as Array<{ worker: string }>);
+    expect(listed.map((w) => w.worker)).toEqual(["W1"]);
+    expect(coordinator.out()).toMatch(/live: left out pincer-live:live:EVIL: the live's signature does not match the queue key/);
     // The worker's page is not reachable without its token (derived from the queue's key, never in Redis).
     const workerUrl = /live: (http:\S+)/.exec(procs[0]!.out())![1]!;
     expect((await fetch(`${workerUrl.replace(/\?.*$/, "")}api/slots`)).status).toBe(401);
