@@ -56,3 +56,16 @@ export { DEFAULT_MAX_STEPS, DEFAULT_TIME_LIMIT_MS } from "./tasks/task.js";
 export { END_REASONS, isTerminal } from "./benchmark/types.js";
 export { computeMetrics } from "./evaluators/metrics.js";
 export type { GraphMetrics } from "./evaluators/metrics.js";
+/**
+ * The live page (`pincer run --live`): a board of the run's slots (pass it as `live` to runTasks),
+ * its page served on loopback or with a token, and takeover by a person between the agent's turns.
+ */
+export { LiveBoard, HUMAN_ACTIONS } from "./runner/liveBoard.js";
+export type { AttemptLive, HumanActionName, HumanCall, HumanStep, LastAction, LiveBoardOptions, SlotMode, SlotView } from "./runner/liveBoard.js";
+export { startLiveServer } from "./live/server.js";
+export type { LiveServer, LiveServerOptions } from "./live/server.js";
+/** Serves one machine's `env` to standard VNC viewers (view only with `viewOnly`). */
+export { startVncServer } from "./live/vnc.js";
+export type { VncInputEvent, VncServer, VncServerOptions } from "./live/vnc.js";
+/** A demonstration's solution: the person's actions of a trajectory as tool calls, with waits (what `pincer record` writes). */
+export { DemonstrationAgent, solutionFromDemonstration } from "./runner/demonstration.js";
