@@ -111,6 +111,20 @@ describe("the replay agent", () => {
     expect(await agent.act(obs)).toMatchObject({ calls: [], done: true });
   });
 
+  test("a person's actions (human lines) are not the agent's: a replay leaves them out, even before the first turn", () => {
+    const lines = [
+      { turn: 0, human: true, tool: "desktop__click", args: { x: 1, y: 2 }, ok: true, duration_ms: 10, at_ms: 5 },
+      { turn: 1, step: 1, tool: "desktop__run_command", args: { command: "step 1" }, ok: true, at_ms: 100, duration_ms: 10 },
+      { turn: 1, human: true, tool: "desktop__type", args: { text: "x" }, ok: true, duration_ms: 10, at_ms: 200 },
+      { turn: 2, done: true, at_ms: 300 },
+    ] as TrajectoryLine[];
+    const turns = recordedTurns(lines);
+    expect(turns.map((t) => [t.turn, t.calls.map((c) => ("tool" in c ? c.tool : ""))])).toEqual([
+      [1, ["desktop__run_command"]],
+      [2, []],
+    ]);
+  });
+
   test("a turn where the recorded agent failed fails again", async () => {
     const agent = new ReplayAgent(recordedTurns([{ turn: 1, agent_error: "agent: rate limited", at_ms: 0 }]));
     const signal = new AbortController().signal;

@@ -31,7 +31,8 @@ export type ReplayTiming = "recorded" | "model_ms";
 export function recordedTurns(lines: readonly TrajectoryLine[]): RecordedTurn[] {
   const turns: RecordedTurn[] = [];
   for (const line of lines) {
-    if (line.final) continue;
+    // The screens at the end, and a person's actions (not the agent's: a replay plays the agent only).
+    if (line.final || line.human) continue;
     let turn = turns.at(-1);
     if (!turn || turn.turn !== line.turn) {
       turn = { turn: line.turn, calls: [], modelMs: line.model_ms ?? 0, ...(line.at_ms !== undefined ? { atMs: line.at_ms } : {}) };
