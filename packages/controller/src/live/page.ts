@@ -108,15 +108,23 @@ async function stream(s) {
 
 async function readFrames(s, reader) {
   let buf = new Uint8Array(0);
+  // Chunks are gathered and joined once per read that needs them (not copied at every chunk).
   const need = async (n) => {
-    while (buf.length < n) {
+    if (buf.length >= n) return true;
+    const parts = [buf];
+    let length = buf.length;
+    while (length < n) {
       const { value, done } = await reader.read();
       if (done) return false;
-      const b = new Uint8Array(buf.length + value.length); b.set(buf); b.set(value, buf.length); buf = b;
+      parts.push(value);
+      length += value.length;
     }
+    buf = new Uint8Array(length);
+    let at = 0;
+    for (const p of parts) { buf.set(p, at); at += p.length; }
     return true;
   };
-  const take = (n) => { const out = buf.slice(0, n); buf = buf.slice(n); return out; };
+  const take = (n) => { const out = buf.slice(0, n); buf = buf.subarray(n); return out; };
   const u32 = (b) => new DataView(b.buffer, b.byteOffset, 4).getUint32(0);
   for (;;) {
     if (!(await need(4))) return;

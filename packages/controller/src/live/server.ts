@@ -72,6 +72,22 @@ async function jsonBody(req: IncomingMessage): Promise<unknown> {
   }
 }
 
+/** Resolves once `res` drained, closed or `signal` aborted; leaves no listener behind. */
+function drained(res: ServerResponse, signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.resolve();
+  return new Promise<void>((resolve) => {
+    const done = () => {
+      res.off("drain", done);
+      res.off("close", done);
+      signal.removeEventListener("abort", done);
+      resolve();
+    };
+    res.on("drain", done);
+    res.on("close", done);
+    signal.addEventListener("abort", done, { once: true });
+  });
+}
+
 /**
  * Streams a machine's screen to one viewer: each frame of `env.screen.watch()` as a 4-byte length
  * and a JSON header (seq, capturedAtMs, width, height, screen), then a 4-byte length and the JPEG.
@@ -99,7 +115,7 @@ async function streamScreen(board: LiveBoard, slot: number, envName: string, res
       const dataSize = Buffer.alloc(4);
       dataSize.writeUInt32BE(f.data.length);
       const flowing = res.write(Buffer.concat([sizes, head, dataSize, f.data]));
-      if (!flowing) await new Promise<void>((r) => (stop.signal.aborted ? r() : res.once("drain", r).once("close", r)));
+      if (!flowing) await drained(res, stop.signal);
       if (stop.signal.aborted) break;
     }
   } catch {
