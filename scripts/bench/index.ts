@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- input drivers settle process transfer peers reset step images queue episodes screenwatch]`: Pincer's daemon against the
+ * `npm run bench [-- input drivers settle process transfer peers reset step images queue episodes screenwatch livepage]`: Pincer's daemon against the
  * alternatives, measured side by side in one run. Input and screenshots run on one 1920x1080 Xvfb screen with realistic content.
  * Prints Markdown tables (operation, p50, p95, peer, ratio). Machines here are noisy: read the medians and the ratios measured in
  * the same run, not single figures.
@@ -7,7 +7,8 @@
  * Suites: input, drivers, settle, process, transfer, peers (the Flask stand-in of OSWorld's server), reset, step, images, queue;
  * episodes: a step (key press, settled screenshot) from Python through `pincer serve` against the same step straight on a daemon
  * and OSWorld's DesktopEnv-style loop against the Flask stand-in, the start of an episode, and episodes/min at 1, 2 and 4 at once;
- * screenwatch: Screen/Watch's latency from an X change to the frame at a client, and the daemon's CPU with a viewer (own 1280x800 Xvfb).
+ * screenwatch: Screen/Watch's latency from an X change to the frame at a client, and the daemon's CPU with a viewer (own 1280x800 Xvfb);
+ * livepage: the same from an X change to the frame drawn by the live page in Chromium, against a page polling screenshots.
  */
 import { chooseSpawner } from "../../packages/daemon/src/drivers/spawner.js";
 import { spawnDaemon } from "../../test/fixtures/daemon.js";
@@ -16,6 +17,7 @@ import { driverRows } from "./driversBench.js";
 import { episodesFigures } from "./episodesBench.js";
 import { imageFigures } from "./imagesBench.js";
 import { inputRows } from "./inputBench.js";
+import { livePageFigures } from "./livePageBench.js";
 import { peersFigures } from "./peersBench.js";
 import { processRows } from "./processBench.js";
 import { queueFigures } from "./queueBench.js";
@@ -30,7 +32,7 @@ import { transferFiguresInFreshProcess } from "./transferBench.js";
 
 const WIDTH = 1920;
 const HEIGHT = 1080;
-const all = ["input", "drivers", "settle", "process", "transfer", "peers", "reset", "step", "images", "queue", "episodes", "screenwatch"];
+const all = ["input", "drivers", "settle", "process", "transfer", "peers", "reset", "step", "images", "queue", "episodes", "screenwatch", "livepage"];
 const asked = process.argv.slice(2).filter((a) => all.includes(a));
 const suites = new Set(asked.length ? asked : all);
 
@@ -114,6 +116,10 @@ try {
   if (suites.has("screenwatch")) {
     console.log("## Screen stream\n");
     console.log(`${(await screenWatchFigures()).join("\n")}\n`);
+  }
+  if (suites.has("livepage")) {
+    console.log("## The live page\n");
+    console.log(`${(await livePageFigures()).join("\n")}\n`);
   }
   if (suites.has("transfer")) {
     console.log("## File transfer\n");
