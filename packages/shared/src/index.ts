@@ -22,6 +22,7 @@ export type { Anchored, AnchorOptions, FileRootOptions, Jail } from "./fileRoot.
 export { fsError } from "./fsErrors.js";
 export {
   KeyNameError,
+  keyVocabulary,
   keysymForChar,
   parseChord,
   resolveKey,

@@ -4,7 +4,8 @@ import { join } from "node:path";
 import { describe, expect, test } from "vitest";
 import { createRegistries, loadDataset } from "@pincer/controller/datasets";
 import type { TrajectoryLine } from "@pincer/controller/runner";
-import { solutionFileOf, writeSolution } from "../../../packages/controller/src/datasets/solutions.js";
+import { solutionFileOf } from "../../../packages/controller/src/datasets/solutions.js";
+import { writeJsonAtomic } from "../../../packages/controller/src/runFolder/runFiles.js";
 import { solutionFromDemonstration } from "../../../packages/controller/src/runner/demonstration.js";
 
 const human = (tool: string, args: Record<string, unknown>, at_ms: number, settled_ms?: number, ok = true): TrajectoryLine =>
@@ -47,7 +48,7 @@ describe("a demonstration's solution", () => {
     const dir = mkdtempSync(join(tmpdir(), "pincer-demo-module-"));
     try {
       writeFileSync(join(dir, "pack.task.ts"), `export default { id: "pack", instruction: "x", build: () => ({}) };\n`);
-      await writeSolution(join(dir, "pack.solution.json"), [{ tool: "desktop__click", args: { x: 1, y: 2 } }]);
+      await writeJsonAtomic(join(dir, "pack.solution.json"), [{ tool: "desktop__click", args: { x: 1, y: 2 } }]);
       expect(readFileSync(join(dir, "pack.solution.json"), "utf8")).toContain('"desktop__click"');
       const { tasks, problems } = await loadDataset(join(dir, "pack.task.ts"), createRegistries());
       expect(problems.filter((p) => p.severity === "error")).toEqual([]);

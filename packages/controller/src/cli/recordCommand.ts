@@ -2,8 +2,8 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { type Command, InvalidArgumentError as CliArgumentError, Option } from "commander";
 import { shownPath } from "../datasets/loader.js";
-import { solutionFileOf, writeSolution } from "../datasets/solutions.js";
-import { readSummary, readTrajectory } from "../runFolder/runFiles.js";
+import { solutionFileOf, solutionSchema } from "../datasets/solutions.js";
+import { readSummary, readTrajectory, writeJsonAtomic } from "../runFolder/runFiles.js";
 import { DemonstrationAgent, solutionFromDemonstration } from "../runner/demonstration.js";
 import { newRunId, runDirOf, runTasks } from "../runner/runner.js";
 import { addDatasetOptions, type DatasetCliOptions, loadCliDataset } from "./datasetOptions.js";
@@ -100,7 +100,8 @@ async function writeDemonstration(attemptDir: string, file: string, runDir: stri
     process.stderr.write("no solution written: no action was recorded\n");
     return 1;
   }
-  await writeSolution(file, calls);
+  // Whole or not at all: a reader sees the old solution or the new one.
+  await writeJsonAtomic(file, solutionSchema.parse(calls));
   process.stdout.write(`solution: ${calls.length} step(s) written to ${shownPath(file)}; prove it on fresh machines with pincer check\n`);
   return 0;
 }

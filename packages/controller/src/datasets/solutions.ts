@@ -1,6 +1,4 @@
 import { existsSync } from "node:fs";
-import { mkdir, open, rename } from "node:fs/promises";
-import { randomBytes } from "node:crypto";
 import { dirname, join } from "node:path";
 import { z } from "zod";
 import type { StepCall } from "../benchmark/types.js";
@@ -46,19 +44,4 @@ export function solutionFileOf(task: { kind: string; file: string }): string | u
   if (task.kind === "osworld") return task.file.replace(/\.json$/, ".solution.json");
   if (task.kind === "module") return task.file.replace(/\.(task\.)?[mc]?[jt]s$/, ".solution.json");
   return undefined;
-}
-
-/** Writes a solution atomically (a temporary file renamed over it): a reader sees the old file or the whole new one. */
-export async function writeSolution(file: string, calls: readonly StepCall[]): Promise<void> {
-  const checked = solutionSchema.parse(calls);
-  await mkdir(dirname(file), { recursive: true });
-  const tmp = `${file}.${randomBytes(4).toString("hex")}.tmp`;
-  const fh = await open(tmp, "wx");
-  try {
-    await fh.writeFile(`${JSON.stringify(checked, null, 2)}\n`);
-    await fh.sync();
-  } finally {
-    await fh.close();
-  }
-  await rename(tmp, file);
 }
