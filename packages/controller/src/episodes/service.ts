@@ -7,7 +7,7 @@ import type { Screenshot } from "../env/index.js";
 import type { MachinePool, MachineSlot } from "../machines/provider.js";
 import { writeRunReport } from "../reports/writeReports.js";
 import type { ResultStore, Summary } from "../runFolder/results.js";
-import type { LiveBoard } from "../runner/liveBoard.js";
+import type { AttemptLive, LiveBoard } from "../runner/liveBoard.js";
 import { Attempt, environmentsOf, type AttemptStep } from "../runner/attempt.js";
 import { ownProcesses, type OwnProcesses } from "../runner/ownProcesses.js";
 import { only } from "../runner/runner.js";
@@ -165,6 +165,7 @@ export class EpisodeService {
     const names = environmentsOf(task);
     const controller = new AbortController();
     let own: OwnProcesses | undefined;
+    let live: AttemptLive | undefined;
     try {
       let resetError: string | undefined;
       let reset: Awaited<ReturnType<NonNullable<MachineSlot["reset"]>>> | undefined;
@@ -178,7 +179,7 @@ export class EpisodeService {
       }
       own = ownProcesses(only(slot.envs, names));
       const n = this.#nextAttempt(task);
-      const live = this.#o.live?.attempt(slot.index, { task: { id: task.id, instruction: task.instruction, attempt: n }, envs: own.envs });
+      live = this.#o.live?.attempt(slot.index, { task: { id: task.id, instruction: task.instruction, attempt: n }, envs: own.envs });
       const attempt = new Attempt({
         ...(live ? { live } : {}),
         task,
@@ -230,6 +231,7 @@ export class EpisodeService {
         machines: first.done ? [] : (this.#o.machineAccess?.grant(ep.id, only(slot.envs, names), () => this.#episodes.has(ep.id) && this.#renew(ep)) ?? []),
       };
     } catch (err) {
+      live?.ended({ state: "not started", score: 0 });
       await own?.stop().catch(() => undefined);
       this.#slots.release(slot);
       throw err;

@@ -273,7 +273,11 @@ export async function runOneAttempt(
     signal,
     ...(onBoard ? { live: onBoard } : {}),
   });
-  const summary = await attempt.run();
+  // An interrupted attempt (no summary) leaves the live view too; one that finished has left it already.
+  const summary = await attempt.run().catch((err: unknown) => {
+    onBoard?.ended({ state: "interrupted", score: 0 });
+    throw err;
+  });
   // What the attempt started is stopped, so the next task on the slot starts clean; nothing else.
   await own.stop();
   return summary;
