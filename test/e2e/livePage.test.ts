@@ -1,5 +1,5 @@
 import { execFile, spawn } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import type { Browser, Page } from "playwright-core";
@@ -60,7 +60,7 @@ interface PageFrame {
   seq: number;
   screen: { width: number; height: number };
 }
-type View = { slot: number; mode: string; task?: { id: string }; humanSteps: number };
+type View = { slot: number; mode: string; task?: { id: string }; humanSteps: number; lastAction?: { tool: string; by: string } };
 
 const frames = (): Promise<PageFrame[]> => page.evaluate(() => (globalThis as unknown as { pincerLive: { frames: PageFrame[] } }).pincerLive.frames);
 const views = (): Promise<Record<string, View>> =>
@@ -121,6 +121,28 @@ describe("pincer run --live", () => {
         .sort(),
     ).toEqual(["live-a", "live-b"]);
     expect(Object.values(v).every((x) => x.mode === "agent")).toBe(true);
+    // The agent's last action (a command, or its wait) is drawn over its screen and named on the board.
+    const painted = await until("the agent's last action drawn", async () => {
+      const n = await page.evaluate(() => {
+        type Canvas = {
+          width: number;
+          height: number;
+          getContext(k: "2d"): { getImageData(x: number, y: number, w: number, h: number): { data: Uint8ClampedArray } };
+        };
+        const doc = (globalThis as unknown as { document: { querySelector(s: string): Canvas | null } }).document;
+        const overlay = doc.querySelector('section[data-slot="0"] canvas.overlay');
+        if (!overlay || overlay.width === 0) return 0;
+        const { data } = overlay.getContext("2d").getImageData(0, 0, overlay.width, overlay.height);
+        let count = 0;
+        for (let i = 3; i < data.length; i += 4) if (data[i]! > 0) count++;
+        return count;
+      });
+      return n > 50 && n;
+    });
+    expect(painted).toBeGreaterThan(50);
+    const last = (await views())[0]!.lastAction!;
+    expect(last.by).toBe("agent");
+    expect(["desktop__run_command", "desktop__wait"]).toContain(last.tool);
   }, 90_000);
 
   test("a standard VNC client (vncsnapshot) sees a slot's machine through the controller, with that machine's password only", async () => {

@@ -217,14 +217,22 @@ describe("standard VNC viewers", () => {
     });
     let viewer: ChildProcess | undefined;
     try {
-      await run("xdotool", ["search", "--sync", "--name", "^vnc-keys$", "windowfocus", "--sync"], { env: { ...process.env, DISPLAY: xs.display } });
+      // The xterm has the keyboard focus once it is mapped (on a loaded machine it exists a moment before it can take focus).
+      const onMachine = { env: { ...process.env, DISPLAY: xs.display } };
+      const focused = await eventually(() =>
+        run("xdotool", ["search", "--sync", "--onlyvisible", "--name", "^vnc-keys$", "windowfocus", "--sync"], onMachine).then(
+          () => true,
+          () => false,
+        ),
+      );
+      expect(focused).toBe(true);
       viewer = spawn("vncviewer", ["-passwd", passwdFile, "-Shared", "-geometry", "+0+0", `127.0.0.1::${vnc.port}`], {
         env: { ...process.env, DISPLAY: viewerX.display },
         stdio: "ignore",
       });
       const onViewer = { env: { ...process.env, DISPLAY: viewerX.display } };
       // The title names the desktop once the viewer is logged in.
-      const { stdout } = await run("xdotool", ["search", "--sync", "--name", "[-] TigerVNC$"], onViewer);
+      const { stdout } = await run("xdotool", ["search", "--sync", "--onlyvisible", "--name", "[-] TigerVNC$"], onViewer);
       const win = stdout.trim().split("\n")[0]!;
       await run("xdotool", ["mousemove", "--window", win, "100", "90", "click", "1"], onViewer);
       const events = await witness.waitFor((ev) => ev.some((e) => e.name === "ButtonRelease"));

@@ -17,6 +17,7 @@ export function configureHelp(program: Command): void {
 const EXAMPLES: Record<string, string[]> = {
   run: [
     "pincer run examples --concurrency 2                  # the scripted agent, local machines",
+    "pincer run examples --concurrency 2 --live           # watch each slot in a browser; take over",
     "pincer run examples --agent anthropic --model claude-sonnet-4-5 --provider container",
     "pincer run examples --env desktop=10.0.0.5:50051 --token-file desktop.token",
     "pincer run examples --resume --run-id run-20261127-101500   # continue, or retry errors",
@@ -29,6 +30,10 @@ const EXAMPLES: Record<string, string[]> = {
   ],
   report: ["pincer report results/run-20261127-101500"],
   replay: ["pincer replay results/run-20261127-101500", "pincer replay results/run-20261127-101500 --task 'terminal/*' --provider container"],
+  record: [
+    "pincer record examples/terminal/type-in-terminal --force   # do it, then Done",
+    "pincer record examples/files/sort-inbox --a11y --provider container",
+  ],
   image: ["pincer image build --profile office --format container", "pincer image list"],
   cache: ["pincer cache list", "pincer cache add 'https://example.org/data.xlsx' ./data.xlsx"],
   mcp: ["pincer mcp --env desktop=127.0.0.1:50051 --token-file desktop.token"],
