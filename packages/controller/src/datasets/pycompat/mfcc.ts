@@ -1,3 +1,5 @@
+import { dct2 } from "./dct.js";
+
 /**
  * librosa 0.11's `feature.mfcc(y=y, sr=22050)` with its defaults, in float32 where librosa is: a
  * centred STFT (n_fft 2048, hop 512, periodic Hann window, zero padding) whose frames are windowed
@@ -161,32 +163,6 @@ function melFrequencies(n: number, fmin: number, fmax: number): Float64Array {
   for (let i = 0; i < n; i++) {
     const mel = i === n - 1 ? maxMel : i * step + minMel;
     out[i] = mel >= MIN_LOG_MEL ? MIN_LOG_HZ * Math.exp(LOGSTEP * (mel - MIN_LOG_MEL)) : 0.0 + F_SP * mel;
-  }
-  return out;
-}
-
-/**
- * The unscaled DCT-II, Σₙ xₙ·cos(πk(2n+1)/2N), for N a power of 2: the even coefficients are the
- * DCT-II of the folded sums xₙ + x_{N−1−n} (recursively), the odd ones sums over the folded
- * differences, so a constant input gives exact zeros past the first coefficient, as pocketfft does.
- */
-function dct2(x: Float64Array): Float64Array {
-  const n = x.length;
-  if (n === 1) return Float64Array.of(x[0]!);
-  const half = n / 2;
-  const sum = new Float64Array(half);
-  const diff = new Float64Array(half);
-  for (let i = 0; i < half; i++) {
-    sum[i] = x[i]! + x[n - 1 - i]!;
-    diff[i] = x[i]! - x[n - 1 - i]!;
-  }
-  const even = dct2(sum);
-  const out = new Float64Array(n);
-  for (let m = 0; m < half; m++) out[2 * m] = even[m]!;
-  for (let k = 1; k < n; k += 2) {
-    let s = 0;
-    for (let i = 0; i < half; i++) s += diff[i]! * Math.cos((Math.PI * k * (2 * i + 1)) / (2 * n));
-    out[k] = s;
   }
   return out;
 }
