@@ -26,32 +26,20 @@ done
 [[ "$service" =~ ^[A-Za-z0-9_.@-]+$ ]] || { echo "uninstall-daemon: --service $service: bad name" >&2; exit 2; }
 if [ "$(id -u)" -ne 0 ] && [ -z "$dry_run" ]; then echo "uninstall-daemon: run as root (sudo), or with --dry-run" >&2; exit 1; fi
 
-unit_file="$unit_dir/$service.service"
 # Refuse to remove a directory the install did not make: it holds our package.json or our token.
 if [ -d "$prefix" ] && ! grep -qs '"pincer-daemon-install"' "$prefix/package.json"; then
   echo "uninstall-daemon: $prefix was not made by install-daemon.sh (no pincer-daemon-install package.json); not removing it" >&2
   exit 1
 fi
 
-run() {
-  echo "+ $*"
-  [ -n "$dry_run" ] || "$@"
-}
 [ -z "$dry_run" ] || echo "== dry run: nothing is changed"
-if [ -d /run/systemd/system ]; then
-  if systemctl list-unit-files "$service.service" >/dev/null 2>&1; then
-    run systemctl disable --now "$service" || true
-  fi
-else
-  echo "+ systemd is not running here: nothing to stop"
-fi
-[ ! -e "$unit_file" ] || run rm -f "$unit_file"
-[ ! -d /run/systemd/system ] || run systemctl daemon-reload
-[ ! -d "$prefix" ] || run rm -rf "$prefix"
-if [ -n "$keep_config" ]; then
-  echo "+ keeping $config_dir (--keep-config)"
-elif [ -d "$config_dir" ]; then
-  run rm -f "$config_dir/token" "$config_dir/daemon.json"
-  run rmdir --ignore-fail-on-non-empty "$config_dir"
+repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+args=(--config-dir "$config_dir" --unit-dir "$unit_dir" --service "$service")
+[ -z "$keep_config" ] || args+=(--keep-config)
+[ -z "$dry_run" ] || args+=(--dry-run)
+bash "$repo/packages/daemon/service/service.sh" uninstall "${args[@]}"
+if [ -d "$prefix" ]; then
+  echo "+ rm -rf $prefix"
+  [ -n "$dry_run" ] || rm -rf "$prefix"
 fi
 if [ -n "$dry_run" ]; then echo "pincer-daemon ($service): the above would be removed"; else echo "pincer-daemon ($service) removed"; fi

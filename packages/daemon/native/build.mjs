@@ -41,7 +41,9 @@ function build(name, source, flags) {
   return errors;
 }
 
-const spawnerErrors = build("pincer-spawner", "spawner.c", []);
+// PINCER_STATIC_SPAWNER=1 links the spawner statically (glibc's libc.a, Debian's libc6-dev), so that a
+// daemon bundle built here runs on systems with an older glibc (`pincer image bundle`).
+const spawnerErrors = build("pincer-spawner", "spawner.c", process.env.PINCER_STATIC_SPAWNER === "1" ? ["-static", "-s"] : []);
 if (spawnerErrors.length > 0) {
   console.warn(
     `pincer-spawner: not built (${spawnerErrors.join("; ")}).\n` +

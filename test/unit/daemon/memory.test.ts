@@ -158,16 +158,16 @@ describe("the daemon's malloc settings", () => {
     expect(env).toEqual({ MALLOC_ARENA_MAX: "4" });
   });
 
-  test("every launcher sets them: the pincer-daemon shebang, the images' entry point, the systemd unit", () => {
+  test("every launcher sets them: the pincer-daemon shebang, the images' entry point, the systemd unit (service.sh)", () => {
     const settings = Object.entries(DAEMON_MALLOC_ENV).map(([k, v]) => `${k}=${v}`);
     const root = resolve(import.meta.dirname, "../../..");
     const shebang = readFileSync(resolve(root, "packages/daemon/src/main.ts"), "utf8").split("\n")[0]!;
     const flags = DAEMON_NODE_FLAGS.join(" ");
     expect(shebang).toBe(`#!/usr/bin/env -S ${settings.join(" ")} node ${flags}`);
     expect(entrypoint()).toContain(`exec env ${settings.join(" ")} /opt/pincer/bin/node ${flags} /opt/pincer/`);
-    const unit = readFileSync(resolve(root, "scripts/install-daemon.sh"), "utf8");
-    expect(unit).toContain(`malloc_env="${settings.join(" ")}"`);
-    expect(unit).toContain(`node_flags="${flags}"`);
+    const unit = readFileSync(resolve(root, "packages/daemon/service/service.sh"), "utf8");
+    expect(unit).toContain(`local malloc_env="${settings.join(" ")}"`);
+    expect(unit).toContain(`local node_flags="${flags}"`);
     expect(unit).toContain("ExecStart=$node_bin $node_flags $main_js");
   });
 });

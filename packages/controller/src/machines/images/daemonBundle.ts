@@ -72,7 +72,7 @@ async function daemonLockEntries(src: DaemonSources): Promise<Record<string, Loc
  */
 export async function daemonDigest(src: DaemonSources): Promise<string> {
   const hash = createHash("sha256");
-  const roots = [join(src.shared, "dist"), join(src.daemon, "dist"), join(src.daemon, "native")];
+  const roots = [join(src.shared, "dist"), join(src.daemon, "dist"), join(src.daemon, "native"), join(src.daemon, "service")];
   for (const root of roots) {
     for (const file of await filesUnder(root)) {
       if (file.includes(`${join(src.daemon, "native", "build")}/`)) continue;
@@ -92,9 +92,10 @@ export async function daemonDigest(src: DaemonSources): Promise<string> {
 /**
  * Installs the daemon with its production dependencies into `dest` (as scripts/install-daemon.sh
  * does on a machine: pack the two packages, npm install --omit=dev), and copies this Node.js to
- * `dest/bin/node`. Native parts are built here, for Debian 12 on x86-64, the images' system.
+ * `dest/bin/node`. Native parts are built here, for Debian 12 on x86-64, the images' system; with
+ * `staticSpawner` the spawner is linked statically (for a bundle that runs on older systems).
  */
-export async function stageDaemon(src: DaemonSources, dest: string, scratch: string): Promise<void> {
+export async function stageDaemon(src: DaemonSources, dest: string, scratch: string, opts: { staticSpawner?: boolean } = {}): Promise<void> {
   const packs = join(scratch, "packs");
   await mkdir(packs, { recursive: true });
   // Each package's "files" says what it ships (dist/, the spawner's source and its build script).
@@ -104,7 +105,7 @@ export async function stageDaemon(src: DaemonSources, dest: string, scratch: str
   const tarballs = (await readdir(packs)).filter((f) => f.endsWith(".tgz")).map((f) => join(packs, f));
   const npm = ["install", "--omit=dev", "--no-audit", "--no-fund", "--prefer-offline", "--loglevel=error", "--prefix", dest, ...tarballs];
   try {
-    await execa("npm", npm, { cwd: scratch });
+    await execa("npm", npm, { cwd: scratch, ...(opts.staticSpawner ? { env: { PINCER_STATIC_SPAWNER: "1" } } : {}) });
   } catch (err) {
     throw new Error(`npm could not install the daemon's dependencies for the image: ${(err as Error).message.slice(-2000)}`);
   }
