@@ -4,7 +4,7 @@ import { runPincer } from "../fixtures/cli.js";
 // Every command's help: one width (100 columns, wrapped, terminal or not), an example, and no
 // "(default: [])" for options that start empty.
 
-const COMMANDS = ["run", "validate", "check", "report", "replay", "record", "image", "cache", "mcp", "worker", "serve"];
+const COMMANDS = ["run", "validate", "check", "report", "replay", "record", "image", "machine", "cache", "mcp", "worker", "serve"];
 
 /** The help pages' width, in columns. */
 const WIDTH = 100;

@@ -1,4 +1,4 @@
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { type Command, InvalidArgumentError as CliArgumentError, Option } from "commander";
 import { buildImage, cacheRoot, type ImageOutput, type ImageManifest } from "../machines/images/build.js";
 import { PROFILE_NAMES, PROFILES } from "../machines/images/profiles.js";
@@ -112,11 +112,34 @@ export function registerImageCommand(program: Command): void {
       for (const m of list) process.stdout.write(`${describe(m)}\n  built ${m.created}${m.addPackages.length ? `, added ${m.addPackages.join(" ")}` : ""}\n`);
     });
   registerPrune(image);
+  registerBundle(image);
   image
     .command("profiles")
     .description("what each profile installs")
     .action(() => {
       for (const p of Object.values(PROFILES)) process.stdout.write(`${p.name}: ${p.description}\n  ${p.packages.join(" ")}\n`);
+    });
+}
+
+/** `pincer image bundle`: the daemon, its dependencies and Node.js in one folder or archive. */
+function registerBundle(image: Command): void {
+  image
+    .command("bundle")
+    .description("write the self-contained daemon bundle (pincer-daemon, its native parts and a Node.js) for x86-64 Linux with glibc 2.31 or newer")
+    .requiredOption("--out <path>", "a new folder, or a file ending in .tar.gz")
+    .option("--cache-dir <dir>", "where the built bundle is kept (default $PINCER_CACHE_DIR, else ~/.cache/pincer)")
+    .option("--rebuild", "build it again even if the cache has it", false)
+    .action(async (o: { out: string; cacheDir?: string; rebuild: boolean }) => {
+      const { daemonBundle, writeBundle } = await import("../machines/images/portableBundle.js");
+      const b = await daemonBundle({ rebuild: o.rebuild, ...(o.cacheDir ? { cacheDir: o.cacheDir } : {}), log: (l) => process.stderr.write(`${l}\n`) });
+      const written = await writeBundle(b, resolve(o.out));
+      const m = b.manifest;
+      process.stdout.write(
+        `${written}: pincer-daemon ${m.daemon} with Node.js ${m.node}, ${formatBytes(m.bytes)} unpacked\n` +
+          `  runs on x86-64 Linux with glibc ≥ ${m.glibcNeeded} (made for 2.31: Debian 11, Ubuntu 20.04 and newer)\n` +
+          `  takes from the system: ${m.systemLibraries.join(", ")}\n` +
+          `  install on a host: sudo ./install.sh --user USER (in the unpacked folder), or pincer machine install ssh://root@HOST --user USER\n`,
+      );
     });
 }
 
