@@ -2,6 +2,7 @@ import { spawn, spawnSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import type { RemoteEnv } from "../../packages/controller/src/env/index.js";
+import type { ImageManifest } from "../../packages/controller/src/machines/images/build.js";
 import { openPool, type MachinePool } from "../../packages/controller/src/machines/provider.js";
 import { qemuProvider, type QemuProvider } from "../../packages/controller/src/machines/qemuProvider.js";
 import { removeStaleVmDirs } from "../../packages/controller/src/machines/qemuVm.js";
@@ -45,7 +46,7 @@ describe.skipIf(!qemuInstalled)("the qemu provider", () => {
   let pool: MachinePool | undefined;
   const log: string[] = [];
   let bootMs = 0;
-  let qcow2: { disk: string; kernel: string; initrd: string; append: string };
+  let qcow2: NonNullable<ImageManifest["qcow2"]>;
 
   beforeAll(async () => {
     // Secrets in the runner's environment, as `pincer run` has them: no VM may see them.

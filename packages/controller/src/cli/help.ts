@@ -34,7 +34,12 @@ const EXAMPLES: Record<string, string[]> = {
     "pincer record examples/terminal/type-in-terminal --force   # do it, then Done",
     "pincer record examples/files/sort-inbox --a11y --provider container",
   ],
-  image: ["pincer image build --profile office --format container", "pincer image list", "pincer image bundle --out pincer-daemon.tar.gz"],
+  image: [
+    "pincer image build --profile office --format container",
+    "pincer image list",
+    "pincer image bundle --out pincer-daemon.tar.gz",
+    "pincer image adopt Ubuntu.qcow2 --user user --name osworld-ubuntu",
+  ],
   machine: [
     "pincer machine install ssh://root@lab-pc-07 --user alice --machines-file machines.json",
     "pincer machine install ssh://admin@10.0.0.5 --user bench --xvfb 1920x1080x24 -i ~/.ssh/lab",

@@ -113,6 +113,7 @@ export function registerImageCommand(program: Command): void {
     });
   registerPrune(image);
   registerBundle(image);
+  registerAdopt(image);
   image
     .command("profiles")
     .description("what each profile installs")
@@ -139,6 +140,38 @@ function registerBundle(image: Command): void {
           `  runs on x86-64 Linux with glibc ≥ ${m.glibcNeeded} (made for 2.31: Debian 11, Ubuntu 20.04 and newer)\n` +
           `  takes from the system: ${m.systemLibraries.join(", ")}\n` +
           `  install on a host: sudo ./install.sh --user USER (in the unpacked folder), or pincer machine install ssh://root@HOST --user USER\n`,
+      );
+    });
+}
+
+/** `pincer image adopt DISK`: a VM image from a disk Pincer did not build. */
+function registerAdopt(image: Command): void {
+  image
+    .command("adopt")
+    .description("make a VM image for --provider qemu from a disk Pincer did not build (a copy: the disk is never written)")
+    .argument("<disk>", "the VM's disk: qcow2, raw, vmdk, vdi or vhdx, booting with its own bootloader (BIOS)")
+    .requiredOption("--user <user>", "the desktop user its display manager logs in (autologin); the daemon runs as this user")
+    .option("--display <display>", "that user's X display", ":0")
+    .option("--xauthority <file>", "the session's Xauthority (default: found at boot in the session's processes, else ~/.Xauthority)")
+    .option("--name <name>", "the image's name (default: the disk's file name)")
+    .option("--cache-dir <dir>", "where the image is kept (default $PINCER_CACHE_DIR, else ~/.cache/pincer)")
+    .action(async (disk: string, o: { user: string; display: string; xauthority?: string; name?: string; cacheDir?: string }) => {
+      const { adoptImage } = await import("../machines/images/adopt.js");
+      const t0 = performance.now();
+      const m = await adoptImage({
+        disk,
+        user: o.user,
+        display: o.display,
+        ...(o.xauthority ? { xauthority: o.xauthority } : {}),
+        ...(o.name ? { name: o.name } : {}),
+        ...(o.cacheDir ? { cacheDir: o.cacheDir } : {}),
+        log: (l) => process.stderr.write(`${l}\n`),
+      });
+      const file = join(m.dir, "image.json");
+      process.stdout.write(
+        `adopted ${m.adopted!.source} (sha256 ${m.adopted!.sha256.slice(0, 16)}…, unchanged) as ${file}\n` +
+          `  disk: ${m.qcow2!.disk}; the daemon runs as ${m.adopted!.user} on ${m.adopted!.display}\n` +
+          `  use it: pincer run TASKS --provider qemu --image ${file}\n  took ${((performance.now() - t0) / 1000).toFixed(1)} s\n`,
       );
     });
 }

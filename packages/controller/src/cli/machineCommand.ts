@@ -37,7 +37,7 @@ export function registerMachineCommand(program: Command): void {
   machine
     .command("install")
     .description(
-      "install pincer-daemon (a self-contained bundle) on a Linux host over SSH as a systemd service of its desktop user, check it, and print its machines-file line",
+      "install pincer-daemon (a self-contained bundle) on a Linux host over SSH as a service of its desktop user, check it, print its machines-file line",
     )
     .argument("<target>", "ssh://USER@HOST[:PORT]: root, or a user with sudo without a password; keys or an agent (never a password)")
     .option("--user <user>", "the desktop user the daemon runs as (its session's display)")

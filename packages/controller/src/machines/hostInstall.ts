@@ -91,7 +91,8 @@ export function refusals(p: Preflight, mode: HostMode, bundle: BundleManifest | 
     if (!p.display_number) out.push(`${o.display ?? ":0"} is not a local display: give --display :N`);
     else if (!p.display_socket)
       out.push(
-        `no X display ${o.display ?? ":0"} on the host (no /tmp/.X11-unix/X${p.display_number}): log the desktop user in (autologin), give --display, or use --xvfb WxHxD`,
+        `no X display ${o.display ?? ":0"} on the host (no /tmp/.X11-unix/X${p.display_number}): ` +
+          "log the desktop user in (autologin), give --display, or use --xvfb WxHxD",
       );
   }
   return out;
@@ -139,7 +140,10 @@ async function checkDisplay(ssh: SshSession, p: Preflight): Promise<string | und
   const sshSaid = (await channel.close()).trim();
   if (!r.ok) return `${r.reason}${sshSaid ? ` (ssh: ${sshSaid})` : ""}${p.xauthority ? "" : "; no Xauthority file was found for the user: give --xauthority"}`;
   if (!r.xtest)
-    return `the X server on :${p.display_number} (${r.vendor}) has no XTEST extension, which the daemon's mouse and keyboard need: enable it (Xorg: Section "Extensions" Option "XTEST" "Enable")`;
+    return (
+      `the X server on :${p.display_number} (${r.vendor}) has no XTEST extension, which the daemon's mouse and keyboard need: ` +
+      `enable it (Xorg: Section "Extensions" Option "XTEST" "Enable")`
+    );
   return undefined;
 }
 
@@ -175,7 +179,8 @@ async function checkDaemon(address: string, token: string, ssh: SshSession, time
     const env = connect(address, { token });
     try {
       const info = await env.system.info({ timeoutMs: 5_000 });
-      return `display ${info.display}${info.screen ? ` ${info.screen.width}x${info.screen.height}` : ""}, ${info.hostname}, daemon ${info.daemonVersion}, Node.js ${info.nodeVersion}`;
+      const screen = info.screen ? ` ${info.screen.width}x${info.screen.height}` : "";
+      return `display ${info.display}${screen}, ${info.hostname}, daemon ${info.daemonVersion}, Node.js ${info.nodeVersion}`;
     } catch (err) {
       last = (err as Error).message;
     } finally {
@@ -226,7 +231,8 @@ export async function manageHost(mode: HostMode, opts: HostInstallOptions): Prom
     }
     if (reasons.length > 0) throw new Error(`${ssh.label} refused, nothing was copied:\n${reasons.map((r) => `  - ${r}`).join("\n")}`);
     log(
-      `${ssh.label}: ${p.os ?? "Linux"}, glibc ${p.glibc}, ${settings.xvfb ? `its own Xvfb ${settings.xvfb}` : `display ${settings.display ?? ":0"}`}${p.xauthority ? ` (Xauthority ${p.xauthority})` : ""}`,
+      `${ssh.label}: ${p.os ?? "Linux"}, glibc ${p.glibc}, ` +
+        `${settings.xvfb ? `its own Xvfb ${settings.xvfb}` : `display ${settings.display ?? ":0"}`}${p.xauthority ? ` (Xauthority ${p.xauthority})` : ""}`,
     );
     return await place(ssh, mode, bundle as { dir: string; manifest: BundleManifest }, settings, p, prefix, log);
   } finally {
@@ -254,7 +260,9 @@ async function place(
   if (o.xvfb) install.push("--xvfb", o.xvfb);
   else install.push("--display", o.display ?? ":0", ...(o.xauthority || p.xauthority ? ["--xauthority", (o.xauthority ?? p.xauthority)!] : []));
   // The new bundle takes the old one's place only once it is all there; the service restarts on it.
-  const swap = `set -e; chown -R root:root ${q(staging)}; if [ -d ${q(prefix)} ]; then rm -rf ${q(`${prefix}.old`)}; mv ${q(prefix)} ${q(`${prefix}.old`)}; fi; mv ${q(staging)} ${q(prefix)}; rm -rf ${q(`${prefix}.old`)}`;
+  const old = q(`${prefix}.old`);
+  const [to, from] = [q(prefix), q(staging)];
+  const swap = `set -e; chown -R root:root ${from}; if [ -d ${to} ]; then rm -rf ${old}; mv ${to} ${old}; fi; mv ${from} ${to}; rm -rf ${old}`;
   const r = await ssh.run(`${swap}; ${install.map(q).join(" ")}`);
   if (r.exitCode !== 0) throw new Error(`installing on ${ssh.label} failed: ${(r.stderr || r.stdout).trim()}`);
   for (const line of r.stdout.trim().split("\n")) if (line.startsWith("+ ")) log(line.slice(2));

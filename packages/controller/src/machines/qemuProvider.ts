@@ -11,10 +11,11 @@ import { Spares } from "./spares.js";
 export interface QemuProviderOptions {
   /** The image's qcow2 disk; read only: every VM writes to an overlay of its own. */
   disk: string;
-  kernel: string;
-  initrd: string;
+  /** The kernel, initrd and command line to boot directly; without them the disk's own bootloader boots (BIOS). */
+  kernel?: string;
+  initrd?: string;
   /** The kernel command line. */
-  append: string;
+  append?: string;
   /** Memory of each VM, in MiB. @default 1024 */
   memoryMb?: number;
   /** Virtual CPUs of each VM. @default 1 */
@@ -102,7 +103,8 @@ class QemuMachines {
   async boot(envName: string, slot: number, signal?: AbortSignal, copy = !!this.opts.spare): Promise<Held> {
     const o = this.opts;
     const spec: QemuVmSpec = {
-      ...{ disk: o.disk, kernel: o.kernel, initrd: o.initrd, append: o.append },
+      disk: o.disk,
+      ...(o.kernel ? { kernel: o.kernel, initrd: o.initrd!, append: o.append! } : {}),
       ...{ memoryMb: o.memoryMb ?? 1024, cpus: o.cpus ?? 1, accel: await this.accel() },
       name: `pincer-${envName}-${slot}`.replaceAll(",", ",,"),
     };

@@ -17,9 +17,14 @@ export type QemuAccel = "kvm" | "tcg";
 /** What one VM boots: the image, its size, and how it runs. */
 export interface QemuVmSpec {
   disk: string;
-  kernel: string;
-  initrd: string;
-  append: string;
+  /**
+   * The kernel, initrd and command line QEMU boots directly (Pincer's images: a disk without a
+   * partition table). Without them the disk boots with its own bootloader, from the BIOS
+   * (an adopted image: `pincer image adopt`).
+   */
+  kernel?: string;
+  initrd?: string;
+  append?: string;
   memoryMb: number;
   cpus: number;
   accel: QemuAccel;
@@ -94,7 +99,7 @@ function qemuArgs(spec: QemuVmSpec, dir: string, port: number, loadvm?: string):
   return [
     ...["-name", spec.name, "-machine", "q35", ...cpu, "-smp", String(spec.cpus), "-m", `${spec.memoryMb}M`],
     ...["-nodefaults", "-no-user-config", "-display", "none", "-no-reboot", "-rtc", "base=utc,clock=host"],
-    ...["-kernel", spec.kernel, "-initrd", spec.initrd, "-append", spec.append],
+    ...(spec.kernel ? ["-kernel", spec.kernel, "-initrd", spec.initrd!, "-append", spec.append!] : ["-boot", "order=c"]),
     // The overlay is thrown away with the VM: no reason to wait for the host's disk.
     ...["-drive", `file=${join(dir, "overlay.qcow2")},if=virtio,format=qcow2,cache=unsafe,discard=unmap`],
     ...["-netdev", `user,id=net0,hostfwd=tcp:127.0.0.1:${port}-:${GUEST_PORT}`, "-device", "virtio-net-pci,netdev=net0"],

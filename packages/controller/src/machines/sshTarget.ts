@@ -88,7 +88,8 @@ export class SshSession {
     const s = await this.run("sudo -n true", { root: false });
     if (s.exitCode !== 0) {
       throw new Error(
-        `${this.label} is not root and cannot become root without a password (sudo -n: ${s.stderr.trim()}): log in as root, or allow ${this.target.user} sudo without a password`,
+        `${this.label} is not root and cannot become root without a password (sudo -n: ${s.stderr.trim()}): ` +
+          `log in as root, or allow ${this.target.user} sudo without a password`,
       );
     }
     this.#sudo = true;

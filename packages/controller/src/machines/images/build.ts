@@ -12,12 +12,25 @@ import { customizeScript, daemonUnit, entrypoint, networkUnit, session } from ".
 import { withBuildLock } from "./lock.js";
 import { BASE_PACKAGES, PACKAGE_NAME, profileOf, VM_PACKAGES, type ProfileName } from "./profiles.js";
 
+/** The source and settings of an adopted image. */
+export interface AdoptedFrom {
+  /** The disk it was copied from (never written), its format and its SHA-256 when adopted. */
+  source: string;
+  format: string;
+  sha256: string;
+  user: string;
+  display: string;
+  xauthority?: string;
+  bundle: { daemon: string; digest: string };
+}
+
 /** The two outputs of one recipe. */
 export type ImageOutput = "container" | "qcow2";
 
 /** What `pincer image build` made, written as image.json in the image's cache folder. */
 export interface ImageManifest {
-  profile: ProfileName;
+  /** The profile it was built from, or "adopted" for a disk Pincer did not build (`pincer image adopt`). */
+  profile: ProfileName | "adopted";
   /** Digest of every input (first 16 hex digits): same inputs, same key, same image. */
   key: string;
   created: string;
@@ -32,8 +45,13 @@ export interface ImageManifest {
   rootfs: string;
   /** The container image, once imported into an engine. */
   container?: { tag: string; engine: string };
-  /** The virtual machine's disk (ext4, no partition table), kernel and initrd. */
-  qcow2?: { disk: string; kernel: string; initrd: string; append: string };
+  /**
+   * The virtual machine's disk (ext4, no partition table), kernel and initrd; an adopted image's disk
+   * boots with its own bootloader (no kernel).
+   */
+  qcow2?: { disk: string; kernel?: string; initrd?: string; append?: string };
+  /** What `pincer image adopt` made this image from, and how its daemon finds the session. */
+  adopted?: AdoptedFrom;
   /** The folder this manifest is in. */
   dir: string;
 }
@@ -141,13 +159,14 @@ async function debootstrap(m: ImageManifest, inputs: BuildInputs, target: string
   await stageDaemon(src, bundle, join(scratch, "stage"));
   const files = join(scratch, "files");
   await mkdir(files);
-  const stub = { profile: m.profile, key: m.key, created: m.created, packages: m.packages };
-  for (const [name, text] of Object.entries(guestFiles(m.profile, stub))) {
+  const profile = m.profile as ProfileName; // only built images come here, never adopted ones
+  const stub = { profile, key: m.key, created: m.created, packages: m.packages };
+  for (const [name, text] of Object.entries(guestFiles(profile, stub))) {
     await mkdir(dirname(join(files, name)), { recursive: true });
     await writeFile(join(files, name), text);
   }
   // The customize script copies home/ with `cp -a`, which keeps these links as links.
-  for (const [path, target] of Object.entries(profileOf(m.profile).userLinks ?? {})) {
+  for (const [path, target] of Object.entries(profileOf(profile).userLinks ?? {})) {
     await mkdir(dirname(join(files, "home", path)), { recursive: true });
     await symlink(target, join(files, "home", path));
   }
@@ -308,7 +327,7 @@ export async function buildImage(opts: ImageBuildOptions): Promise<ImageManifest
 }
 
 async function ensureQcow2(m: ImageManifest, log: (l: string) => void): Promise<void> {
-  if (m.qcow2 && existsSync(m.qcow2.disk) && existsSync(m.qcow2.kernel)) {
+  if (m.qcow2 && existsSync(m.qcow2.disk) && m.qcow2.kernel && existsSync(m.qcow2.kernel)) {
     log(`qcow2: cached (${m.qcow2.disk})`);
     return;
   }
