@@ -212,7 +212,10 @@ async function pruneBundles(bundlesDir: string, keep: string, log: (l: string) =
   for (const name of await readdir(bundlesDir)) {
     const dir = join(bundlesDir, name);
     if (dir === keep || existsSync(join(dir, "lock"))) continue;
-    const at = await stat(join(dir, "tree", "bundle.json")).then((s) => s.mtimeMs, () => 0);
+    const at = await stat(join(dir, "tree", "bundle.json")).then(
+      (s) => s.mtimeMs,
+      () => 0,
+    );
     found.push({ dir, at });
   }
   found.sort((a, b) => b.at - a.at);
