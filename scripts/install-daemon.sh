@@ -16,26 +16,11 @@
 set -euo pipefail
 
 usage() {
-  cat <<'EOF'
-Usage: sudo bash scripts/install-daemon.sh --user USER [options]
-
-  --user USER            account the daemon runs as (required); its commands run as this user too
-  --display :N           X display of that user's session (default :0)
-  --xauthority FILE      X authority file (default: ~USER/.Xauthority)
-  --xvfb WxHxD           headless: the daemon starts its own Xvfb instead (e.g. 1920x1080x24)
-  --host HOST            interface to listen on (default 127.0.0.1; anything else is protected by the token)
-  --port PORT            TCP port (default 50051)
-  --tls-cert FILE --tls-key FILE [--tls-client-ca FILE]
-                         serve TLS (and mutual TLS); the files must be readable by USER
-  --file-root DIR        confine file paths and working directories to DIR
-  --no-exec              refuse all commands; --exec-allow LIST: only these programs
-  --prefix DIR           where the daemon is installed (default /opt/pincer)
-  --config-dir DIR       config and token (default /etc/pincer)
-  --unit-dir DIR         systemd unit directory (default /etc/systemd/system)
-  --service NAME         unit name (default pincer-daemon)
-  --no-start             write everything, but do not enable or start the service
-  --dry-run              print the unit, the config and each action; change nothing
-EOF
+  echo "Usage: sudo bash scripts/install-daemon.sh --user USER [options]"
+  echo
+  echo "  --prefix DIR           where the daemon is installed (default /opt/pincer)"
+  # The service's options, as packages/daemon/service/service.sh takes them.
+  bash "$(dirname "${BASH_SOURCE[0]}")/../packages/daemon/service/service.sh" --help | tail -n +3
 }
 
 prefix="/opt/pincer" dry_run="" user="" pass=()

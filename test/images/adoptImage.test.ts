@@ -4,7 +4,8 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import type { ImageManifest } from "../../packages/controller/src/machines/images/build.js";
 import { runPincer } from "../fixtures/cli.js";
-import { foreignDisk, sha256File } from "../fixtures/foreignDisk.js";
+import { fileSha256 as sha256File } from "../../packages/controller/src/machines/images/adopt.js";
+import { foreignDisk } from "../fixtures/foreignDisk.js";
 
 // `pincer image adopt` on a disk Pincer did not build (Debian 12 with its own bootloader and an Xvfb
 // desktop session of alice's, made by mmdebstrap, virt-make-fs and guestfish), then the qemu

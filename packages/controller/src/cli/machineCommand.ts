@@ -1,6 +1,6 @@
 import { resolve } from "node:path";
 import { type Command, InvalidArgumentError as CliArgumentError } from "commander";
-import { type HostMode, manageHost } from "../machines/hostInstall.js";
+import { type HostInstallOptions, type HostMode, manageHost } from "../machines/hostInstall.js";
 
 function portOf(v: string): number {
   const n = Number(v);
@@ -12,24 +12,10 @@ function collect(v: string, previous: string[] = []): string[] {
   return [...previous, v];
 }
 
-interface MachineInstallFlags {
-  user?: string;
-  display?: string;
-  xauthority?: string;
-  xvfb?: string;
-  listen?: string;
-  port?: number;
-  address?: string;
-  tokenFile?: string;
-  machinesFile?: string;
-  name: string;
-  bundle?: string;
-  prefix?: string;
-  identity?: string;
-  sshOption: string[];
-  upgrade: boolean;
-  uninstall: boolean;
-}
+type MachineInstallFlags = Pick<
+  HostInstallOptions,
+  "user" | "display" | "xauthority" | "xvfb" | "listen" | "port" | "address" | "tokenFile" | "machinesFile" | "bundle" | "prefix" | "identity"
+> & { name: string; sshOption: string[]; upgrade: boolean; uninstall: boolean };
 
 /** `pincer machine install ssh://user@host`: pincer-daemon onto a Linux host over SSH, as a service. */
 export function registerMachineCommand(program: Command): void {

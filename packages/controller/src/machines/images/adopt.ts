@@ -34,7 +34,8 @@ export interface AdoptOptions {
   log?: (line: string) => void;
 }
 
-async function sha256Of(file: string): Promise<string> {
+/** A file's SHA-256, read in 4 MiB pieces. */
+export async function fileSha256(file: string): Promise<string> {
   const hash = createHash("sha256");
   for await (const chunk of createReadStream(file, { highWaterMark: 4 << 20 })) hash.update(chunk as Buffer);
   return hash.digest("hex");
@@ -172,7 +173,7 @@ export async function adoptImage(opts: AdoptOptions): Promise<ImageManifest> {
   if (!existsSync(source)) throw new Error(`${opts.disk}: no such disk`);
   const info = JSON.parse((await execa("qemu-img", ["info", "--output=json", "-U", source])).stdout) as { format: string; "virtual-size": number };
   log(`${source}: ${info.format}, ${(info["virtual-size"] / 2 ** 30).toFixed(1)} GiB; computing its SHA-256`);
-  const sha256 = await sha256Of(source);
+  const sha256 = await fileSha256(source);
   const bundle = await daemonBundle({ log });
   const name = (opts.name ?? basename(source).replace(/\.(qcow2|img|raw|vmdk|vdi|vhdx)$/i, "")).replace(/[^A-Za-z0-9._-]+/g, "-");
   const tcg = !(await kvmWorks());
