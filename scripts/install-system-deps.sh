@@ -33,7 +33,7 @@ for arg in "$@"; do
   esac
 done
 demo=(xvfb xauth x11-xserver-utils x11-apps xterm xclip python3 imagemagick gcc libc6-dev bubblewrap util-linux)
-images=(mmdebstrap e2fsprogs podman runc catatonit conmon netavark aardvark-dns iptables qemu-system-x86 qemu-utils dpkg gnupg dpkg-dev libguestfs-tools)
+images=(mmdebstrap e2fsprogs podman runc catatonit conmon netavark aardvark-dns iptables qemu-system-x86 qemu-utils dpkg gnupg dpkg-dev libguestfs-tools ovmf)
 test=(x11-utils xdotool python3-grpcio python3-protobuf python3-pytest python3-venv python3-pip python3-setuptools protobuf-compiler protobuf-compiler-grpc openssl systemd slirp4netns chromium dbus at-spi2-core zenity ffmpeg
   tesseract-ocr redis-server vncsnapshot tigervnc-tools tigervnc-viewer openssh-client binutils)
 bench=(openssh-server openssh-client python3-flask python3-pil)

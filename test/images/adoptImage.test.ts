@@ -3,6 +3,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import type { ImageManifest } from "../../packages/controller/src/machines/images/build.js";
+import { openPool } from "../../packages/controller/src/machines/provider.js";
+import { qemuProvider } from "../../packages/controller/src/machines/qemuProvider.js";
 import { runPincer } from "../fixtures/cli.js";
 import { fileSha256 as sha256File } from "../../packages/controller/src/machines/images/adopt.js";
 import { foreignDisk } from "../fixtures/foreignDisk.js";
@@ -19,6 +21,22 @@ let image: ImageManifest;
 const log = (l: string) => {
   if (process.env.PINCER_TEST_VERBOSE) process.stderr.write(`[adopt] ${l}\n`);
 };
+
+/** Each rollout's results (summary.json), in rollout order. */
+function summariesOf(out: string) {
+  const run = readdirSync(out).find((d) => d.startsWith("run-"))!;
+  return readdirSync(join(out, run), { recursive: true, encoding: "utf8" })
+    .filter((f) => f.endsWith("summary.json") && f.includes("rollout-"))
+    .sort()
+    .map(
+      (f) => (JSON.parse(readFileSync(join(out, run, f), "utf8")) as { results: { state: string; machine_reset: Record<string, { method: string }> } }).results,
+    );
+}
+
+/** How each rollout's machine was reset before it. */
+function resetMethods(out: string): string[] {
+  return summariesOf(out).map((x) => x.machine_reset.desktop?.method ?? "");
+}
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "pincer-adopt-"));
@@ -48,6 +66,7 @@ describe("pincer image adopt, on a disk Pincer did not build", () => {
     expect(image.profile).toBe("adopted");
     expect(image.adopted).toMatchObject({ source: disk, format: "qcow2", sha256: before, user: "alice", display: ":0" });
     expect(image.qcow2?.kernel).toBeUndefined(); // it boots with its own bootloader
+    expect(image.qcow2?.firmware).toBe("bios");
     expect(await sha256File(disk)).toBe(before);
   });
 
@@ -69,17 +88,58 @@ describe("pincer image adopt, on a disk Pincer did not build", () => {
     ]);
     expect(r.stdout, r.stderr).toContain("tasks 1: passed 1, failed 0, errors 0");
     expect(r.code).toBe(0);
-    const run = readdirSync(out).find((d) => d.startsWith("run-"))!;
-    const summaries = readdirSync(join(out, run), { recursive: true, encoding: "utf8" })
-      .filter((f) => f.endsWith("summary.json") && f.includes("rollout-"))
-      .sort()
-      .map(
-        (f) =>
-          (JSON.parse(readFileSync(join(out, run, f), "utf8")) as { results: { state: string; machine_reset: Record<string, { method: string }> } }).results,
-      );
+    const summaries = summariesOf(out);
     expect(summaries.map((x) => x.state)).toEqual(["passed", "passed"]);
     // The second rollout ran on the same VM, loaded back to the snapshot taken when its daemon first answered.
-    expect(summaries.map((x) => x.machine_reset.desktop?.method)).toContain("snapshot");
+    expect(resetMethods(out)).toContain("snapshot");
     expect(await sha256File(disk)).toBe(before);
+  });
+
+  test("the daemon found the session's accessibility bus: the session's GTK dialog is in the tree", async () => {
+    const provider = qemuProvider({ ...image.qcow2!, log });
+    const pool = await openPool(provider, ["desktop"], 1);
+    try {
+      const env = pool.slots[0]!.envs.desktop!;
+      expect((await env.process.run(["id", "-un"], { cwd: "/" })).stdout.trim()).toBe("alice");
+      let text = "";
+      for (const deadline = Date.now() + 60_000; Date.now() < deadline && !text.includes("An adopted session"); ) {
+        text = JSON.stringify((await env.accessibility.tree()).applications);
+        if (!text.includes("An adopted session")) await new Promise((r) => setTimeout(r, 1_000));
+      }
+      expect(text).toContain('"zenity"');
+      expect(text).toContain("An adopted session");
+    } finally {
+      await pool.close();
+    }
+  });
+
+  test("a disk that boots only by UEFI: adopted as such, booted with OVMF, reset with a spare at its snapshot", async () => {
+    const uefiDisk = await foreignDisk(log, "uefi");
+    const sum = await sha256File(uefiDisk);
+    const r = await runPincer(["image", "adopt", uefiDisk, "--user", "alice", "--name", "foreign-desktop-uefi"]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain("boots by UEFI");
+    const file = /as (\S+image\.json)\n/.exec(r.stdout)![1]!;
+    expect((JSON.parse(readFileSync(file, "utf8")) as ImageManifest).qcow2?.firmware).toBe("uefi");
+    const out = join(dir, "results-uefi");
+    const args = [
+      "run",
+      "examples/files/sort-inbox",
+      "--provider",
+      "qemu",
+      "--image",
+      file,
+      "--vm-spare",
+      "--rollouts",
+      "2",
+      "--concurrency",
+      "1",
+      "--out",
+      out,
+    ];
+    const run = await runPincer(args);
+    expect(run.stdout, run.stderr).toContain("tasks 1: passed 1, failed 0, errors 0");
+    expect(resetMethods(out)).toContain("spare at snapshot");
+    expect(await sha256File(uefiDisk)).toBe(sum);
   });
 });

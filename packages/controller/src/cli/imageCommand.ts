@@ -149,13 +149,16 @@ function registerAdopt(image: Command): void {
   image
     .command("adopt")
     .description("make a VM image for --provider qemu from a disk Pincer did not build (a copy: the disk is never written)")
-    .argument("<disk>", "the VM's disk: qcow2, raw, vmdk, vdi or vhdx, booting with its own bootloader (BIOS)")
+    .argument("<disk>", "the VM's disk: qcow2, raw, vmdk, vdi or vhdx, booting with its own bootloader (BIOS or UEFI)")
     .requiredOption("--user <user>", "the desktop user its display manager logs in (autologin); the daemon runs as this user")
     .option("--display <display>", "that user's X display", ":0")
     .option("--xauthority <file>", "the session's Xauthority (default: found at boot in the session's processes, else ~/.Xauthority)")
     .option("--name <name>", "the image's name (default: the disk's file name)")
+    .addOption(
+      new Option("--firmware <firmware>", "how it boots (default: UEFI for a GPT disk with an EFI system partition only, else BIOS)").choices(["bios", "uefi"]),
+    )
     .option("--cache-dir <dir>", "where the image is kept (default $PINCER_CACHE_DIR, else ~/.cache/pincer)")
-    .action(async (disk: string, o: { user: string; display: string; xauthority?: string; name?: string; cacheDir?: string }) => {
+    .action(async (disk: string, o: { user: string; display: string; xauthority?: string; name?: string; firmware?: "bios" | "uefi"; cacheDir?: string }) => {
       const { adoptImage } = await import("../machines/images/adopt.js");
       const t0 = performance.now();
       const m = await adoptImage({
@@ -164,6 +167,7 @@ function registerAdopt(image: Command): void {
         display: o.display,
         ...(o.xauthority ? { xauthority: o.xauthority } : {}),
         ...(o.name ? { name: o.name } : {}),
+        ...(o.firmware ? { firmware: o.firmware } : {}),
         ...(o.cacheDir ? { cacheDir: o.cacheDir } : {}),
         log: (l) => process.stderr.write(`${l}\n`),
       });

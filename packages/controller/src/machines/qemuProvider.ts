@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import { copyFile, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { CancelledError, FailedPreconditionError } from "@pincer/shared";
@@ -16,6 +17,8 @@ export interface QemuProviderOptions {
   initrd?: string;
   /** The kernel command line. */
   append?: string;
+  /** How a disk without a kernel boots: its bootloader from the BIOS (the default) or from UEFI (OVMF). */
+  firmware?: "bios" | "uefi";
   /** Memory of each VM, in MiB. @default 1024 */
   memoryMb?: number;
   /** Virtual CPUs of each VM. @default 1 */
@@ -105,6 +108,7 @@ class QemuMachines {
     const spec: QemuVmSpec = {
       disk: o.disk,
       ...(o.kernel ? { kernel: o.kernel, initrd: o.initrd!, append: o.append! } : {}),
+      ...(o.firmware ? { firmware: o.firmware } : {}),
       ...{ memoryMb: o.memoryMb ?? 1024, cpus: o.cpus ?? 1, accel: await this.accel() },
       name: `pincer-${envName}-${slot}`.replaceAll(",", ",,"),
     };
@@ -130,6 +134,7 @@ class QemuMachines {
       return { vm, envName: like.envName, slot: like.slot };
     } finally {
       await rm(ready.overlay, { force: true });
+      if (ready.vars) await rm(ready.vars, { force: true });
     }
   }
 
@@ -266,10 +271,12 @@ async function bootToSnapshot(
     await vm.monitor(`savevm ${READY_SNAPSHOT}`, 120_000, signal);
     const ready = join(vm.dir, "ready.qcow2");
     await copyFile(join(vm.dir, "overlay.qcow2"), ready);
+    const vars = existsSync(join(vm.dir, "vars.qcow2")) ? join(vm.dir, "ready-vars.qcow2") : undefined;
+    if (vars) await copyFile(join(vm.dir, "vars.qcow2"), vars);
     await vm.qmp!.execute("cont", undefined, { timeoutMs: 10_000 });
     // It ran on in real time, its clock did not: set it again.
     await setGuestClock(vm.agentSocket, { timeoutMs: 30_000, ...(signal ? { signal } : {}) });
-    return { vm, ready: { overlay: ready, token: vm.token, snapshot: READY_SNAPSHOT } };
+    return { vm, ready: { overlay: ready, ...(vars ? { vars } : {}), token: vm.token, snapshot: READY_SNAPSHOT } };
   } catch (err) {
     live.delete(vm);
     await vm.stop();

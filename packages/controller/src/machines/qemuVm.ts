@@ -25,6 +25,8 @@ export interface QemuVmSpec {
   kernel?: string;
   initrd?: string;
   append?: string;
+  /** How a disk without `kernel` boots: the BIOS (SeaBIOS, the default) or UEFI (OVMF). */
+  firmware?: "bios" | "uefi";
   memoryMb: number;
   cpus: number;
   accel: QemuAccel;
@@ -87,9 +89,34 @@ export async function removeStaleVmDirs(): Promise<void> {
 export interface ReadyState {
   /** A qcow2 overlay (of the same disk) holding `snapshot`; copied, never written. */
   overlay: string;
+  /** Under UEFI, a copy of that VM's firmware variables (qcow2), which hold the snapshot too. */
+  vars?: string;
   /** The token the guest's daemon read at its boot, which the snapshot keeps. */
   token: string;
   snapshot: string;
+}
+
+/** OVMF (Debian's ovmf package, or Fedora's edk2-ovmf): the firmware code and the variables' template. */
+export function ovmfFiles(): { code: string; vars: string } {
+  const pairs = [
+    ["/usr/share/OVMF/OVMF_CODE_4M.fd", "/usr/share/OVMF/OVMF_VARS_4M.fd"],
+    ["/usr/share/OVMF/OVMF_CODE.fd", "/usr/share/OVMF/OVMF_VARS.fd"],
+    ["/usr/share/edk2/ovmf/OVMF_CODE.fd", "/usr/share/edk2/ovmf/OVMF_VARS.fd"],
+  ];
+  const found = pairs.find(([code, vars]) => existsSync(code!) && existsSync(vars!));
+  if (!found) throw new FailedPreconditionError("this image boots by UEFI, which needs OVMF: apt-get install ovmf");
+  return { code: found[0]!, vars: found[1]! };
+}
+
+/**
+ * The firmware as two flash drives: OVMF's code, read only, and the VM's own variables in qcow2 (a
+ * raw drive would refuse savevm; qcow2 keeps the snapshot with the rest).
+ */
+function uefiDrives(dir: string): string[] {
+  return [
+    ...["-drive", `if=pflash,format=raw,unit=0,readonly=on,file=${ovmfFiles().code}`],
+    ...["-drive", `if=pflash,format=qcow2,unit=1,file=${join(dir, "vars.qcow2")}`],
+  ];
 }
 
 /** QEMU's command line for `spec`, with its files in `dir` and the daemon forwarded from 127.0.0.1:`port`. */
@@ -100,6 +127,7 @@ function qemuArgs(spec: QemuVmSpec, dir: string, port: number, loadvm?: string):
     ...["-name", spec.name, "-machine", "q35", ...cpu, "-smp", String(spec.cpus), "-m", `${spec.memoryMb}M`],
     ...["-nodefaults", "-no-user-config", "-display", "none", "-no-reboot", "-rtc", "base=utc,clock=host"],
     ...(spec.kernel ? ["-kernel", spec.kernel, "-initrd", spec.initrd!, "-append", spec.append!] : ["-boot", "order=c"]),
+    ...(spec.firmware === "uefi" && !spec.kernel ? uefiDrives(dir) : []),
     // The overlay is thrown away with the VM: no reason to wait for the host's disk.
     ...["-drive", `file=${join(dir, "overlay.qcow2")},if=virtio,format=qcow2,cache=unsafe,discard=unmap`],
     ...["-netdev", `user,id=net0,hostfwd=tcp:127.0.0.1:${port}-:${GUEST_PORT}`, "-device", "virtio-net-pci,netdev=net0"],
@@ -174,6 +202,10 @@ export class QemuVm {
       await writeFile(join(dir, "token"), token, { mode: 0o600 });
       if (from) await copyFile(from.overlay, join(dir, "overlay.qcow2"));
       else await overlay(spec.disk, join(dir, "overlay.qcow2"));
+      if (spec.firmware === "uefi" && !spec.kernel) {
+        if (from?.vars) await copyFile(from.vars, join(dir, "vars.qcow2"));
+        else await qemuImg(["convert", "-q", "-f", "raw", "-O", "qcow2", ovmfFiles().vars, join(dir, "vars.qcow2")], "convert of OVMF's variables");
+      }
       for (let attempt = 1; ; attempt++) {
         const vm = QemuVm.#spawn(spec, dir, await freePort(), token, from?.snapshot);
         try {
@@ -269,14 +301,17 @@ export class QemuVm {
 
 /** A qcow2 overlay at `path` on the read-only `base` disk: the VM writes only to it. */
 async function overlay(base: string, path: string): Promise<void> {
+  await qemuImg(["create", "-q", "-f", "qcow2", "-F", "qcow2", "-b", base, path], `qemu-img create on ${base}`);
+}
+
+async function qemuImg(args: string[], what: string): Promise<void> {
   await new Promise<void>((resolve, reject) => {
-    const args = ["create", "-q", "-f", "qcow2", "-F", "qcow2", "-b", base, path];
     const child = spawn("qemu-img", args, { stdio: ["ignore", "ignore", "pipe"] });
     let err = "";
     child.stderr!.on("data", (d: Buffer) => (err += d.toString()));
     child.once("error", (e) =>
       reject(new FailedPreconditionError(`cannot run qemu-img (${e.message}): install qemu-utils and qemu-system-x86 (apt-get install qemu-system-x86)`)),
     );
-    child.once("exit", (code) => (code === 0 ? resolve() : reject(new FailedPreconditionError(`qemu-img create on ${base} failed: ${err.trim()}`))));
+    child.once("exit", (code) => (code === 0 ? resolve() : reject(new FailedPreconditionError(`${what} failed: ${err.trim()}`))));
   });
 }

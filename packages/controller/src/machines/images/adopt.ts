@@ -28,6 +28,8 @@ export interface AdoptOptions {
   display?: string;
   /** The session's Xauthority, if the daemon cannot find it (default: from the session's processes, else ~/.Xauthority). */
   xauthority?: string;
+  /** How it boots (default: BIOS, unless its GPT has an EFI system partition and no BIOS boot partition). */
+  firmware?: "bios" | "uefi";
   /** The image's name (default: the disk's file name). */
   name?: string;
   cacheDir?: string;
@@ -148,8 +150,10 @@ async function customize(disk: string, files: string, bundleDir: string, user: s
  * Looks into the disk, read only (guestfish --ro with libguestfs' inspection): its OS, the user, and
  * QEMU's guest agent (the provider sets the clock through it after each reset). Refuses what cannot work.
  */
-async function inspect(disk: string, user: string, tcg: boolean): Promise<string> {
-  const script = "cat /etc/os-release\ncat /etc/passwd\nis-file /usr/sbin/qemu-ga\n";
+async function inspect(disk: string, user: string, tcg: boolean): Promise<{ os: string; firmware: "bios" | "uefi" }> {
+  // Errors of the commands marked "-" are ignored (a partition that is not there, an MBR disk's GPT types).
+  const parts = [1, 2, 3, 4, 5, 6].map((n) => `-part-get-gpt-type /dev/sda ${n}`).join("\n");
+  const script = `cat /etc/os-release\ncat /etc/passwd\n-part-get-parttype /dev/sda\n${parts}\nis-file /usr/sbin/qemu-ga\n`;
   const r = await execa("guestfish", ["--ro", "-a", disk, "-i"], { env: guestfsEnv(tcg), input: script, reject: false });
   if (r.exitCode !== 0) throw new Error(`libguestfs could not find an operating system on ${disk}: ${r.stderr.trim().split("\n").slice(-3).join(" ")}`);
   const lines = r.stdout.trim().split("\n");
@@ -160,7 +164,21 @@ async function inspect(disk: string, user: string, tcg: boolean): Promise<string
     problems.push("no QEMU guest agent (/usr/sbin/qemu-ga), through which the qemu provider sets the clock after each reset: install qemu-guest-agent in it");
   }
   if (problems.length > 0) throw new Error(`${disk} cannot be adopted (nothing was written):\n${problems.map((p) => `  - ${p}`).join("\n")}`);
-  return /^PRETTY_NAME="?([^"\n]*)"?$/m.exec(r.stdout)?.[1] ?? "an operating system libguestfs found";
+  const os = /^PRETTY_NAME="?([^"\n]*)"?$/m.exec(r.stdout)?.[1] ?? "an operating system libguestfs found";
+  return { os, firmware: firmwareOf(lines) };
+}
+
+const ESP = "C12A7328-F81F-11D2-BA4B-00A0C93EC93B";
+const BIOS_BOOT = "21686148-6449-6E6F-744E-656564454649";
+
+/**
+ * BIOS for an MBR disk or a GPT disk with a BIOS boot partition (GRUB's, for BIOS); UEFI for a GPT
+ * disk with an EFI system partition and no BIOS boot partition.
+ */
+export function firmwareOf(lines: readonly string[]): "bios" | "uefi" {
+  const types = lines.map((l) => l.trim().toUpperCase());
+  if (!types.includes("GPT")) return "bios";
+  return types.includes(ESP) && !types.includes(BIOS_BOOT) ? "uefi" : "bios";
 }
 
 /**
@@ -177,14 +195,17 @@ export async function adoptImage(opts: AdoptOptions): Promise<ImageManifest> {
   const bundle = await daemonBundle({ log });
   const name = (opts.name ?? basename(source).replace(/\.(qcow2|img|raw|vmdk|vdi|vhdx)$/i, "")).replace(/[^A-Za-z0-9._-]+/g, "-");
   const tcg = !(await kvmWorks());
-  log(`${source}: ${await inspect(source, opts.user, tcg)}`);
+  const seen = await inspect(source, opts.user, tcg);
+  const firmware = opts.firmware ?? seen.firmware;
+  log(`${source}: ${seen.os}; boots by ${firmware === "uefi" ? "UEFI" : "BIOS"}${opts.firmware ? " (--firmware)" : ""}`);
   const dir = join(cacheRoot(opts.cacheDir), "adopted", `${name}-${sha256.slice(0, 12)}`);
   await mkdir(dir, { recursive: true });
   return withBuildLock(join(dir, "lock"), log, async () => {
     const display = opts.display ?? ":0";
     const existing = existsSync(join(dir, "image.json")) ? (JSON.parse(await readFile(join(dir, "image.json"), "utf8")) as ImageManifest) : undefined;
     const a = existing?.adopted;
-    if (a && a.bundle.digest === bundle.manifest.digest && a.user === opts.user && a.display === display && a.xauthority === opts.xauthority) {
+    const same = a && a.user === opts.user && a.display === display && a.xauthority === opts.xauthority && existing?.qcow2?.firmware === firmware;
+    if (same && a.bundle.digest === bundle.manifest.digest) {
       log(`adopted already: ${join(dir, "image.json")}`);
       return existing!;
     }
@@ -200,7 +221,7 @@ export async function adoptImage(opts: AdoptOptions): Promise<ImageManifest> {
       packages: [],
       addPackages: [],
       rootfs: "",
-      qcow2: { disk: join(dir, "disk.qcow2") },
+      qcow2: { disk: join(dir, "disk.qcow2"), firmware },
       adopted: {
         source,
         format: info.format,

@@ -49,7 +49,7 @@ export interface ImageManifest {
    * The virtual machine's disk (ext4, no partition table), kernel and initrd; an adopted image's disk
    * boots with its own bootloader (no kernel).
    */
-  qcow2?: { disk: string; kernel?: string; initrd?: string; append?: string };
+  qcow2?: { disk: string; kernel?: string; initrd?: string; append?: string; firmware?: "bios" | "uefi" };
   /** What `pincer image adopt` made this image from, and how its daemon finds the session. */
   adopted?: AdoptedFrom;
   /** The folder this manifest is in. */
