@@ -22,6 +22,25 @@ const log = (l: string) => {
   if (process.env.PINCER_TEST_VERBOSE) process.stderr.write(`[adopt] ${l}\n`);
 };
 
+/** The demo task twice (two rollouts, one slot: the second after a reset) on VMs of `image`. */
+function runOn(image: string, out: string, ...more: string[]) {
+  return runPincer([
+    "run",
+    "examples/files/sort-inbox",
+    "--provider",
+    "qemu",
+    "--image",
+    image,
+    ...more,
+    "--rollouts",
+    "2",
+    "--concurrency",
+    "1",
+    "--out",
+    out,
+  ]);
+}
+
 /** Each rollout's results (summary.json), in rollout order. */
 function summariesOf(out: string) {
   const run = readdirSync(out).find((d) => d.startsWith("run-"))!;
@@ -72,20 +91,7 @@ describe("pincer image adopt, on a disk Pincer did not build", () => {
 
   test("the qemu provider boots it, a task runs, the VM is reset by its snapshot and the task runs again", async () => {
     const out = join(dir, "results");
-    const r = await runPincer([
-      "run",
-      "examples/files/sort-inbox",
-      "--provider",
-      "qemu",
-      "--image",
-      join(image.dir, "image.json"),
-      "--rollouts",
-      "2",
-      "--concurrency",
-      "1",
-      "--out",
-      out,
-    ]);
+    const r = await runOn(join(image.dir, "image.json"), out);
     expect(r.stdout, r.stderr).toContain("tasks 1: passed 1, failed 0, errors 0");
     expect(r.code).toBe(0);
     const summaries = summariesOf(out);
@@ -122,22 +128,7 @@ describe("pincer image adopt, on a disk Pincer did not build", () => {
     const file = /as (\S+image\.json)\n/.exec(r.stdout)![1]!;
     expect((JSON.parse(readFileSync(file, "utf8")) as ImageManifest).qcow2?.firmware).toBe("uefi");
     const out = join(dir, "results-uefi");
-    const args = [
-      "run",
-      "examples/files/sort-inbox",
-      "--provider",
-      "qemu",
-      "--image",
-      file,
-      "--vm-spare",
-      "--rollouts",
-      "2",
-      "--concurrency",
-      "1",
-      "--out",
-      out,
-    ];
-    const run = await runPincer(args);
+    const run = await runOn(file, out, "--vm-spare");
     expect(run.stdout, run.stderr).toContain("tasks 1: passed 1, failed 0, errors 0");
     expect(resetMethods(out)).toContain("spare at snapshot");
     expect(await sha256File(uefiDisk)).toBe(sum);

@@ -114,7 +114,13 @@ describe("pincer machine install over SSH, on a host Pincer did not build", () =
     cpSync(bundle.dir, next, { recursive: true });
     const manifest = JSON.parse(readFileSync(join(next, "bundle.json"), "utf8")) as BundleManifest;
     writeFileSync(join(next, "bundle.json"), JSON.stringify({ ...manifest, digest: `next-${manifest.digest}` }));
+    // A setting changed by hand on the host (here fileRoot, as TLS would be) survives the upgrade.
+    await host.exec(`sed -i 's|"tokenFile"|"fileRoot": "/",\\n  "tokenFile"|' /etc/pincer/daemon.json`);
+    const config = (await host.exec("cat /etc/pincer/daemon.json")).stdout;
+    expect(JSON.parse(config)).toMatchObject({ fileRoot: "/" });
     const pid = (await host.exec("systemctl show -p MainPID --value pincer-daemon")).stdout.trim();
+    const refused = await install("--upgrade", "--bundle", next, "--port", "50052");
+    expect(refused.stderr).toContain("--upgrade keeps the service's settings and does not take --port");
     const r = await install("--upgrade", "--bundle", next);
     expect(r.code).toBe(0);
     expect(r.stdout).toContain("pincer-daemon upgraded");
@@ -124,6 +130,7 @@ describe("pincer machine install over SSH, on a host Pincer did not build", () =
     );
     expect(onHost.stdout.trim().split("\n")).toEqual(["1", "/opt/pincer", "User=alice", "Environment=DISPLAY=:0"]);
     expect((await host.exec("systemctl show -p MainPID --value pincer-daemon")).stdout.trim()).not.toBe(pid);
+    expect((await host.exec("cat /etc/pincer/daemon.json")).stdout).toBe(config);
   });
 
   test("--uninstall leaves nothing of Pincer on the host: the same files as before, no unit", async () => {

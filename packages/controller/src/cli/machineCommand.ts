@@ -40,7 +40,7 @@ export function registerMachineCommand(program: Command): void {
     .option("--prefix <dir>", "where the bundle goes on the host (default /opt/pincer)")
     .option("-i, --identity <file>", "the SSH private key (else the agent's keys and your ssh config)")
     .option("--ssh-option <option>", "an ssh -o option, e.g. StrictHostKeyChecking=accept-new (repeatable)", collect, [] as string[])
-    .option("--upgrade", "replace an installed bundle with this one; the service keeps its settings and token", false)
+    .option("--upgrade", "replace an installed bundle with this one and restart the service, which keeps its settings and token", false)
     .option("--uninstall", "stop and remove the service, the bundle, the config and the token (here too, with --token-file)", false)
     .action(async (target: string, o: MachineInstallFlags) => {
       if (o.upgrade && o.uninstall) throw new CliArgumentError("--upgrade and --uninstall exclude each other");

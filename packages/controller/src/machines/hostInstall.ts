@@ -212,6 +212,13 @@ export async function manageHost(mode: HostMode, opts: HostInstallOptions): Prom
     if (mode === "uninstall") return await uninstall(ssh, opts, prefix, log);
     const bundle = opts.bundle ? { dir: resolve(opts.bundle), manifest: await readBundleManifest(resolve(opts.bundle)) } : await daemonBundle({ log });
     if (!bundle.manifest) throw new Error(`${opts.bundle} is not a daemon bundle (no bundle.json): pincer image bundle --out DIR writes one`);
+    const given = (["user", "display", "xauthority", "xvfb", "listen", "port"] as const).filter((k) => opts[k] !== undefined);
+    if (mode === "upgrade" && given.length > 0) {
+      throw new Error(
+        `--upgrade keeps the service's settings and does not take --${given.join(", --")}: ` +
+          "change them with install.sh in the bundle's folder on the host, or --uninstall and install again",
+      );
+    }
     const installed = mode === "upgrade" ? await readInstalled(ssh).catch(() => undefined) : undefined;
     const settings = {
       ...opts,
@@ -263,7 +270,10 @@ async function place(
   const old = q(`${prefix}.old`);
   const [to, from] = [q(prefix), q(staging)];
   const swap = `set -e; chown -R root:root ${from}; if [ -d ${to} ]; then rm -rf ${old}; mv ${to} ${old}; fi; mv ${from} ${to}; rm -rf ${old}`;
-  const r = await ssh.run(`${swap}; ${install.map(q).join(" ")}`);
+  // An upgrade keeps the service as it is (its unit, config and token: TLS or limits set by hand too)
+  // and restarts it on the new bundle, which has the same paths.
+  const then = mode === "upgrade" ? "systemctl restart pincer-daemon && echo '+ restarted pincer-daemon'" : install.map(q).join(" ");
+  const r = await ssh.run(`${swap}; ${then}`);
   if (r.exitCode !== 0) throw new Error(`installing on ${ssh.label} failed: ${(r.stderr || r.stdout).trim()}`);
   for (const line of r.stdout.trim().split("\n")) if (line.startsWith("+ ")) log(line.slice(2));
   const tok = await ssh.run(`cat ${CONFIG_DIR}/token`);
