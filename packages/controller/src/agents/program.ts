@@ -172,7 +172,9 @@ export class ProgramAgent implements Agent {
       env,
       extendEnv: false,
       detached: true,
-      input: `${ctx.instruction}\n`,
+      // From the file, not a pipe: a program that reads all of stdin at once (readFileSync(0),
+      // sys.stdin.read()) gets it whole, never EAGAIN from a pipe not yet written.
+      stdin: { file: join(this.#dir, "instruction.txt") },
       stdout: { file: join(this.#dir, "stdout.log") },
       stderr: { file: join(this.#dir, "stderr.log") },
       reject: false,

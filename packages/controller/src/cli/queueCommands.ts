@@ -294,6 +294,13 @@ async function workerCommand(o: WorkerCliOptions): Promise<number> {
   if (o.allowTaskModules) process.stderr.write("task modules allowed: a job's *.task.ts runs its code in this worker, on this host, outside any sandbox\n");
   if (o.allowAgentPrograms) process.stderr.write("agent programs allowed: a job's --agent command program runs on this host, outside any sandbox\n");
   const pool = await openMachinePool(names, o, o.concurrency, { ...o.screen, ...(o.a11y ? { accessibilityBus: true } : {}) });
+  // SIGINT and SIGTERM are taken from here on: one that comes while the worker starts (it says
+  // "taking tasks" before it is returned) is kept and acted on once it has, instead of killing the process.
+  let onSignal: (() => void) | undefined;
+  let early = 0;
+  const signalled = () => (onSignal ? onSignal() : early++);
+  process.on("SIGINT", signalled);
+  process.on("SIGTERM", signalled);
   const log = (line: string) => process.stderr.write(`${line}\n`);
   let worker: Awaited<ReturnType<typeof startWorker>> | undefined;
   const name = o.name ?? `${hostname()}:${process.pid}`;
@@ -330,11 +337,13 @@ async function workerCommand(o: WorkerCliOptions): Promise<number> {
         log(`worker ${w.name}: finishing its tasks, then stopping (signal again to stop now)`);
         void w.close(false).then(resolve, resolve);
       };
-      process.on("SIGINT", stop);
-      process.on("SIGTERM", stop);
+      onSignal = stop;
+      for (; early > 0; early--) stop();
     });
     return 0;
   } finally {
+    process.off("SIGINT", signalled);
+    process.off("SIGTERM", signalled);
     await live?.close();
     await pool.close();
   }
