@@ -1,4 +1,4 @@
-import { existsSync } from "node:fs";
+import { closeSync, createReadStream, existsSync, openSync } from "node:fs";
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
@@ -167,18 +167,23 @@ export class ProgramAgent implements Agent {
     });
     const env = await this.#environment(ctx);
     await writeFile(join(this.#dir, "instruction.txt"), `${ctx.instruction}\n`);
+    // The file itself is the program's stdin, not a pipe: a program that reads all of stdin at once
+    // (readFileSync(0), sys.stdin.read()) gets it whole and then EOF, never EAGAIN from an empty pipe.
+    const fd = openSync(join(this.#dir, "instruction.txt"), "r");
+    // A stream with a descriptor: spawn hands the descriptor itself to the program (nothing reads it here).
+    const stdin = createReadStream("", { fd, autoClose: false });
     const child = execa(this.#opts.command[0]!, this.#opts.command.slice(1), {
       cwd: this.#opts.cwd ?? process.cwd(),
       env,
       extendEnv: false,
       detached: true,
-      // From the file, not a pipe: a program that reads all of stdin at once (readFileSync(0),
-      // sys.stdin.read()) gets it whole, never EAGAIN from a pipe not yet written.
-      stdin: { file: join(this.#dir, "instruction.txt") },
+      stdin,
       stdout: { file: join(this.#dir, "stdout.log") },
       stderr: { file: join(this.#dir, "stderr.log") },
       reject: false,
     });
+    // The child has its own copy of the descriptor from the moment it is spawned.
+    closeSync(fd);
     this.#child = child;
     if (child.pid !== undefined) this.#tree = new ProcessTree(child.pid);
     this.#exited = child.then((r) => {
