@@ -6,7 +6,7 @@ import type { ImageManifest } from "../../packages/controller/src/machines/image
 import { openPool } from "../../packages/controller/src/machines/provider.js";
 import { qemuProvider } from "../../packages/controller/src/machines/qemuProvider.js";
 import { runPincer } from "../fixtures/cli.js";
-import { fileSha256 as sha256File } from "../../packages/controller/src/machines/images/adopt.js";
+import { fileSha256 as sha256File } from "../../packages/controller/src/machines/images/aptExtras.js";
 import { foreignDisk } from "../fixtures/foreignDisk.js";
 
 // `pincer image adopt` on a disk Pincer did not build (Debian 12 with its own bootloader and an Xvfb

@@ -7,16 +7,15 @@
  * the copy with its own bootloader and resets it to the snapshot it takes when the daemon first answers.
  */
 
-import { createHash } from "node:crypto";
-import { createReadStream, existsSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { chmod, mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { basename, join, resolve } from "node:path";
-import { DAEMON_MALLOC_ENV, DAEMON_NODE_FLAGS } from "@pincer/shared";
 import { execa } from "execa";
 import { FW_CFG_TOKEN, GUEST_PORT, GUEST_TOKEN_FILE } from "../guestContract.js";
 import { kvmWorks } from "../qemuVm.js";
+import { fileSha256 } from "./aptExtras.js";
 import { cacheRoot, type ImageManifest } from "./build.js";
-import { GUEST_PREFIX } from "./guestFiles.js";
+import { daemonExec, GUEST_PREFIX } from "./guestFiles.js";
 import { withBuildLock } from "./lock.js";
 import { BUNDLE_MAIN, daemonBundle } from "./portableBundle.js";
 
@@ -36,22 +35,12 @@ export interface AdoptOptions {
   log?: (line: string) => void;
 }
 
-/** A file's SHA-256, read in 4 MiB pieces. */
-export async function fileSha256(file: string): Promise<string> {
-  const hash = createHash("sha256");
-  for await (const chunk of createReadStream(file, { highWaterMark: 4 << 20 })) hash.update(chunk as Buffer);
-  return hash.digest("hex");
-}
-
 /**
  * The daemon's starter in the guest, run as the desktop user: waits for the session's X socket, takes
  * XAUTHORITY and DBUS_SESSION_BUS_ADDRESS from the environment of the user's processes on that
  * display (a display manager's session has them), and starts the daemon with the VM's token.
  */
 export function sessionStarter(display: string, xauthority: string | undefined): string {
-  const env = Object.entries(DAEMON_MALLOC_ENV)
-    .map(([k, v]) => `${k}=${v}`)
-    .join(" ");
   const n = display.replace(/^:(\d+).*$/, "$1");
   return `#!/bin/sh
 # pincer-session-daemon, written by \`pincer image adopt\`: pincer-daemon in the desktop user's session.
@@ -74,7 +63,7 @@ done
 [ -n "$xauth" ] || xauth="$HOME/.Xauthority"
 export DISPLAY="$display" XAUTHORITY="$xauth"
 [ -z "$bus" ] || export DBUS_SESSION_BUS_ADDRESS="$bus"
-exec env ${env} ${GUEST_PREFIX}/bin/node ${DAEMON_NODE_FLAGS.join(" ")} ${GUEST_PREFIX}/${BUNDLE_MAIN} \\
+${daemonExec(`${GUEST_PREFIX}/bin/node`, `${GUEST_PREFIX}/${BUNDLE_MAIN}`)} \\
   --host 0.0.0.0 --port ${GUEST_PORT} --display "$display" --token-file ${GUEST_TOKEN_FILE}
 `;
 }

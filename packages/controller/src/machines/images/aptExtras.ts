@@ -72,7 +72,8 @@ export interface AptExtrasOptions {
 
 const MAX_KEY_BYTES = 1 << 20;
 
-async function sha256Of(file: string): Promise<string> {
+/** A file's SHA-256 (hex), read as a stream. */
+export async function fileSha256(file: string): Promise<string> {
   const hash = createHash("sha256");
   for await (const chunk of createReadStream(file)) hash.update(chunk as Buffer);
   return hash.digest("hex");
@@ -176,7 +177,7 @@ async function readDeb(given: string, arch: () => Promise<string>): Promise<Loca
   if (architecture !== "all" && architecture !== native) {
     throw new InvalidArgumentError(`--deb ${given}: package ${pkg} is for ${architecture}; the image is ${native} (give a ${native} or "all" package)`);
   }
-  return { file, package: pkg, version, architecture, sha256: await sha256Of(file) };
+  return { file, package: pkg, version, architecture, sha256: await fileSha256(file) };
 }
 
 /** A digest of a file: repository's index (its InRelease or Release), which changes with what it holds. */
@@ -302,7 +303,7 @@ export function stagedLayout(x: AptExtras, dir: string): StagedExtras {
 
 async function copyChecked(from: string, to: string, sha256: string, flag: string): Promise<void> {
   await copyFile(from, to);
-  if ((await sha256Of(to)) !== sha256) throw new InvalidArgumentError(`${flag} ${from} changed during the build; build again`);
+  if ((await fileSha256(to)) !== sha256) throw new InvalidArgumentError(`${flag} ${from} changed during the build; build again`);
 }
 
 /**

@@ -29,7 +29,8 @@ export async function buildDaemon(src: DaemonSources): Promise<void> {
   }
 }
 
-async function filesUnder(dir: string): Promise<string[]> {
+/** The files under `dir`, at any depth, sorted. */
+export async function filesUnder(dir: string): Promise<string[]> {
   const entries = await readdir(dir, { withFileTypes: true, recursive: true });
   return entries
     .filter((e) => e.isFile())

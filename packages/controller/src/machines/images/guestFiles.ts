@@ -10,11 +10,19 @@ import { FW_CFG_TOKEN, GUEST_PORT, GUEST_TOKEN_FILE } from "../guestContract.js"
 /** Where the daemon and its own Node.js live inside an image. */
 export const GUEST_PREFIX = "/opt/pincer";
 
-/** /usr/local/bin/pincer-entrypoint: X server, session, then the daemon, as user `user`. */
-export function entrypoint(): string {
-  const mallocEnv = Object.entries(DAEMON_MALLOC_ENV)
+/**
+ * The shell line that replaces the shell with the daemon (`node` running `main`): its malloc settings
+ * and Node flags, as every launcher of an image or bundle gives them.
+ */
+export function daemonExec(node: string, main: string): string {
+  const env = Object.entries(DAEMON_MALLOC_ENV)
     .map(([k, v]) => `${k}=${v}`)
     .join(" ");
+  return `exec env ${env} ${node} ${DAEMON_NODE_FLAGS.join(" ")} ${main}`;
+}
+
+/** /usr/local/bin/pincer-entrypoint: X server, session, then the daemon, as user `user`. */
+export function entrypoint(): string {
   return `#!/bin/sh
 # pincer-entrypoint, written by \`pincer image build\`: starts Xvfb on :0, the profile's session
 # (/etc/pincer/session, if any), then pincer-daemon on 0.0.0.0:${GUEST_PORT}, which requires the token in
@@ -54,7 +62,7 @@ if command -v dbus-launch >/dev/null 2>&1; then
   if [ -x /usr/libexec/at-spi-bus-launcher ]; then /usr/libexec/at-spi-bus-launcher --launch-immediately >/tmp/pincer-a11y.log 2>&1 & fi
 fi
 if [ -x /etc/pincer/session ]; then /etc/pincer/session >/tmp/pincer-session.log 2>&1 & fi
-exec env ${mallocEnv} ${GUEST_PREFIX}/bin/node ${DAEMON_NODE_FLAGS.join(" ")} ${GUEST_PREFIX}/node_modules/@pincer/daemon/dist/main.js \\
+${daemonExec(`${GUEST_PREFIX}/bin/node`, `${GUEST_PREFIX}/node_modules/@pincer/daemon/dist/main.js`)} \\
   --host 0.0.0.0 --port ${GUEST_PORT} --display :0 --token-file "$token"
 `;
 }

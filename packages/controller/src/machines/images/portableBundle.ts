@@ -8,10 +8,10 @@
 import { existsSync } from "node:fs";
 import { chmod, mkdir, open, readdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
-import { DAEMON_MALLOC_ENV, DAEMON_NODE_FLAGS } from "@pincer/shared";
 import { execa } from "execa";
 import { cacheRoot } from "./build.js";
-import { buildDaemon, type DaemonSources, daemonDigest, daemonSources, stageDaemon } from "./daemonBundle.js";
+import { buildDaemon, type DaemonSources, daemonDigest, daemonSources, filesUnder, stageDaemon } from "./daemonBundle.js";
+import { daemonExec } from "./guestFiles.js";
 import { withBuildLock } from "./lock.js";
 
 /**
@@ -68,8 +68,7 @@ async function isElf(file: string): Promise<boolean> {
 
 /** What the ELF files under `dir` need from the system: the newest GLIBC_ version, and libraries not in `dir`. */
 export async function systemNeeds(dir: string): Promise<{ glibc: string; libraries: string[]; files: number }> {
-  const entries = await readdir(dir, { withFileTypes: true, recursive: true });
-  const files = entries.filter((e) => e.isFile()).map((e) => join(e.parentPath, e.name));
+  const files = await filesUnder(dir);
   const elves: string[] = [];
   for (const f of files) if (await isElf(f)) elves.push(f);
   const own = new Set(elves.map((f) => f.slice(f.lastIndexOf("/") + 1)));
@@ -87,18 +86,15 @@ export async function systemNeeds(dir: string): Promise<{ glibc: string; librari
 
 async function treeBytes(dir: string): Promise<number> {
   let n = 0;
-  for (const e of await readdir(dir, { withFileTypes: true, recursive: true })) if (e.isFile()) n += (await stat(join(e.parentPath, e.name))).size;
+  for (const f of await filesUnder(dir)) n += (await stat(f)).size;
   return n;
 }
 
 function launcher(): string {
-  const env = Object.entries(DAEMON_MALLOC_ENV)
-    .map(([k, v]) => `${k}=${v}`)
-    .join(" ");
   return `#!/bin/sh
 # pincer-daemon with the bundle's own Node.js: bin/pincer-daemon --help
 here="$(cd "$(dirname "$0")/.." && pwd)"
-exec env ${env} "$here/bin/node" ${DAEMON_NODE_FLAGS.join(" ")} "$here/${BUNDLE_MAIN}" "$@"
+${daemonExec('"$here/bin/node"', `"$here/${BUNDLE_MAIN}"`)} "$@"
 `;
 }
 
